@@ -1,0 +1,16 @@
+"""styleval: evaluation of text style transfer systems."""
+from __future__ import annotations
+
+__version__ = "0.1.0"
+
+from .errors import InputError, ResourceUnavailableError, StyleEvalError, UnknownNameError
+from .records import Direction, Record
+
+__all__ = ["__version__", "Record", "Direction", "InputError", "StyleEvalError", "UnknownNameError",
+           "ResourceUnavailableError", "score"]
+
+
+def score(*args, **kwargs):  # noqa: D103 - documented in styleval.scoring.score
+    from .scoring import score as _score
+
+    return _score(*args, **kwargs)

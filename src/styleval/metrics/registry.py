@@ -1,0 +1,101 @@
+"""Metric registry: decorator registration, entry-point plugins, helpful errors for unknown names."""
+from __future__ import annotations
+
+from importlib import metadata
+from typing import Any, Callable, TypeVar
+
+from ..errors import InputError, UnknownNameError
+from .base import Against, Metric
+
+ENTRY_POINT_GROUP = "styleval.metrics"
+
+_REGISTRY: dict[str, type[Metric]] = {}
+_plugins_loaded = False
+
+M = TypeVar("M", bound=type[Metric])
+
+
+def register(cls: M) -> M:
+    """Class decorator: make a metric available by its ``name``."""
+    name = cls.name
+    if name in _REGISTRY and _REGISTRY[name] is not cls:
+        raise ValueError(f"metric name {name!r} is registered twice ({_REGISTRY[name].__module__}, {cls.__module__})")
+    _REGISTRY[name] = cls
+    return cls
+
+
+def _load_builtin() -> None:
+    from . import content  # noqa: F401  (registers the built-in metrics)
+
+
+def _load_plugins() -> None:
+    global _plugins_loaded
+    if _plugins_loaded:
+        return
+    _plugins_loaded = True
+    for ep in metadata.entry_points(group=ENTRY_POINT_GROUP):
+        loaded = ep.load()
+        if isinstance(loaded, type) and issubclass(loaded, Metric):
+            register(loaded)
+        elif callable(loaded):  # a function that registers metrics itself
+            loaded()
+
+
+def available() -> dict[str, type[Metric]]:
+    """All registered metrics by name, built-ins and plugins."""
+    _load_builtin()
+    _load_plugins()
+    return dict(sorted(_REGISTRY.items()))
+
+
+def metric_class(name: str) -> type[Metric]:
+    metrics = available()
+    try:
+        return metrics[name]
+    except KeyError:
+        raise UnknownNameError("metric", name, list(metrics)) from None
+
+
+def create(name: str, **params: Any) -> Metric:
+    """Instantiate a registered metric with keyword parameters; unknown parameters are an error."""
+    cls = metric_class(name)
+    allowed = cls.param_names()
+    unknown = sorted(set(params) - set(allowed))
+    if unknown:
+        raise InputError(f"metric {name!r} has no parameter(s) {', '.join(unknown)}; "
+                         f"its parameters: {', '.join(allowed) or '(none)'}")
+    return cls(**params)
+
+
+def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
+    """Parse ``name`` or ``name:key=value,key=value`` (values parsed as int/float/bool when they look so)."""
+    name, _, rest = spec.partition(":")
+    params: dict[str, Any] = {}
+    for item in filter(None, (p.strip() for p in rest.split(","))):
+        key, sep, value = item.partition("=")
+        if not sep:
+            raise InputError(f"metric spec {spec!r}: parameter {item!r} is not key=value")
+        params[key.strip()] = _coerce(value.strip())
+    return name.strip(), params
+
+
+def _coerce(value: str) -> Any:
+    low = value.lower()
+    if low in ("true", "yes"):
+        return True
+    if low in ("false", "no"):
+        return False
+    for cast in (int, float):
+        try:
+            return cast(value)
+        except ValueError:
+            pass
+    return value
+
+
+def accepts_against(cls: type[Metric]) -> bool:
+    return "against" in cls.param_names()
+
+
+Factory = Callable[..., Metric]
+__all__ = ["register", "available", "metric_class", "create", "parse_spec", "accepts_against", "Against"]

@@ -1,0 +1,72 @@
+"""The one input shape: a record per segment."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Sequence
+
+from .errors import InputError
+
+
+@dataclass(frozen=True)
+class Direction:
+    """A transfer direction, source style -> target style (e.g. ``informal->formal``)."""
+
+    source_style: str
+    target_style: str
+
+    @classmethod
+    def parse(cls, text: str | "Direction" | None) -> "Direction | None":
+        if text is None or isinstance(text, Direction):
+            return text
+        text = text.strip()
+        if not text:
+            return None
+        for sep in ("->", "→", "2", ":"):
+            if sep in text:
+                src, tgt = (part.strip() for part in text.split(sep, 1))
+                if src and tgt:
+                    return cls(src, tgt)
+        raise InputError(f"direction {text!r} is not of the form 'source_style->target_style'")
+
+    def __str__(self) -> str:
+        return f"{self.source_style}->{self.target_style}"
+
+
+@dataclass
+class Record:
+    """One segment: a source, one system's output, zero or more references."""
+
+    id: str
+    source: str
+    output: str
+    references: list[str] = field(default_factory=list)
+    system: str = "system"
+    direction: Direction | None = None
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.direction = Direction.parse(self.direction)  # type: ignore[arg-type]
+        for name in ("source", "output"):
+            if not isinstance(getattr(self, name), str):
+                raise InputError(f"record {self.id!r}: {name} must be a string, got {type(getattr(self, name)).__name__}")
+        if isinstance(self.references, str):
+            self.references = [self.references]
+        else:
+            self.references = list(self.references)
+
+    @property
+    def is_empty_output(self) -> bool:
+        return not self.output.strip()
+
+
+def group_by_system(records: Iterable[Record]) -> dict[str, list[Record]]:
+    """Records of each system, in first-seen order of systems and input order within a system."""
+    groups: dict[str, list[Record]] = {}
+    for rec in records:
+        groups.setdefault(rec.system, []).append(rec)
+    return groups
+
+
+def reference_count(records: Sequence[Record]) -> int:
+    """The largest number of references any record has (sacrebleu's ``nrefs``)."""
+    return max((len(r.references) for r in records), default=0)
