@@ -1,0 +1,49 @@
+"""Readers: files in, :class:`~styleval.records.Record` lists out.
+
+* plain text, one sentence per line: :func:`read_parallel`, :func:`read_system_dir`
+* tables (TSV, CSV, JSON lines), one segment per row: :func:`read_table`
+* the GYAFC release layout: :func:`gyafc_inputs`, :func:`read_gyafc`
+* published data (read from a folder the caller gives): :func:`read_lai2022`, :func:`read_lai2022_aspect`,
+  :func:`read_mir2019`, :func:`read_sgdd_tst`, :func:`read_yelp_dualrl`
+* :func:`read_any`: a table, or plain text when ``sources`` is given
+
+Common rules: strict UTF-8 (an undecodable byte is an :class:`~styleval.errors.InputError` naming file and
+line), only the line ending is stripped, empty outputs are kept, a blank source is an error, a blank reference is
+left out and named in ``record.meta["missing_references"]``, any count mismatch is an error naming both files.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Sequence
+
+from ..errors import InputError
+from ..records import Direction, Record
+from .datasets import read_lai2022, read_lai2022_aspect, read_mir2019, read_sgdd_tst, read_yelp_dualrl
+from .gyafc import GyafcSegment, gyafc_inputs, read_gyafc
+from .plain import read_parallel, read_system_dir
+from .tabular import FORMATS, read_table
+from .text import StrPath, read_lines
+
+__all__ = ["read_parallel", "read_system_dir", "read_table", "read_any", "GyafcSegment", "gyafc_inputs",
+           "read_gyafc", "read_lai2022", "read_lai2022_aspect", "read_mir2019", "read_sgdd_tst",
+           "read_yelp_dualrl", "read_lines"]
+
+
+def read_any(path: StrPath, *, sources: StrPath | None = None, references: Sequence[StrPath] = (),
+             system: str | None = None, direction: str | Direction | None = None, **table_options: Any) -> list[Record]:
+    """A table (by suffix: ``.tsv``, ``.csv``, ``.jsonl``, ...) via :func:`read_table`, otherwise a plain-text
+    output file via :func:`read_parallel`, which needs ``sources``.
+
+    For tables, ``system`` and ``direction`` are the defaults for rows without them; ``table_options`` go to
+    :func:`read_table`.
+    """
+    if Path(path).suffix.lower() in FORMATS or "format" in table_options:
+        if sources is not None or references:
+            raise InputError("a table holds its own sources and references; do not pass sources/references", path)
+        return read_table(path, default_system=system, default_direction=direction, **table_options)
+    if table_options:
+        raise InputError(f"options {sorted(table_options)} apply to tables only", path)
+    if sources is None:
+        raise InputError("plain-text outputs need the sources file (sources=...); tables are .tsv/.csv/.jsonl",
+                         path)
+    return read_parallel(path, sources, references, system=system, direction=direction)
