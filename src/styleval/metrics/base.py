@@ -9,7 +9,7 @@ import inspect
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any, ClassVar, Sequence
+from typing import Any, Callable, ClassVar, Sequence
 
 import numpy as np
 
@@ -142,6 +142,11 @@ class Metric(ABC):
         """Corpus score from (possibly resampled) statistics; by default the mean segment score."""
         scores = self.scores_from_stats(stats)
         return float(np.mean(scores)) if len(scores) else float("nan")
+
+    def sum_aggregate(self) -> "Callable[[np.ndarray], float] | None":
+        """For metrics whose corpus score is a function of the column sums of their statistics (BLEU, chrF,
+        TER): that function, so resampling can sum statistics by matrix products. ``None`` otherwise."""
+        return None
 
     # -- identity ---------------------------------------------------------------------------
     def resources(self) -> dict[str, str]:

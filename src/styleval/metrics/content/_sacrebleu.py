@@ -1,0 +1,81 @@
+"""Common ground of the metrics computed with sacrebleu (BLEU, chrF, TER).
+
+sacrebleu already works in two stages: ``_extract_reference_info`` / ``_compute_segment_statistics``
+give per-segment sufficient statistics, ``_compute_score_from_stats`` turns (summed) statistics into a
+score. These classes call those stages directly, so that
+
+* the statistics of a segment are exactly those sacrebleu computes for it (in ``sentence_score``
+  and in ``corpus_score``), and the corpus score from summed statistics is exactly sacrebleu's
+  corpus score;
+* a segment's references are just its list of comparison texts: segments may have different
+  numbers of references. This is what sacrebleu does when a reference stream holds ``None`` for a
+  segment (``_cache_references`` drops the ``None`` entries per segment); ``None`` entries are
+  dropped here too, while an empty string stays an (empty) reference, as in sacrebleu;
+* pre-processed reference information is cached per metric instance and keyed by the texts, so
+  scoring the next system against the same references (or sources) skips that work.
+"""
+from __future__ import annotations
+
+from abc import abstractmethod
+from typing import Any, Callable, ClassVar, Sequence
+
+import numpy as np
+
+from ..base import ContentMetric
+from ._common import ComparisonCache, check_lengths
+
+
+def sequential_sum(stats: np.ndarray) -> list[float]:
+    """Column sums in row order (as sacrebleu's ``sum_of_lists``), so float statistics add up bit for bit."""
+    stats = np.asarray(stats, dtype=float)
+    if len(stats) == 0:
+        return [0.0] * (stats.shape[1] if stats.ndim == 2 else 0)
+    return np.cumsum(stats, axis=0)[-1].tolist()
+
+
+class SacrebleuMetric(ContentMetric):
+    """A content metric whose statistics and scores are sacrebleu's."""
+
+    libraries: ClassVar[tuple[str, ...]] = ("sacrebleu",)
+    value_range: ClassVar[tuple[float, float]] = (0.0, 100.0)
+
+    _sb: Any  # the sacrebleu metric object (made once per instance)
+
+    def _init_cache(self) -> None:
+        self._ref_cache = ComparisonCache()
+
+    @property
+    @abstractmethod
+    def n_stats(self) -> int:
+        """Number of statistics per segment."""
+
+    def reference_info(self, comparisons: Sequence[Sequence[str]]) -> list[dict[str, Any]]:
+        """sacrebleu's pre-processed reference information of each segment (cached)."""
+        sb = self._sb
+
+        def build() -> list[dict[str, Any]]:
+            return [sb._extract_reference_info([sb._preprocess_segment(r) for r in refs if r is not None])
+                    for refs in comparisons]
+
+        return self._ref_cache.get(comparisons, build)
+
+    def pair_stats(self, outputs: list[str], comparisons: list[list[str]]) -> np.ndarray:
+        check_lengths(self.name, outputs, comparisons)
+        infos = self.reference_info(comparisons)
+        sb = self._sb
+        rows = [sb._compute_segment_statistics(sb._preprocess_segment(hyp), info)
+                for hyp, info in zip(outputs, infos)]
+        return np.array(rows, dtype=float).reshape(len(outputs), self.n_stats)
+
+    def aggregate(self, stats: np.ndarray) -> float:
+        stats = np.asarray(stats, dtype=float)
+        if len(stats) == 0:
+            return float("nan")
+        return float(self._corpus_from_sums(sequential_sum(stats)))
+
+    def sum_aggregate(self) -> Callable[[np.ndarray], float]:
+        return lambda sums: float(self._corpus_from_sums(list(sums)))
+
+    @abstractmethod
+    def _corpus_from_sums(self, sums: list[float]) -> float:
+        """Corpus score from column sums of the statistics."""
