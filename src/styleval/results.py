@@ -1,0 +1,128 @@
+"""The result of a scoring run: segment scores, corpus scores, intervals, comparisons and signatures."""
+from __future__ import annotations
+
+import csv
+import json
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterator
+
+import pandas as pd
+
+from .metrics.base import MetricResult
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """A significance test between two systems on one metric."""
+
+    metric: str
+    system: str
+    baseline: str
+    delta: float
+    p_value: float
+    method: str
+    n_resamples: int
+    seed: int
+    excluded_segments: int = 0  # segments left out because either system's statistics were NaN
+
+    def to_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+def _clean(value: float | None) -> float | None:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return None
+    return float(value)
+
+
+@dataclass
+class ScoreResult:
+    """All metric results of one call to :func:`styleval.score`."""
+
+    results: list[MetricResult]
+    comparisons: list[Comparison] = field(default_factory=list)
+    settings: dict[str, Any] = field(default_factory=dict)
+
+    def __iter__(self) -> Iterator[MetricResult]:
+        return iter(self.results)
+
+    @property
+    def systems(self) -> list[str]:
+        return list(dict.fromkeys(r.system for r in self.results))
+
+    @property
+    def metrics(self) -> list[str]:
+        return list(dict.fromkeys(r.metric for r in self.results))
+
+    def get(self, metric: str, system: str) -> MetricResult:
+        for r in self.results:
+            if r.metric == metric and r.system == system:
+                return r
+        raise KeyError(f"no result for metric {metric!r} and system {system!r}; "
+                       f"metrics: {', '.join(self.metrics)}; systems: {', '.join(self.systems)}")
+
+    def signatures(self) -> dict[str, str]:
+        """One signature string per metric (identical across systems except for nrefs when it differs)."""
+        out: dict[str, str] = {}
+        for r in self.results:
+            out.setdefault(r.metric, str(r.signature))
+        return out
+
+    # -- tables ------------------------------------------------------------------------------
+    def to_dataframe(self, level: str = "corpus") -> pd.DataFrame:
+        """``level="corpus"``: a row per (system, metric); ``level="segment"``: a row per segment score."""
+        if level == "corpus":
+            rows = [{
+                "system": r.system, "metric": r.metric, "aspect": r.aspect.value, "score": r.corpus_score,
+                "ci_low": r.ci[0] if r.ci else math.nan, "ci_high": r.ci[1] if r.ci else math.nan,
+                "higher_is_better": r.higher_is_better, "n": len(r.ids),
+                "flagged_empty": len(r.flags.get("empty_output", [])), "signature": str(r.signature),
+            } for r in self.results]
+            return pd.DataFrame(rows)
+        if level == "segment":
+            frames = [pd.DataFrame({"system": r.system, "metric": r.metric, "id": r.ids,
+                                    "score": r.segment_scores,
+                                    "empty_output": [i in set(r.flags.get("empty_output", [])) for i in r.ids]})
+                      for r in self.results]
+            return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(
+                columns=["system", "metric", "id", "score", "empty_output"])
+        raise ValueError(f"level must be 'corpus' or 'segment', got {level!r}")
+
+    def corpus_table(self) -> pd.DataFrame:
+        """Systems as rows, metrics as columns, corpus scores as values."""
+        df = self.to_dataframe("corpus")
+        return df.pivot(index="system", columns="metric", values="score").loc[self.systems, self.metrics]
+
+    # -- serialisation -------------------------------------------------------------------------
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "settings": self.settings,
+            "corpus": [{
+                "system": r.system, "metric": r.metric, "aspect": r.aspect.value, "score": _clean(r.corpus_score),
+                "ci": None if r.ci is None else [_clean(r.ci[0]), _clean(r.ci[1])], "ci_level": r.ci_level,
+                "higher_is_better": r.higher_is_better, "n_segments": len(r.ids), "flags": r.flags,
+                "signature": r.signature.to_dict(), "signature_string": str(r.signature),
+            } for r in self.results],
+            "segments": [{
+                "system": r.system, "metric": r.metric,
+                "scores": {i: _clean(float(s)) for i, s in zip(r.ids, r.segment_scores)},
+            } for r in self.results],
+            "comparisons": [c.to_dict() for c in self.comparisons],
+        }
+
+    def write_json(self, path: str | Path) -> None:
+        Path(path).write_text(json.dumps(self.to_dict(), indent=1, ensure_ascii=False), encoding="utf-8")
+
+    def write_jsonl(self, path: str | Path) -> None:
+        """One line per segment score, each with the metric's signature string."""
+        sigs = {(r.metric, r.system): str(r.signature) for r in self.results}
+        with open(path, "w", encoding="utf-8") as fh:
+            for row in self.to_dataframe("segment").itertuples(index=False):
+                fh.write(json.dumps({"system": row.system, "metric": row.metric, "id": row.id,
+                                     "score": _clean(float(row.score)), "empty_output": bool(row.empty_output),
+                                     "signature": sigs[(row.metric, row.system)]}, ensure_ascii=False) + "\n")
+
+    def write_csv(self, path: str | Path, level: str = "corpus") -> None:
+        self.to_dataframe(level).to_csv(path, index=False, quoting=csv.QUOTE_MINIMAL)

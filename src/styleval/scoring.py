@@ -1,0 +1,176 @@
+"""Run metrics over records: the engine behind ``styleval.score`` and ``styleval score``.
+
+Data flows one way: records -> one Batch per system -> each metric's segment statistics ->
+corpus score, bootstrap interval and paired tests resampled from those cached statistics.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from itertools import combinations
+from typing import Callable, Iterable, Sequence
+
+import numpy as np
+
+from .errors import InputError
+from .metrics import registry
+from .metrics.base import Against, Batch, Metric, MetricResult
+from .records import Record, group_by_system
+from .results import Comparison, ScoreResult
+
+Progress = Callable[[str, int, int], None]
+"""Called as ``progress(description, done, total)``; the CLI turns it into a progress bar."""
+
+SIGNIFICANCE_METHODS = ("none", "paired-bootstrap", "approx-randomization")
+
+
+@dataclass(frozen=True)
+class ResamplingOptions:
+    """Choices for confidence intervals and paired tests, stored with the result."""
+
+    bootstrap: int = 1000
+    confidence: float = 0.95
+    significance: str = "none"
+    baseline: str | None = None
+    n_trials: int = 10000
+    seed: int = 12345
+
+
+def build_metrics(specs: Iterable[str | Metric], against: Sequence[str | Against], has_references: bool
+                  ) -> list[Metric]:
+    """Instantiate metric specs (``name`` or ``name:key=value``), one instance per requested ``against``.
+
+    A content metric asked to compare with references is skipped when no record has any, unless the
+    spec names ``against`` itself (then the missing references are an error at scoring time).
+    """
+    sides = [Against.parse(a) for a in against]
+    metrics: list[Metric] = []
+    for spec in specs:
+        if isinstance(spec, Metric):
+            metrics.append(spec)
+            continue
+        name, params = registry.parse_spec(spec)
+        cls = registry.metric_class(name)
+        if "against" in params or not registry.accepts_against(cls):
+            metrics.append(registry.create(name, **params))
+            continue
+        allowed = getattr(cls, "allowed_against", tuple(Against))
+        for side in sides:
+            if side not in allowed or (side is Against.REFERENCES and not has_references):
+                continue
+            metrics.append(registry.create(name, against=side, **params))
+    return metrics
+
+
+def _check_alignment(groups: dict[str, list[Record]]) -> None:
+    """Systems compared by paired tests must cover the same segments in the same order."""
+    systems = list(groups)
+    first = [r.id for r in groups[systems[0]]]
+    for system in systems[1:]:
+        ids = [r.id for r in groups[system]]
+        if ids != first:
+            raise InputError(f"systems {systems[0]!r} ({len(first)} segments) and {system!r} ({len(ids)} segments) "
+                             "do not cover the same segment ids in the same order; paired tests need aligned systems")
+
+
+def _finite_rows(*stats: np.ndarray) -> np.ndarray:
+    """Mask of segments whose statistics are all finite in every given array (NaN marks an unscorable segment,
+    e.g. WMD of an output with no in-vocabulary word; the metric's own aggregate leaves those out too)."""
+    mask = np.ones(len(stats[0]), dtype=bool)
+    for st in stats:
+        mask &= np.isfinite(st).all(axis=1)
+    return mask
+
+
+def _add_interval(result: MetricResult, metric: Metric, options: ResamplingOptions) -> None:
+    from .stats.significance import bootstrap_ci
+
+    ok = _finite_rows(result.stats)
+    if ok.sum() < 2:
+        return
+    ci = bootstrap_ci(result.stats[ok], metric.aggregate, sum_then=metric.sum_aggregate(),
+                      n_resamples=options.bootstrap, confidence=options.confidence, seed=options.seed)
+    result.ci, result.ci_level = (float(ci.low), float(ci.high)), options.confidence
+    if not ok.all():
+        result.extra["ci_excluded_segments"] = int((~ok).sum())
+
+
+def _paired_test(a: MetricResult, b: MetricResult, metric: Metric, options: ResamplingOptions) -> Comparison:
+    from .stats.significance import approximate_randomization, paired_bootstrap
+
+    ok = _finite_rows(a.stats, b.stats)
+    kwargs = dict(sum_then=metric.sum_aggregate(), seed=options.seed)
+    if options.significance == "paired-bootstrap":
+        test = paired_bootstrap(a.stats[ok], b.stats[ok], metric.aggregate, n_resamples=options.bootstrap, **kwargs)
+        n = options.bootstrap
+    else:
+        test = approximate_randomization(a.stats[ok], b.stats[ok], metric.aggregate, n_trials=options.n_trials,
+                                         **kwargs)
+        n = options.n_trials
+    return Comparison(metric=a.metric, system=a.system, baseline=b.system, delta=float(test.delta),
+                      p_value=float(test.pvalue), method=options.significance, n_resamples=n, seed=options.seed,
+                      excluded_segments=int((~ok).sum()))
+
+
+def score_records(records: Sequence[Record], metrics: Sequence[Metric], *,
+                  options: ResamplingOptions = ResamplingOptions(), progress: Progress | None = None) -> ScoreResult:
+    """Score every system in ``records`` with every metric; add intervals and paired tests as asked."""
+    if not records:
+        raise InputError("no records to score")
+    if options.significance not in SIGNIFICANCE_METHODS:
+        raise InputError(f"significance must be one of {', '.join(SIGNIFICANCE_METHODS)}, got {options.significance!r}")
+    groups = group_by_system(records)
+    batches = {system: Batch.from_records(recs) for system, recs in groups.items()}
+    total = len(metrics) * len(batches)
+    done = 0
+    results: list[MetricResult] = []
+    for metric in metrics:
+        for system, batch in batches.items():
+            if progress:
+                progress(f"{metric.display_name} · {system}", done, total)
+            result = metric.score(batch)
+            if options.bootstrap > 0:
+                _add_interval(result, metric, options)
+            results.append(result)
+            done += 1
+    if progress:
+        progress("done", done, total)
+
+    comparisons: list[Comparison] = []
+    if options.significance != "none" and len(batches) > 1:
+        _check_alignment(groups)
+        systems = list(batches)
+        if options.baseline is not None and options.baseline not in batches:
+            raise InputError(f"baseline system {options.baseline!r} not found; systems: {', '.join(systems)}")
+        pairs = ([(s, options.baseline) for s in systems if s != options.baseline] if options.baseline
+                 else list(combinations(systems, 2)))
+        by_key = {(r.metric, r.system): r for r in results}
+        for metric in metrics:
+            for system, baseline in pairs:
+                comparisons.append(_paired_test(by_key[(metric.display_name, system)],
+                                                by_key[(metric.display_name, baseline)], metric, options))
+    settings = {"bootstrap": options.bootstrap, "confidence": options.confidence, "seed": options.seed,
+                "significance": options.significance, "baseline": options.baseline,
+                "n_trials": options.n_trials if options.significance == "approx-randomization" else None,
+                "systems": list(batches), "n_records": len(records)}
+    return ScoreResult(results=results, comparisons=comparisons, settings=settings)
+
+
+def score(records: Sequence[Record], metrics: Iterable[str | Metric] = ("bleu", "chrf"), *,
+          against: Sequence[str] = ("source", "references"), bootstrap: int = 1000, confidence: float = 0.95,
+          significance: str = "none", baseline: str | None = None, seed: int = 12345,
+          progress: Progress | None = None) -> ScoreResult:
+    """Score records (from any reader) with metrics given by name, spec or instance.
+
+    >>> from styleval import Record, score
+    >>> recs = [Record("1", "i luv it", "I love it.", ["I love it."], system="A")]
+    >>> round(score(recs, ["bleu"], bootstrap=0).get("bleu/ref", "A").corpus_score, 1)
+    100.0
+    """
+    records = list(records)
+    has_refs = any(r.references for r in records)
+    built = build_metrics(metrics, against, has_refs)
+    if not built:
+        raise InputError("no metric to compute: the metrics asked for need references and none were given")
+    options = ResamplingOptions(bootstrap=bootstrap, confidence=confidence, significance=significance,
+                                baseline=baseline, seed=seed)
+    return score_records(records, built, options=options, progress=progress)

@@ -1,0 +1,105 @@
+"""The scoring engine and its result object: corpus scores, intervals, paired tests, serialisation."""
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+import sacrebleu
+
+import styleval
+from styleval import InputError, Record, UnknownNameError
+from styleval.examples import get as get_example
+from styleval.readers import read_system_dir
+
+
+@pytest.fixture(scope="module")
+def example_records():
+    ex = get_example("formality")
+    return read_system_dir(ex.systems_dir, ex.source, list(ex.references), direction=ex.direction)
+
+
+def test_bleu_against_both_sides_equals_sacrebleu(example_records):
+    result = styleval.score(example_records, ["bleu"], bootstrap=0)
+    assert result.metrics == ["bleu/src", "bleu/ref"]
+    rewrite = [r for r in example_records if r.system == "rewrite"]
+    hyps = [r.output for r in rewrite]
+    refs = [[r.references[k] for r in rewrite] for k in range(2)]
+    expected_ref = sacrebleu.corpus_bleu(hyps, refs).score
+    expected_src = sacrebleu.corpus_bleu(hyps, [[r.source for r in rewrite]]).score
+    assert result.get("bleu/ref", "rewrite").corpus_score == pytest.approx(expected_ref, abs=1e-9)
+    assert result.get("bleu/src", "rewrite").corpus_score == pytest.approx(expected_src, abs=1e-9)
+    # the copy system reproduces its source exactly
+    assert result.get("bleu/src", "copy").corpus_score == pytest.approx(100.0)
+    assert "nrefs:2" in str(result.get("bleu/ref", "rewrite").signature)
+    assert "nrefs:1" in str(result.get("bleu/src", "rewrite").signature)
+
+
+def test_bootstrap_interval_contains_score_and_is_reproducible(example_records):
+    a = styleval.score(example_records, ["chrf"], against=["references"], bootstrap=200, seed=7)
+    b = styleval.score(example_records, ["chrf"], against=["references"], bootstrap=200, seed=7)
+    for ra, rb in zip(a, b):
+        assert ra.ci == rb.ci
+        low, high = ra.ci
+        assert low <= ra.corpus_score <= high
+        assert high - low > 0
+
+
+def test_paired_significance_finds_the_obvious_difference(example_records):
+    result = styleval.score(example_records, ["bleu"], against=["references"], bootstrap=100,
+                            significance="paired-bootstrap", baseline="copy")
+    comps = {c.system: c for c in result.comparisons}
+    assert set(comps) == {"tidy", "rewrite"}
+    assert comps["rewrite"].delta > 0 and comps["rewrite"].p_value < 0.05
+    expected = result.get("bleu/ref", "rewrite").corpus_score - result.get("bleu/ref", "copy").corpus_score
+    assert comps["rewrite"].delta == pytest.approx(expected)
+
+
+def test_empty_output_is_scored_and_flagged():
+    recs = [Record("1", "hi there", "", ["Hello there."], system="S"),
+            Record("2", "thx a lot", "Thanks a lot.", ["Thank you very much."], system="S")]
+    result = styleval.score(recs, ["bleu"], against=["references"], bootstrap=0)
+    r = result.get("bleu/ref", "S")
+    assert len(r.segment_scores) == 2
+    assert r.segment_scores[0] == 0.0
+    assert r.flags["empty_output"] == ["1"]
+    seg = result.to_dataframe("segment")
+    assert seg["empty_output"].tolist() == [True, False]
+
+
+def test_references_metric_skipped_without_references_and_error_when_forced():
+    recs = [Record("1", "hi there", "Hello there.", system="S")]
+    result = styleval.score(recs, ["bleu"], bootstrap=0)
+    assert result.metrics == ["bleu/src"]
+    with pytest.raises(InputError, match="needs references"):
+        styleval.score(recs, ["bleu:against=references"], bootstrap=0)
+
+
+def test_unknown_metric_lists_available():
+    recs = [Record("1", "a", "b", system="S")]
+    with pytest.raises(UnknownNameError) as err:
+        styleval.score(recs, ["bleuu"])
+    assert "bleu" in str(err.value) and "available" in str(err.value)
+
+
+def test_unknown_parameter_is_named():
+    recs = [Record("1", "a", "b", system="S")]
+    with pytest.raises(InputError, match="no parameter"):
+        styleval.score(recs, ["bleu:smoothness=3"])
+
+
+def test_json_round_trip_keeps_every_segment(tmp_path, example_records):
+    result = styleval.score(example_records, ["bleu", "chrf"], bootstrap=50)
+    path = tmp_path / "scores.json"
+    result.write_json(path)
+    data = json.loads(path.read_text())
+    assert len(data["corpus"]) == 3 * 4
+    for block in data["segments"]:
+        assert len(block["scores"]) == 30
+    first = data["corpus"][0]
+    assert first["signature"]["metric"] in ("bleu", "chrf")
+    assert first["signature_string"].startswith(first["signature"]["metric"])
+    table = result.corpus_table()
+    assert table.shape == (3, 4)
+    assert not math.isnan(float(np.asarray(table.values).sum()))
