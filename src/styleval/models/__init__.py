@@ -1,0 +1,19 @@
+"""Models: a catalog of offline models, resolution of names and paths, content hashes, one pool per process.
+
+Importing this package is cheap: torch, transformers and pyarrow are imported only when a model loads.
+"""
+from __future__ import annotations
+
+from .catalog import CATALOG, CatalogEntry, DEFAULT_ENCODER, DEFAULT_SPACY, DEFAULT_WORD_VECTORS
+from .hashing import content_hash, short_hash
+from .pool import (EmbeddingCache, ModelPool, configure_torch, embedding_cache, get_pool, sentence_encoder,
+                   spacy_pipeline, transformer, word_vectors)
+from .resolve import ModelSpec, resolve
+from .vectors import WordVectors
+
+__all__ = [
+    "CATALOG", "CatalogEntry", "DEFAULT_ENCODER", "DEFAULT_SPACY", "DEFAULT_WORD_VECTORS",
+    "content_hash", "short_hash", "EmbeddingCache", "ModelPool", "configure_torch", "embedding_cache",
+    "get_pool", "sentence_encoder", "spacy_pipeline", "transformer", "word_vectors", "ModelSpec", "resolve",
+    "WordVectors",
+]

@@ -1,0 +1,286 @@
+"""One model pool per process: each model is loaded lazily, once, and shared by every metric.
+
+``get_pool().get(key, loader)`` runs ``loader`` at most once per key, even when threads ask at the same
+time (a lock per key; other keys load in parallel). The helpers :func:`word_vectors`,
+:func:`sentence_encoder`, :func:`transformer` and :func:`spacy_pipeline` resolve a name (catalog, local
+path, or hub id when allowed) and load it through the pool. :class:`EmbeddingCache` keeps per-text
+embeddings keyed by model hash (and layer), in memory and optionally on disk (``STYLEVAL_CACHE`` or an
+explicit folder), so that BERTScore, sentence cosine and their variants encode each distinct text once.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import sqlite3
+import threading
+from collections import OrderedDict
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+
+from ..errors import InputError, ResourceUnavailableError
+from . import catalog as cat
+from .resolve import ModelSpec, resolve
+
+_torch_configured = False
+_torch_lock = threading.Lock()
+
+
+def core_count() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def configure_torch() -> None:
+    """Set torch's intra-op threads to the usable core count (``STYLEVAL_THREADS`` overrides), once."""
+    global _torch_configured
+    with _torch_lock:
+        if _torch_configured:
+            return
+        import torch
+
+        env = os.environ.get("STYLEVAL_THREADS", "").strip()
+        n = int(env) if env.isdigit() and int(env) > 0 else core_count()
+        if torch.get_num_threads() != n:
+            torch.set_num_threads(n)
+        _torch_configured = True
+
+
+class ModelPool:
+    """A thread-safe cache of loaded models: ``get(key, loader)`` loads once per key."""
+
+    def __init__(self) -> None:
+        self._items: dict[str, Any] = {}
+        self._locks: dict[str, threading.Lock] = {}
+        self._lock = threading.Lock()
+
+    def get(self, key: str, loader: Callable[[], Any]) -> Any:
+        try:
+            return self._items[key]
+        except KeyError:
+            pass
+        with self._lock:
+            lock = self._locks.setdefault(key, threading.Lock())
+        with lock:
+            if key not in self._items:
+                self._items[key] = loader()
+            return self._items[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self._items
+
+    def keys(self) -> list[str]:
+        return list(self._items)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._items.clear()
+            self._locks.clear()
+
+
+_POOL = ModelPool()
+
+
+def get_pool() -> ModelPool:
+    return _POOL
+
+
+# -- loaders ------------------------------------------------------------------------------------
+def word_vectors(name: str = cat.DEFAULT_WORD_VECTORS, *, allow_hub: bool | None = None):
+    """Word vectors by catalog name or path (word2vec text/binary, GloVe text, GloVe package folder)."""
+    from .vectors import load_vectors
+
+    spec = resolve(name, expect=cat.WORD_VECTORS, allow_hub=allow_hub)
+    assert spec.path is not None and spec.vector_format is not None  # noqa: S101 - guaranteed by resolve
+    return _POOL.get(spec.key, lambda: load_vectors(spec.path, spec.vector_format))
+
+
+def _need(module: str, extra: str) -> None:
+    import importlib.util
+
+    if importlib.util.find_spec(module) is None:
+        raise ResourceUnavailableError(f"this needs the {module!r} library: pip install 'styleval[{extra}]'")
+
+
+def sentence_encoder(name: str = cat.DEFAULT_ENCODER, *, allow_hub: bool | None = None):
+    """A ``SentenceTransformer`` (a plain transformers folder gets mean pooling), on CPU unless CUDA is there."""
+    spec = resolve(name, expect=cat.SENTENCE_TRANSFORMERS, allow_hub=allow_hub)
+    _need("sentence_transformers", "neural")
+
+    def load():
+        configure_torch()
+        from sentence_transformers import SentenceTransformer
+
+        target = str(spec.path) if spec.path is not None else spec.hub_id
+        kwargs = {} if spec.source == "hub" else {"local_files_only": True}
+        try:
+            return SentenceTransformer(target, **kwargs)
+        except TypeError:  # older sentence-transformers without local_files_only
+            return SentenceTransformer(target)
+
+    return _POOL.get("st:" + spec.key, load)
+
+
+def transformer(name: str = cat.DEFAULT_ENCODER, *, allow_hub: bool | None = None):
+    """``(tokenizer, model)`` from transformers' Auto classes; a sentence-transformers folder works too.
+
+    The tokenizer is loaded as bert_score loads it (``use_fast=False``) so token ids match.
+    """
+    spec = resolve(name, expect=cat.TRANSFORMERS, allow_hub=allow_hub)
+    _need("transformers", "neural")
+
+    def load():
+        configure_torch()
+        from transformers import AutoModel, AutoTokenizer
+
+        target = str(transformers_dir(spec)) if spec.path is not None else spec.hub_id
+        local = spec.source != "hub"
+        tok = AutoTokenizer.from_pretrained(target, use_fast=False, local_files_only=local)
+        model = AutoModel.from_pretrained(target, local_files_only=local)
+        model.eval()
+        if hasattr(model, "decoder") and hasattr(model, "encoder"):  # encoder-decoder: use the encoder
+            model = model.encoder
+        return tok, model
+
+    return _POOL.get("hf:" + spec.key, load)
+
+
+def transformers_dir(spec: ModelSpec) -> Path:
+    """The folder with ``config.json``: the folder itself, or a sentence-transformers module's path."""
+    assert spec.path is not None  # noqa: S101
+    if (spec.path / "config.json").is_file():
+        return spec.path
+    modules = spec.path / "modules.json"
+    if modules.is_file():
+        import json
+
+        for m in json.loads(modules.read_text(encoding="utf-8")):
+            if m.get("type", "").endswith("Transformer") and (spec.path / m.get("path", "") / "config.json").is_file():
+                return spec.path / m.get("path", "")
+    raise InputError("no transformers model (config.json) in this folder", spec.path)
+
+
+def spacy_pipeline(name: str = cat.DEFAULT_SPACY):
+    spec = resolve(name, expect=cat.SPACY)
+    _need("spacy", "nlp")
+
+    def load():
+        import spacy
+
+        if spec.entry is not None:
+            return spacy.load(spec.entry.module)
+        return spacy.load(spec.path)
+
+    return _POOL.get("spacy:" + spec.key, load)
+
+
+# -- embedding cache ----------------------------------------------------------------------------
+class EmbeddingCache:
+    """Per-text arrays (token or sentence embeddings) keyed by a namespace (model hash, layer ...) and text.
+
+    In memory: least-recently-used entries go once ``max_bytes`` is exceeded. On disk (optional): a SQLite
+    file ``<folder>/embeddings.sqlite``, used when a folder is given or ``STYLEVAL_CACHE`` is set.
+    """
+
+    def __init__(self, max_bytes: int = 1 << 30, disk_dir: str | Path | None = None) -> None:
+        self.max_bytes = max_bytes
+        self._mem: OrderedDict[tuple[str, str], Any] = OrderedDict()
+        self._bytes = 0
+        self._lock = threading.RLock()
+        self._disk: dict[str, sqlite3.Connection] = {}
+        self.disk_dir = disk_dir
+        self.hits = 0
+        self.misses = 0
+
+    @staticmethod
+    def _size(value: Any) -> int:
+        if isinstance(value, tuple):
+            return sum(EmbeddingCache._size(v) for v in value)
+        return int(getattr(value, "nbytes", 64))
+
+    def _disk_conn(self, disk_dir: str | Path | None) -> sqlite3.Connection | None:
+        folder = disk_dir if disk_dir is not None else (self.disk_dir or os.environ.get("STYLEVAL_CACHE") or None)
+        if not folder:
+            return None
+        folder = str(Path(folder).expanduser())
+        conn = self._disk.get(folder)
+        if conn is None:
+            Path(folder).mkdir(parents=True, exist_ok=True)
+            conn = sqlite3.connect(os.path.join(folder, "embeddings.sqlite"), check_same_thread=False)
+            conn.execute("CREATE TABLE IF NOT EXISTS emb (k TEXT PRIMARY KEY, v BLOB)")
+            self._disk[folder] = conn
+        return conn
+
+    @staticmethod
+    def _disk_key(namespace: str, text: str) -> str:
+        return hashlib.sha256(f"{namespace}\0{text}".encode("utf-8")).hexdigest()
+
+    def get_many(self, namespace: str, texts: list[str], disk_dir: str | Path | None = None) -> dict[str, Any]:
+        found: dict[str, Any] = {}
+        with self._lock:
+            for t in texts:
+                k = (namespace, t)
+                if k in self._mem:
+                    self._mem.move_to_end(k)
+                    found[t] = self._mem[k]
+            missing = [t for t in texts if t not in found]
+            conn = self._disk_conn(disk_dir) if missing else None
+            if conn is not None:
+                import io
+
+                for t in missing:
+                    row = conn.execute("SELECT v FROM emb WHERE k = ?", (self._disk_key(namespace, t),)).fetchone()
+                    if row is not None:
+                        with np.load(io.BytesIO(row[0]), allow_pickle=False) as z:
+                            value = tuple(z[f"a{i}"] for i in range(len(z.files)))
+                        value = value[0] if len(value) == 1 else value
+                        found[t] = value
+                        self._put_mem(namespace, t, value)
+            self.hits += len(found)
+            self.misses += len(texts) - len(found)
+        return found
+
+    def _put_mem(self, namespace: str, text: str, value: Any) -> None:
+        k = (namespace, text)
+        if k in self._mem:
+            return
+        self._mem[k] = value
+        self._bytes += self._size(value)
+        while self._bytes > self.max_bytes and len(self._mem) > 1:
+            _, old = self._mem.popitem(last=False)
+            self._bytes -= self._size(old)
+
+    def put_many(self, namespace: str, items: dict[str, Any], disk_dir: str | Path | None = None) -> None:
+        with self._lock:
+            for t, v in items.items():
+                self._put_mem(namespace, t, v)
+            conn = self._disk_conn(disk_dir)
+            if conn is not None and items:
+                import io
+
+                rows = []
+                for t, v in items.items():
+                    buf = io.BytesIO()
+                    arrays = v if isinstance(v, tuple) else (v,)
+                    np.savez(buf, **{f"a{i}": a for i, a in enumerate(arrays)})
+                    rows.append((self._disk_key(namespace, t), buf.getvalue()))
+                conn.executemany("INSERT OR REPLACE INTO emb (k, v) VALUES (?, ?)", rows)
+                conn.commit()
+
+    def clear(self) -> None:
+        with self._lock:
+            self._mem.clear()
+            self._bytes = 0
+
+    def __len__(self) -> int:
+        return len(self._mem)
+
+
+_EMB_CACHE = EmbeddingCache()
+
+
+def embedding_cache() -> EmbeddingCache:
+    return _EMB_CACHE

