@@ -1,0 +1,249 @@
+"""Human judgments in long format: one row per (system, segment, annotator, aspect).
+
+Columns: ``system``, ``segment``, ``annotator``, ``aspect`` (all strings), ``score`` (float) and ``direction``
+(``"source->target"`` or ``None``). Identifiers are always strings, so a table read back from CSV joins with the
+table that was written. A judgment set is valid when every score is a finite number and no
+(system, segment, annotator, aspect) appears twice.
+
+Files: CSV (``.csv``), TSV (``.tsv``/``.tab``) with a header row, or JSON lines (``.jsonl``/``.ndjson``), one object
+per line with the same keys. ``direction`` may be absent; the other five columns are required.
+"""
+from __future__ import annotations
+
+import csv
+import json
+import math
+from pathlib import Path
+from typing import Any, Iterable, Iterator, Mapping, Sequence
+
+import pandas as pd
+
+from styleval.errors import InputError
+from styleval.records import Direction
+
+KEY = ("system", "segment", "annotator", "aspect")
+REQUIRED = KEY + ("score",)
+COLUMNS = REQUIRED + ("direction",)
+
+_MISSING = {"", "na", "nan", "none", "null"}
+
+
+def _is_missing(value: Any) -> bool:
+    if value is None:
+        return True
+    if isinstance(value, float) and math.isnan(value):
+        return True
+    return isinstance(value, str) and value.strip().lower() in _MISSING
+
+
+def _ident(value: Any) -> str:
+    """Identifiers as strings; integral floats (pandas upcasts) lose their ``.0``."""
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    return str(value).strip()
+
+
+def _parse_score(value: Any, path: str | None, line: int | None) -> float:
+    if isinstance(value, bool):
+        raise InputError(f"score {value!r} is not a number", path, line)
+    try:
+        score = float(value)
+    except (TypeError, ValueError):
+        raise InputError(f"score {value!r} is not a number", path, line) from None
+    if not math.isfinite(score):
+        raise InputError(f"score {value!r} is not a finite number", path, line)
+    return score
+
+
+def _parse_direction(value: Any, path: str | None, line: int | None) -> str | None:
+    if _is_missing(value):
+        return None
+    try:
+        parsed = Direction.parse(str(value))
+    except InputError as exc:
+        raise InputError(exc.problem, path, line) from None
+    return None if parsed is None else str(parsed)
+
+
+def _row(raw: Mapping[str, Any], path: str | None, line: int | None) -> dict[str, Any]:
+    row: dict[str, Any] = {}
+    for col in KEY:
+        if col not in raw:
+            raise InputError(f"missing column {col!r}", path, line)
+        if _is_missing(raw[col]):
+            raise InputError(f"empty {col!r}", path, line)
+        row[col] = _ident(raw[col])
+    if "score" not in raw:
+        raise InputError("missing column 'score'", path, line)
+    row["score"] = _parse_score(raw["score"], path, line)
+    row["direction"] = _parse_direction(raw.get("direction"), path, line)
+    return row
+
+
+class Judgments:
+    """Human judgments in long format (see the module docstring); immutable once built."""
+
+    def __init__(self, frame: pd.DataFrame, *, source: str | Path | None = None, _validated: bool = False) -> None:
+        self.source = None if source is None else str(source)
+        if not _validated:
+            frame = self._normalise(frame, self.source)
+        self._frame = frame.reset_index(drop=True)
+        self._check_duplicates()
+
+    # ---------------------------------------------------------------- construction
+    @staticmethod
+    def _normalise(frame: pd.DataFrame, source: str | None) -> pd.DataFrame:
+        missing = [c for c in REQUIRED if c not in frame.columns]
+        if missing:
+            raise InputError(f"missing column(s) {', '.join(map(repr, missing))}", source)
+        rows = frame.to_dict("records")
+        return Judgments._frame_from_rows([_row(r, source, None) for r in rows])
+
+    @staticmethod
+    def _frame_from_rows(rows: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
+        frame = pd.DataFrame(list(rows), columns=list(COLUMNS))
+        for col in KEY:
+            frame[col] = frame[col].astype(object)
+        frame["score"] = frame["score"].astype(float)
+        frame["direction"] = frame["direction"].astype(object).where(frame["direction"].notna(), None)
+        return frame
+
+    @classmethod
+    def from_records(cls, records: Iterable[Mapping[str, Any]], *, source: str | Path | None = None) -> "Judgments":
+        """Build from dicts with keys system, segment, annotator, aspect, score and optionally direction."""
+        src = None if source is None else str(source)
+        rows = [_row(r, src, None) for r in records]
+        return cls(cls._frame_from_rows(rows), source=source, _validated=True)
+
+    @classmethod
+    def from_frame(cls, frame: pd.DataFrame) -> "Judgments":
+        return cls(frame)
+
+    @classmethod
+    def read(cls, path: str | Path, *, format: str | None = None) -> "Judgments":  # noqa: A002
+        """Read CSV, TSV or JSON lines (chosen by ``format`` or the file suffix)."""
+        path = Path(path)
+        fmt = (format or path.suffix.lstrip(".")).lower()
+        if not path.is_file():
+            raise InputError("file not found", path)
+        if fmt in ("csv", "tsv", "tab", "txt"):
+            rows = list(cls._read_delimited(path, "," if fmt == "csv" else "\t"))
+        elif fmt in ("jsonl", "ndjson", "json"):
+            rows = list(cls._read_jsonl(path))
+        else:
+            raise InputError(f"unknown judgments format {fmt!r} (use csv, tsv or jsonl)", path)
+        return cls(cls._frame_from_rows(rows), source=path, _validated=True)
+
+    @staticmethod
+    def _read_delimited(path: Path, delimiter: str) -> Iterator[dict[str, Any]]:
+        with path.open(newline="", encoding="utf-8") as fh:
+            reader = csv.DictReader(fh, delimiter=delimiter)
+            header = [h.strip() for h in (reader.fieldnames or [])]
+            reader.fieldnames = header
+            for col in REQUIRED:
+                if col not in header:
+                    raise InputError(f"missing column {col!r} (header: {', '.join(header) or 'empty'})", path, 1)
+            for raw in reader:
+                yield _row(raw, str(path), reader.line_num)
+
+    @staticmethod
+    def _read_jsonl(path: Path) -> Iterator[dict[str, Any]]:
+        with path.open(encoding="utf-8") as fh:
+            for lineno, text in enumerate(fh, start=1):
+                if not text.strip():
+                    continue
+                try:
+                    obj = json.loads(text)
+                except json.JSONDecodeError as exc:
+                    raise InputError(f"not valid JSON: {exc.msg}", path, lineno) from None
+                if not isinstance(obj, dict):
+                    raise InputError("expected a JSON object", path, lineno)
+                yield _row(obj, str(path), lineno)
+
+    def write(self, path: str | Path, *, format: str | None = None) -> Path:  # noqa: A002
+        """Write CSV, TSV or JSON lines (by ``format`` or suffix); ``read`` gives back an equal object."""
+        path = Path(path)
+        fmt = (format or path.suffix.lstrip(".")).lower()
+        frame = self._frame
+        if fmt in ("csv", "tsv", "tab"):
+            frame.to_csv(path, sep="," if fmt == "csv" else "\t", index=False, float_format="%.17g")
+        elif fmt in ("jsonl", "ndjson", "json"):
+            with path.open("w", encoding="utf-8") as fh:
+                for rec in frame.to_dict("records"):
+                    fh.write(json.dumps(rec, ensure_ascii=False) + "\n")
+        else:
+            raise InputError(f"unknown judgments format {fmt!r} (use csv, tsv or jsonl)", path)
+        return path
+
+    # ---------------------------------------------------------------- validation
+    def _check_duplicates(self) -> None:
+        dup = self._frame.duplicated(list(KEY), keep=False)
+        if dup.any():
+            keys = self._frame.loc[dup, list(KEY)].drop_duplicates()
+            shown = "; ".join(
+                f"system={r.system!r} segment={r.segment!r} annotator={r.annotator!r} aspect={r.aspect!r}"
+                for r in keys.head(5).itertuples())
+            more = f" (and {len(keys) - 5} more)" if len(keys) > 5 else ""
+            raise InputError(f"duplicate judgment(s) for {len(keys)} key(s): {shown}{more}", self.source)
+
+    # ---------------------------------------------------------------- access
+    @property
+    def frame(self) -> pd.DataFrame:
+        """A copy of the long table."""
+        return self._frame.copy()
+
+    def __len__(self) -> int:
+        return len(self._frame)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Judgments):
+            return NotImplemented
+        a = self._frame.sort_values(list(KEY)).reset_index(drop=True)
+        b = other._frame.sort_values(list(KEY)).reset_index(drop=True)
+        return a.equals(b)
+
+    def __repr__(self) -> str:
+        return (f"Judgments({len(self)} rows, systems={len(self.systems)}, segments={len(self.segments)}, "
+                f"annotators={len(self.annotators)}, aspects={self.aspects})")
+
+    def _unique(self, col: str) -> list[str]:
+        return list(dict.fromkeys(self._frame[col]))
+
+    @property
+    def systems(self) -> list[str]:
+        return self._unique("system")
+
+    @property
+    def segments(self) -> list[str]:
+        return self._unique("segment")
+
+    @property
+    def annotators(self) -> list[str]:
+        return self._unique("annotator")
+
+    @property
+    def aspects(self) -> list[str]:
+        return self._unique("aspect")
+
+    @property
+    def directions(self) -> list[str | None]:
+        return self._unique("direction")
+
+    def filter(self, *, aspect: str | Sequence[str] | None = None, systems: Sequence[str] | None = None,
+               exclude_systems: Sequence[str] = (), direction: str | None = None,
+               annotators: Sequence[str] | None = None) -> "Judgments":
+        """A subset; ``direction`` is a ``source->target`` string (``"both"``/None keeps all)."""
+        f = self._frame
+        mask = pd.Series(True, index=f.index)
+        if aspect is not None:
+            aspects = [aspect] if isinstance(aspect, str) else list(aspect)
+            mask &= f["aspect"].isin(aspects)
+        if systems is not None:
+            mask &= f["system"].isin([str(s) for s in systems])
+        if exclude_systems:
+            mask &= ~f["system"].isin([str(s) for s in exclude_systems])
+        if direction not in (None, "both"):
+            mask &= f["direction"] == str(Direction.parse(direction))
+        if annotators is not None:
+            mask &= f["annotator"].isin([str(a) for a in annotators])
+        return Judgments(f.loc[mask], source=self.source, _validated=True)
