@@ -1,0 +1,142 @@
+"""``styleval score``: score one or many systems with any metrics; table on the terminal, files on request."""
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+from pathlib import Path
+
+from ..errors import InputError
+from ..records import Record
+from ..results import ScoreResult
+from ..scoring import SIGNIFICANCE_METHODS, score
+from . import progress
+
+DEFAULT_METRICS = "bleu,chrf,chrf++,ter,rouge1,rouge2,rougeL,meteor,pinc,levenshtein"
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("score", help="score system outputs with content metrics",
+                       description="Score one or many systems. Give plain-text files (--system/--systems-dir with "
+                                   "--source and --reference) or tables with named columns (--input).")
+    src = p.add_argument_group("inputs")
+    src.add_argument("--input", action="append", default=[], metavar="TABLE",
+                     help="TSV/CSV/JSONL with columns source, output, ref*, system, id, direction (repeatable)")
+    src.add_argument("--system", action="append", default=[], metavar="[NAME=]FILE",
+                     help="one system's outputs, one sentence per line (repeatable)")
+    src.add_argument("--systems-dir", metavar="DIR", help="a directory whose every file is one system's outputs")
+    src.add_argument("--source", metavar="FILE", help="source sentences, one per line")
+    src.add_argument("--reference", "-r", action="append", default=[], metavar="FILE",
+                     help="a reference file, one sentence per line (repeatable, for multi-reference metrics)")
+    src.add_argument("--direction", metavar="SRC->TGT", help="transfer direction, e.g. informal->formal")
+    src.add_argument("--example", metavar="NAME", help="score a bundled example (formality)")
+    m = p.add_argument_group("metrics")
+    m.add_argument("--metrics", "-m", default=DEFAULT_METRICS,
+                   help=f"comma-separated metric specs, name or name:key=value;... (default: {DEFAULT_METRICS}). "
+                        "Parameters inside a spec are separated by ';'")
+    m.add_argument("--against", default="source,references",
+                   help="compare content metrics with the source, the references or both (default: both)")
+    s = p.add_argument_group("statistics")
+    s.add_argument("--bootstrap", type=int, default=1000, help="bootstrap resamples for CIs (0: none)")
+    s.add_argument("--confidence", type=float, default=0.95)
+    s.add_argument("--significance", choices=SIGNIFICANCE_METHODS, default="none",
+                   help="paired test between systems")
+    s.add_argument("--baseline", help="compare every system with this one (default: all pairs)")
+    s.add_argument("--seed", type=int, default=12345)
+    o = p.add_argument_group("outputs")
+    o.add_argument("--json", metavar="FILE", help="write everything (segments, corpus, CIs, signatures) as JSON")
+    o.add_argument("--csv", metavar="FILE", help="write corpus scores as CSV")
+    o.add_argument("--segments-csv", metavar="FILE", help="write segment scores as CSV")
+    o.add_argument("--jsonl", metavar="FILE", help="write segment scores as JSON lines")
+    o.add_argument("--no-progress", action="store_true", help="no progress bar")
+    o.add_argument("--quiet", "-q", action="store_true", help="print nothing but errors")
+    p.set_defaults(run=run)
+
+
+def split_specs(text: str) -> list[str]:
+    """Split ``bleu,chrf:word_order=2;lowercase=true`` into specs; ';' separates parameters inside a spec."""
+    return [spec.strip().replace(";", ",") for spec in text.split(",") if spec.strip()]
+
+
+def load_records(args: argparse.Namespace) -> list[Record]:
+    from ..readers import read_parallel, read_system_dir, read_table
+
+    if args.example:
+        from ..examples import get
+
+        ex = get(args.example)
+        args.systems_dir, args.source = str(ex.systems_dir), str(ex.source)
+        args.reference = [str(r) for r in ex.references]
+        args.direction = args.direction or ex.direction
+    records: list[Record] = []
+    for table in args.input:
+        records += read_table(table, default_direction=args.direction)
+    if args.system or args.systems_dir:
+        if not args.source:
+            raise InputError("--system/--systems-dir need --source (the inputs the systems transferred)")
+        for item in args.system:
+            name, sep, path = item.partition("=")
+            if not sep:
+                name, path = None, item
+            records += read_parallel(path, args.source, args.reference, system=name, direction=args.direction)
+        if args.systems_dir:
+            records += read_system_dir(args.systems_dir, args.source, args.reference, direction=args.direction)
+    if not records:
+        raise InputError("nothing to score: give --input TABLE, or --system/--systems-dir with --source")
+    return records
+
+
+def format_table(result: ScoreResult) -> str:
+    """Systems as rows, metrics as columns; each cell 'score ±half-width' with a significance mark."""
+    marks = {(c.metric, c.system): c for c in result.comparisons}
+    metrics, systems = result.metrics, result.systems
+    cells: dict[tuple[str, str], str] = {}
+    for r in result.results:
+        text = "nan" if math.isnan(r.corpus_score) else f"{r.corpus_score:.4g}"
+        if r.ci is not None:
+            text += f" ±{(r.ci[1] - r.ci[0]) / 2:.2g}"
+        comp = marks.get((r.metric, r.system))
+        if comp is not None and comp.p_value < 0.05:
+            text += "*"
+        cells[(r.metric, r.system)] = text
+    header = ["system"] + [f"{m}{'↑' if result.get(m, systems[0]).higher_is_better else '↓'}" for m in metrics]
+    rows = [[s] + [cells.get((m, s), "-") for m in metrics] for s in systems]
+    widths = [max(len(row[i]) for row in rows + [header]) for i in range(len(header))]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(row, widths)) for row in [header] + rows]
+    return "\n".join(lines)
+
+
+def run(args: argparse.Namespace) -> int:
+    records = load_records(args)
+    bar = progress.make(not (args.no_progress or args.quiet))
+    result = score(records, split_specs(args.metrics), against=[a.strip() for a in args.against.split(",")],
+                   bootstrap=args.bootstrap, confidence=args.confidence, significance=args.significance,
+                   baseline=args.baseline, seed=args.seed, progress=bar)
+    if args.json:
+        result.write_json(args.json)
+    if args.csv:
+        result.write_csv(args.csv, level="corpus")
+    if args.segments_csv:
+        result.write_csv(args.segments_csv, level="segment")
+    if args.jsonl:
+        result.write_jsonl(args.jsonl)
+    if args.quiet:
+        return 0
+    print(format_table(result))
+    flagged = {r.system: len(r.flags.get("empty_output", [])) for r in result.results if r.flags.get("empty_output")}
+    for system, n in flagged.items():
+        print(f"note: {system}: {n} empty output(s) scored as they are (flagged in the segment files)")
+    if result.comparisons:
+        ci = f"{result.settings['confidence']:.0%} CI half-width after ±"
+        print(f"\n* p < 0.05 ({result.settings['significance']} vs "
+              f"{result.settings['baseline'] or 'every other system (all pairs; mark shown vs the first)'}); {ci}")
+    elif args.bootstrap:
+        print(f"\n± half-width of the {args.confidence:.0%} bootstrap CI ({args.bootstrap} resamples, "
+              f"seed {args.seed})")
+    print("\nsignatures:")
+    for metric, sig in result.signatures().items():
+        print(f"  {metric}: {sig}")
+    for path in (args.json, args.csv, args.segments_csv, args.jsonl):
+        if path:
+            print(f"wrote {Path(path)}", file=sys.stderr)
+    return 0
