@@ -1,0 +1,1 @@
+"""Fluency metrics; importing this package registers them."""

@@ -1,0 +1,1 @@
+"""Overall metrics; importing this package registers them."""

@@ -1,0 +1,1 @@
+"""Style metrics; importing this package registers them."""
