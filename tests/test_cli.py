@@ -59,3 +59,27 @@ def test_metrics_verb_lists_lexical_battery(capsys):
 def test_console_script_runs():
     proc = subprocess.run([sys.executable, "-m", "styleval.cli.main", "--version"], capture_output=True, text=True)
     assert proc.returncode == 0 and "styleval" in proc.stdout
+
+
+def test_score_gyafc_layout(tmp_path, capsys):
+    folder = tmp_path / "GYAFC" / "Family_Relationships" / "test"
+    folder.mkdir(parents=True)
+    informal = ["my bf is sooo sweet", "idk what 2 do"]
+    (folder / "informal").write_text("\n".join(informal) + "\n")
+    (folder / "formal").write_text("My boyfriend is very kind.\nI do not know what to do.\n")
+    for k in range(4):
+        (folder / f"informal.ref{k}").write_text(f"My boyfriend is kind {k}.\nI do not know what to do.\n")
+        (folder / f"formal.ref{k}").write_text("my bf is nice\nidk what to do\n")
+    out = tmp_path / "sys.txt"
+    out.write_text("My boyfriend is so sweet.\nI do not know what to do.\n")
+    rc = main(["score", "--gyafc", str(tmp_path / "GYAFC"), "--domain", "Family_Relationships",
+               "--direction", "informal->formal", "--system", f"mine={out}", "--metrics", "bleu",
+               "--bootstrap", "0", "--json", str(tmp_path / "s.json")])
+    assert rc == 0
+    data = json.loads((tmp_path / "s.json").read_text())
+    ref = next(c for c in data["corpus"] if c["metric"] == "bleu/ref")
+    assert ref["signature"]["nrefs"] == 4 and ref["n_segments"] == 2
+    assert "mine" in capsys.readouterr().out
+    # unnamed systems are refused with GYAFC (names identify the outputs)
+    assert main(["score", "--gyafc", str(tmp_path / "GYAFC"), "--system", str(out)]) == 2
+    assert "NAME=FILE" in capsys.readouterr().err

@@ -103,3 +103,13 @@ def test_json_round_trip_keeps_every_segment(tmp_path, example_records):
     table = result.corpus_table()
     assert table.shape == (3, 4)
     assert not math.isnan(float(np.asarray(table.values).sum()))
+
+
+def test_a_10000_word_output_is_scored_whole():
+    long_output = " ".join(["word"] * 10_000)
+    recs = [Record("1", "word word", long_output, ["word word"], system="S")]
+    result = styleval.score(recs, ["bleu", "chrf", "levenshtein"], against=["references"], bootstrap=0)
+    expected = sacrebleu.sentence_bleu(long_output, ["word word"]).score
+    assert result.get("bleu/ref", "S").segment_scores[0] == pytest.approx(expected)
+    # the distance counts every character of the long line: nothing was truncated
+    assert result.get("levenshtein/ref", "S").segment_scores[0] == len(long_output) - len("word word")

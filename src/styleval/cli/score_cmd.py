@@ -30,6 +30,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                      help="a reference file, one sentence per line (repeatable, for multi-reference metrics)")
     src.add_argument("--direction", metavar="SRC->TGT", help="transfer direction, e.g. informal->formal")
     src.add_argument("--example", metavar="NAME", help="score a bundled example (formality)")
+    src.add_argument("--gyafc", metavar="ROOT", help="GYAFC release folder: sources and ref0..ref3 come from it; "
+                                                     "give outputs with --system NAME=FILE and pick --direction "
+                                                     "and --domain")
+    src.add_argument("--domain", help="GYAFC domain (Entertainment_Music or Family_Relationships; default both)")
+    src.add_argument("--split", default="test", help="GYAFC split (default: test)")
     m = p.add_argument_group("metrics")
     m.add_argument("--metrics", "-m", default=DEFAULT_METRICS,
                    help=f"comma-separated metric specs, name or name:key=value;... (default: {DEFAULT_METRICS}). "
@@ -71,6 +76,18 @@ def load_records(args: argparse.Namespace) -> list[Record]:
     records: list[Record] = []
     for table in args.input:
         records += read_table(table, default_direction=args.direction)
+    if args.gyafc:
+        from ..readers import read_gyafc
+
+        outputs = {}
+        for item in args.system:
+            name, sep, path = item.partition("=")
+            if not sep:
+                raise InputError(f"with --gyafc, name each system: --system NAME=FILE (got {item!r})")
+            outputs[name] = path
+        if not outputs:
+            raise InputError("--gyafc needs the systems' outputs: --system NAME=FILE (repeatable)")
+        return records + read_gyafc(args.gyafc, args.domain, args.direction, args.split, outputs=outputs)
     if args.system or args.systems_dir:
         if not args.source:
             raise InputError("--system/--systems-dir need --source (the inputs the systems transferred)")
