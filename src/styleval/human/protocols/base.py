@@ -1,0 +1,88 @@
+"""The protocol data types."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+AspectKind = Literal["scale", "choice", "rank"]
+Layout = Literal["single", "pair", "multi"]
+
+
+@dataclass(frozen=True)
+class Aspect:
+    """One question.
+
+    ``scale``: a number in ``[low, high]`` per candidate (``widget`` slider or radio, ``labels`` name points);
+    ``rank``: a rank 1..k per candidate (1 = best, ties allowed); ``choice``: one candidate (or a tie) per item.
+    ``masked``: the candidates and source are shown with style words masked (content judged apart from style).
+    """
+
+    name: str
+    kind: AspectKind
+    question: str
+    low: float = 0
+    high: float = 100
+    step: float = 1
+    widget: Literal["slider", "radio", "select"] = "radio"
+    labels: tuple[tuple[int, str], ...] = ()
+    masked: bool = False
+    allow_tie: bool = True
+
+    @property
+    def per_candidate(self) -> bool:
+        return self.kind != "choice"
+
+    def points(self) -> list[int]:
+        """The integer points of a radio scale, low to high."""
+        return list(range(int(self.low), int(self.high) + 1))
+
+    def label(self, value: int) -> str:
+        return dict(self.labels).get(value, "")
+
+
+@dataclass(frozen=True)
+class Example:
+    """A worked example in the guidelines: a source, candidate text(s) and the expected judgment explained."""
+
+    source: str
+    candidates: tuple[str, ...]
+    judgment: str
+
+
+@dataclass(frozen=True)
+class Protocol:
+    """A published human-evaluation design, reduced to what the web app needs.
+
+    ``controls`` maps a control kind (``copy``: the candidate is the source itself; ``unrelated``: the candidate
+    is the text of another segment) to the expected answers ``{aspect: (low, high)}`` for the first candidate.
+    ``degrade`` says how degraded items are made (``scramble``: words shuffled and some dropped; ``copy_source``:
+    the source unchanged, i.e. no transfer). ``qc_aspects`` are the aspects the degraded-item test compares.
+    """
+
+    name: str
+    title: str
+    citation: str
+    layout: Layout
+    aspects: tuple[Aspect, ...]
+    instructions: tuple[str, ...]
+    examples: tuple[Example, ...]
+    controls: dict[str, dict[str, tuple[float, float]]] = field(default_factory=dict)
+    degrade: Literal["scramble", "copy_source"] = "scramble"
+    qc_aspects: tuple[str, ...] = ()
+    training: bool = False
+
+    def aspect(self, name: str) -> Aspect:
+        for a in self.aspects:
+            if a.name == name:
+                return a
+        raise KeyError(name)
+
+    @property
+    def quality_aspects(self) -> tuple[Aspect, ...]:
+        names = self.qc_aspects or tuple(a.name for a in self.aspects if a.kind == "scale")
+        return tuple(self.aspect(n) for n in names)
+
+    @property
+    def candidates_per_item(self) -> int | None:
+        """2 for pairs, 1 for single items, None (all systems) for multi."""
+        return {"single": 1, "pair": 2}.get(self.layout)

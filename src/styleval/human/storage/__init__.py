@@ -1,0 +1,8 @@
+"""The database: SQLite (WAL, synchronous=FULL) by default, PostgreSQL given a URL, through SQLAlchemy Core."""
+from __future__ import annotations
+
+from .engine import database_url, make_engine
+from .store import AssignmentView, Annotator, CampaignInfo, CreatedCampaign, JudgedRow, Store
+
+__all__ = ["Store", "make_engine", "database_url", "CampaignInfo", "CreatedCampaign", "Annotator",
+           "AssignmentView", "JudgedRow"]

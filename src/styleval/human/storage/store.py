@@ -1,0 +1,247 @@
+"""Every read and write of campaign data. A write returns only after its transaction has committed."""
+from __future__ import annotations
+
+import hashlib
+import json
+import secrets
+import time
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterator
+
+import sqlalchemy as sa
+
+from styleval.errors import InputError, UnknownNameError
+
+from ..campaigns import BuiltCampaign
+from . import schema as t
+from .engine import WRITE, insert_ignore, make_engine
+
+
+def hash_token(token: str) -> str:
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True)
+class CampaignInfo:
+    id: int
+    name: str
+    protocol: str
+    config: dict[str, Any]
+    created_at: float
+
+
+@dataclass(frozen=True)
+class CreatedCampaign:
+    """A new campaign and its annotators' secret tokens (shown once: only their hashes are stored)."""
+
+    id: int
+    name: str
+    tokens: dict[str, str]
+
+
+@dataclass(frozen=True)
+class Annotator:
+    id: int
+    campaign_id: int
+    name: str
+
+
+@dataclass(frozen=True)
+class AssignmentView:
+    """What an annotator may see of one assignment: texts without system names, and their own answer."""
+
+    assignment_id: int
+    position: int
+    total: int
+    kind: str
+    source: str
+    texts: list[str]
+    answers: dict[str, Any] | None
+    truth: dict[str, Any]  # the expected answer of a training item (for feedback); empty otherwise
+    direction: str | None = None
+
+
+@dataclass(frozen=True)
+class JudgedRow:
+    annotator: str
+    item_key: str
+    kind: str
+    segment: str
+    direction: str | None
+    systems: list[str]
+    truth: dict[str, Any]
+    answers: dict[str, Any]
+    seconds: float | None
+    position: int
+
+
+class Store:
+    """Campaign storage on SQLite (a file path) or PostgreSQL (a ``postgresql://`` URL)."""
+
+    def __init__(self, target: str | Path) -> None:
+        self.engine = make_engine(target)
+        t.metadata.create_all(self.engine)
+        with self._write() as conn:
+            conn.execute(insert_ignore(self.engine, t.meta, ["key"]),
+                         [{"key": "schema_version", "value": t.SCHEMA_VERSION},
+                          {"key": "secret", "value": secrets.token_hex(32)}])
+        with self.engine.connect() as conn:
+            self.secret = bytes.fromhex(conn.execute(sa.select(t.meta.c.value).where(t.meta.c.key == "secret"))
+                                        .scalar_one())
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+    @contextmanager
+    def _write(self) -> Iterator[sa.Connection]:
+        with self.engine.connect() as conn:
+            conn.execution_options(**{WRITE: True})
+            with conn.begin():
+                yield conn
+
+    # ------------------------------------------------------------------ campaigns
+    def create_campaign(self, built: BuiltCampaign) -> CreatedCampaign:
+        """Store a built campaign in one transaction; returns the annotators' tokens."""
+        spec = built.spec
+        config = {"per_item": spec.per_item, "controls": spec.controls, "repeats": spec.repeats,
+                  "degraded": spec.degraded, "seed": spec.seed, "systems": built.systems,
+                  "mask_words": None if spec.mask_words is None else sorted(set(spec.mask_words))}
+        tokens = {name: secrets.token_urlsafe(24) for name in built.assignments}
+        now = time.time()
+        with self._write() as conn:
+            if conn.execute(sa.select(t.campaigns.c.id).where(t.campaigns.c.name == spec.name)).first():
+                raise InputError(f"a campaign named {spec.name!r} already exists")
+            cid = conn.execute(t.campaigns.insert().values(name=spec.name, protocol=built.protocol.name,
+                                                           config=json.dumps(config), created_at=now)
+                               ).inserted_primary_key[0]
+            conn.execute(t.items.insert(), [
+                {"campaign_id": cid, "key": it.key, "kind": it.kind, "segment": it.segment,
+                 "direction": it.direction, "source": it.source, "candidates": json.dumps(it.candidates),
+                 "truth": json.dumps(it.truth)} for it in built.items])
+            item_ids = dict(conn.execute(sa.select(t.items.c.key, t.items.c.id).where(t.items.c.campaign_id == cid))
+                            .all())
+            conn.execute(t.annotators.insert(), [{"campaign_id": cid, "name": n, "token_hash": hash_token(tok)}
+                                                 for n, tok in tokens.items()])
+            ann_ids = dict(conn.execute(sa.select(t.annotators.c.name, t.annotators.c.id)
+                                        .where(t.annotators.c.campaign_id == cid)).all())
+            conn.execute(t.assignments.insert(), [
+                {"annotator_id": ann_ids[name], "item_id": item_ids[key], "position": pos}
+                for name, keys in built.assignments.items() for pos, key in enumerate(keys, start=1)])
+        return CreatedCampaign(cid, spec.name, tokens)
+
+    def campaigns(self) -> list[CampaignInfo]:
+        with self.engine.connect() as conn:
+            rows = conn.execute(sa.select(t.campaigns).order_by(t.campaigns.c.id)).all()
+        return [CampaignInfo(r.id, r.name, r.protocol, json.loads(r.config), r.created_at) for r in rows]
+
+    def campaign(self, ref: int | str) -> CampaignInfo:
+        """A campaign by id or name."""
+        for c in self.campaigns():
+            if c.id == ref or c.name == str(ref) or str(c.id) == str(ref):
+                return c
+        raise UnknownNameError("campaign", str(ref), [c.name for c in self.campaigns()])
+
+    # ------------------------------------------------------------------ annotators
+    def annotator_by_token(self, token: str) -> Annotator | None:
+        if not token or len(token) > 200:
+            return None
+        with self.engine.connect() as conn:
+            r = conn.execute(sa.select(t.annotators).where(t.annotators.c.token_hash == hash_token(token))).first()
+        return None if r is None else Annotator(r.id, r.campaign_id, r.name)
+
+    def annotators(self, campaign_id: int) -> list[Annotator]:
+        with self.engine.connect() as conn:
+            rows = conn.execute(sa.select(t.annotators).where(t.annotators.c.campaign_id == campaign_id)
+                                .order_by(t.annotators.c.name)).all()
+        return [Annotator(r.id, r.campaign_id, r.name) for r in rows]
+
+    def reset_token(self, annotator_id: int) -> str:
+        """A new token for an annotator (the old link stops working)."""
+        token = secrets.token_urlsafe(24)
+        with self._write() as conn:
+            conn.execute(t.annotators.update().where(t.annotators.c.id == annotator_id)
+                         .values(token_hash=hash_token(token)))
+        return token
+
+    # ------------------------------------------------------------------ assignments and judgments
+    def progress(self, annotator_id: int) -> tuple[int, int]:
+        """(judged, total) assignments of one annotator."""
+        a, j = t.assignments, t.judgments
+        with self.engine.connect() as conn:
+            total = conn.execute(sa.select(sa.func.count()).select_from(a).where(a.c.annotator_id == annotator_id)
+                                 ).scalar_one()
+            done = conn.execute(sa.select(sa.func.count()).select_from(a.join(j, j.c.assignment_id == a.c.id))
+                                .where(a.c.annotator_id == annotator_id)).scalar_one()
+        return int(done), int(total)
+
+    def next_position(self, annotator_id: int) -> int | None:
+        """The first position without a judgment, or None when everything is done."""
+        a, j = t.assignments, t.judgments
+        with self.engine.connect() as conn:
+            return conn.execute(
+                sa.select(sa.func.min(a.c.position)).select_from(a.outerjoin(j, j.c.assignment_id == a.c.id))
+                .where(a.c.annotator_id == annotator_id, j.c.id.is_(None))).scalar_one()
+
+    def assignment(self, annotator_id: int, position: int) -> AssignmentView | None:
+        """The annotator's item at ``position`` (None if it is not theirs or does not exist)."""
+        a, i, j = t.assignments, t.items, t.judgments
+        with self.engine.connect() as conn:
+            r = conn.execute(
+                sa.select(a.c.id, a.c.position, i.c.kind, i.c.source, i.c.candidates, i.c.truth, j.c.answers, i.c.direction)
+                .select_from(a.join(i, i.c.id == a.c.item_id).outerjoin(j, j.c.assignment_id == a.c.id))
+                .where(a.c.annotator_id == annotator_id, a.c.position == position)).first()
+            total = conn.execute(sa.select(sa.func.count()).select_from(a).where(a.c.annotator_id == annotator_id)
+                                 ).scalar_one()
+        if r is None:
+            return None
+        texts = [c["text"] for c in json.loads(r.candidates)]
+        return AssignmentView(r.id, r.position, int(total), r.kind, r.source, texts,
+                              None if r.answers is None else json.loads(r.answers),
+                              json.loads(r.truth) if r.kind == "training" else {}, r.direction)
+
+    def submit(self, assignment_id: int, answers: dict[str, Any], *, shown_at: float | None = None,
+               now: float | None = None) -> bool:
+        """Record a judgment and commit. Idempotent: a second submission for the same assignment changes nothing
+        and returns False (the first answer stands)."""
+        now = time.time() if now is None else now
+        seconds = None if shown_at is None or not 0 <= now - shown_at <= 86400 else round(now - shown_at, 3)
+        with self._write() as conn:
+            res = conn.execute(insert_ignore(self.engine, t.judgments, ["assignment_id"]).values(
+                assignment_id=assignment_id, answers=json.dumps(answers, sort_keys=True), shown_at=shown_at,
+                submitted_at=now, seconds=seconds).returning(t.judgments.c.id))
+            return res.first() is not None
+
+    def judged_rows(self, campaign_id: int) -> list[JudgedRow]:
+        """Every judgment of a campaign with its item (systems included: for analysis, never for annotators)."""
+        a, i, j, n = t.assignments, t.items, t.judgments, t.annotators
+        q = (sa.select(n.c.name, i.c.key, i.c.kind, i.c.segment, i.c.direction, i.c.candidates, i.c.truth,
+                       j.c.answers, j.c.seconds, a.c.position)
+             .select_from(j.join(a, a.c.id == j.c.assignment_id).join(i, i.c.id == a.c.item_id)
+                          .join(n, n.c.id == a.c.annotator_id))
+             .where(i.c.campaign_id == campaign_id).order_by(n.c.name, a.c.position))
+        with self.engine.connect() as conn:
+            rows = conn.execute(q).all()
+        return [JudgedRow(r.name, r.key, r.kind, r.segment, r.direction,
+                          [c["system"] for c in json.loads(r.candidates)], json.loads(r.truth),
+                          json.loads(r.answers), r.seconds, r.position) for r in rows]
+
+    def assignment_counts(self, campaign_id: int) -> dict[str, tuple[int, int]]:
+        """Per annotator name: (judged, total)."""
+        a, j, n = t.assignments, t.judgments, t.annotators
+        q = (sa.select(n.c.name, sa.func.count(a.c.id), sa.func.count(j.c.id))
+             .select_from(n.outerjoin(a, a.c.annotator_id == n.c.id).outerjoin(j, j.c.assignment_id == a.c.id))
+             .where(n.c.campaign_id == campaign_id).group_by(n.c.name).order_by(n.c.name))
+        with self.engine.connect() as conn:
+            return {name: (int(done), int(total)) for name, total, done in conn.execute(q).all()}
+
+    def judgment_count(self, campaign_id: int | None = None) -> int:
+        a, i, j = t.assignments, t.items, t.judgments
+        q = sa.select(sa.func.count()).select_from(j)
+        if campaign_id is not None:
+            q = (sa.select(sa.func.count()).select_from(j.join(a, a.c.id == j.c.assignment_id)
+                                                         .join(i, i.c.id == a.c.item_id))
+                 .where(i.c.campaign_id == campaign_id))
+        with self.engine.connect() as conn:
+            return int(conn.execute(q).scalar_one())
