@@ -83,3 +83,21 @@ def test_score_gyafc_layout(tmp_path, capsys):
     # unnamed systems are refused with GYAFC (names identify the outputs)
     assert main(["score", "--gyafc", str(tmp_path / "GYAFC"), "--system", str(out)]) == 2
     assert "NAME=FILE" in capsys.readouterr().err
+
+
+def test_score_with_style_mask_adds_masked_variants(tmp_path, capsys, shared_data):
+    lexicon = shared_data / "mir2019" / "style_lexicon" / "style_words_and_weights.json"
+    src = tmp_path / "src.txt"
+    out = tmp_path / "out.txt"
+    src.write_text("the food was terrible and the staff rude .\n")
+    out.write_text("the food was great and the staff friendly .\n")
+    rc = main(["score", "--system", f"A={out}", "--source", str(src), "--metrics", "bleu", "--bootstrap", "0",
+               "--style-mask", str(lexicon), "--json", str(tmp_path / "s.json")])
+    assert rc == 0
+    data = json.loads((tmp_path / "s.json").read_text())
+    scores = {c["metric"]: c["score"] for c in data["corpus"]}
+    assert set(scores) == {"bleu/src", "bleu+style_mask/src"}
+    # masking the sentiment words makes source and output agree more
+    assert scores["bleu+style_mask/src"] > scores["bleu/src"]
+    masked = next(c for c in data["corpus"] if c["metric"] == "bleu+style_mask/src")
+    assert "style_mask.placeholder" in masked["signature"]["params"]

@@ -13,7 +13,7 @@ import numpy as np
 
 from .errors import InputError
 from .metrics import registry
-from .metrics.base import Against, Batch, Metric, MetricResult
+from .metrics.base import Against, Batch, ContentMetric, Metric, MetricResult
 from .records import Record, group_by_system
 from .results import Comparison, ScoreResult
 
@@ -155,11 +155,29 @@ def score_records(records: Sequence[Record], metrics: Sequence[Metric], *,
     return ScoreResult(results=results, comparisons=comparisons, settings=settings)
 
 
+Modifier = Callable[[ContentMetric], Metric]
+"""Builds a modified variant of a content metric (style masking, entity-aware, ...)."""
+
+
+def with_modifiers(metrics: Sequence[Metric], modifiers: Sequence[Modifier]) -> list[Metric]:
+    """Each metric followed by its modified variants; modifiers apply to content metrics only."""
+    out: list[Metric] = []
+    for metric in metrics:
+        out.append(metric)
+        if isinstance(metric, ContentMetric):
+            out.extend(modify(metric) for modify in modifiers)
+    return out
+
+
 def score(records: Sequence[Record], metrics: Iterable[str | Metric] = ("bleu", "chrf"), *,
-          against: Sequence[str] = ("source", "references"), bootstrap: int = 1000, confidence: float = 0.95,
+          against: Sequence[str] = ("source", "references"), modifiers: Sequence[Modifier] = (),
+          bootstrap: int = 1000, confidence: float = 0.95,
           significance: str = "none", baseline: str | None = None, seed: int = 12345,
           progress: Progress | None = None) -> ScoreResult:
     """Score records (from any reader) with metrics given by name, spec or instance.
+
+    ``modifiers`` add, after each content metric, a variant built by each modifier, e.g.
+    ``lambda m: StyleMask(inner=m, lexicon="lexicon.json")``.
 
     >>> from styleval import Record, score
     >>> recs = [Record("1", "i luv it", "I love it.", ["I love it."], system="A")]
@@ -168,7 +186,7 @@ def score(records: Sequence[Record], metrics: Iterable[str | Metric] = ("bleu", 
     """
     records = list(records)
     has_refs = any(r.references for r in records)
-    built = build_metrics(metrics, against, has_refs)
+    built = with_modifiers(build_metrics(metrics, against, has_refs), modifiers)
     if not built:
         raise InputError("no metric to compute: the metrics asked for need references and none were given")
     options = ResamplingOptions(bootstrap=bootstrap, confidence=confidence, significance=significance,

@@ -41,6 +41,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                         "Parameters inside a spec are separated by ';'")
     m.add_argument("--against", default="source,references",
                    help="compare content metrics with the source, the references or both (default: both)")
+    m.add_argument("--style-mask", metavar="LEXICON",
+                   help="also score every content metric on texts whose style words are masked (Mir et al. 2019)")
+    m.add_argument("--style-remove", metavar="LEXICON",
+                   help="also score every content metric on texts whose style words are removed")
+    m.add_argument("--mask-placeholder", default="customstyle", help="the token that replaces masked style words")
     s = p.add_argument_group("statistics")
     s.add_argument("--bootstrap", type=int, default=1000, help="bootstrap resamples for CIs (0: none)")
     s.add_argument("--confidence", type=float, default=0.95)
@@ -130,10 +135,27 @@ def format_table(result: ScoreResult) -> str:
     return "\n".join("  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in [header] + rows)
 
 
+def build_modifiers(args: argparse.Namespace) -> list:
+    """Modified variants of the content metrics asked for by flags."""
+    modifiers = []
+    if args.style_mask or args.style_remove:
+        from ..metrics.style import StyleMask, StyleRemove
+        from ..style.lexicon import load_lexicon
+
+        if args.style_mask:
+            lex = load_lexicon(args.style_mask)
+            modifiers.append(lambda m: StyleMask(inner=m, lexicon=lex, placeholder=args.mask_placeholder))
+        if args.style_remove:
+            lex_r = load_lexicon(args.style_remove)
+            modifiers.append(lambda m: StyleRemove(inner=m, lexicon=lex_r))
+    return modifiers
+
+
 def run(args: argparse.Namespace) -> int:
     records = load_records(args)
     bar = progress.make(not (args.no_progress or args.quiet))
     result = score(records, split_specs(args.metrics), against=[a.strip() for a in args.against.split(",")],
+                   modifiers=build_modifiers(args),
                    bootstrap=args.bootstrap, confidence=args.confidence, significance=args.significance,
                    baseline=args.baseline, seed=args.seed, progress=bar)
     if args.json:

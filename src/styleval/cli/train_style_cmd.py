@@ -1,0 +1,59 @@
+"""``styleval train-style``: train a style classifier or regressor from labelled text into a model folder."""
+from __future__ import annotations
+
+import argparse
+import shlex
+import sys
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("train-style", help="train a style classifier or regressor from labelled text")
+    p.add_argument("train", help="training table (.tsv/.csv/.jsonl) with a text and a label column")
+    p.add_argument("--output", "-o", required=True, help="model folder to write")
+    p.add_argument("--kind", choices=["classifier", "regressor"], default="classifier")
+    p.add_argument("--features", default="tfidf",
+                   help="feature blocks joined by '+': tfidf, embedding, hand (default: tfidf)")
+    p.add_argument("--encoder", default="minilm", help="sentence encoder for the embedding block")
+    p.add_argument("--text-col", default="text")
+    p.add_argument("--label-col", default="label")
+    p.add_argument("--selection", help="table to choose the regularisation on (default: 10%% of the training data)")
+    p.add_argument("--held-out", help="table scored once after training; its scores go into the model card")
+    p.add_argument("--poles", default="low,high", help="regressor: the styles of low and high scores, e.g. "
+                   "informal,formal")
+    p.add_argument("--alias", action="append", default=[], metavar="STYLE=LABEL",
+                   help="map a direction's style name to a label (repeatable)")
+    p.add_argument("--name", help="model name (default: the output folder's name)")
+    p.add_argument("--description", default="")
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from ..errors import InputError
+    from ..style import read_labelled, train_style_model
+
+    numeric = args.kind == "regressor"
+
+    def read(path: str):
+        return read_labelled(path, text_col=args.text_col, label_col=args.label_col, numeric=numeric)
+
+    aliases = {}
+    for item in args.alias:
+        style, sep, label = item.partition("=")
+        if not sep:
+            raise InputError(f"--alias must be STYLE=LABEL, got {item!r}")
+        aliases[style.strip()] = label.strip()
+    poles = tuple(s.strip() for s in args.poles.split(","))
+    if len(poles) != 2:
+        raise InputError(f"--poles needs two styles, got {args.poles!r}")
+    model = train_style_model(read(args.train), kind=args.kind, features=args.features,
+                              feature_options={"embedding": {"model": args.encoder}},
+                              selection=read(args.selection) if args.selection else None,
+                              held_out=read(args.held_out) if args.held_out else None, poles=poles,  # type: ignore[arg-type]
+                              aliases=aliases, name=args.name or Path(args.output).name, description=args.description,
+                              command="styleval " + " ".join(shlex.quote(a) for a in sys.argv[1:]))
+    folder = model.save(args.output)
+    held = model.card.get("held_out", {}).get("scores")
+    sys.stdout.write(f"wrote {folder}\n" + (f"held-out: {held}\n" if held else ""))
+    return 0

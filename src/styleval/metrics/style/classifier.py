@@ -1,0 +1,72 @@
+"""Style metrics from a style classifier: target-style accuracy, target-style probability, and Mir et al.'s
+(2019) direction-corrected Earth Mover's Distance between the style distributions of source and output."""
+from __future__ import annotations
+
+from typing import ClassVar
+
+import numpy as np
+
+from ...style.distance import direction_corrected_emd, parse_ground
+from ..base import Batch
+from ..registry import register
+from ._model import AUTO, StyleModelMetric
+
+
+@register
+class StyleAccuracy(StyleModelMetric):
+    """Share of outputs the classifier assigns to the target style. Statistics: ``[correct, p_target]``."""
+
+    name = "style_accuracy"
+    description = "target-style accuracy of a style classifier (shipped name, model folder, or auto)"
+
+    def __init__(self, *, model: str = AUTO) -> None:
+        self.model = model
+
+    def segment_stats(self, batch: Batch) -> np.ndarray:
+        clf = self.load(batch)
+        t = self.target_index(clf, batch.directions)
+        p = clf.predict_proba(batch.outputs)
+        rows = np.arange(len(t))
+        return np.column_stack([(np.argmax(p, axis=1) == t).astype(float), p[rows, t]])
+
+
+@register
+class StyleProbability(StyleModelMetric):
+    """Mean probability of the target style. Statistics: ``[p_target]``."""
+
+    name = "style_probability"
+    description = "mean target-style probability of a style classifier"
+
+    def __init__(self, *, model: str = AUTO) -> None:
+        self.model = model
+
+    def segment_stats(self, batch: Batch) -> np.ndarray:
+        clf = self.load(batch)
+        t = self.target_index(clf, batch.directions)
+        p = clf.predict_proba(batch.outputs)
+        return p[np.arange(len(t)), t][:, None]
+
+
+@register
+class StyleEMD(StyleModelMetric):
+    """Direction-corrected EMD (Mir et al. 2019, §4.2): EMD between the classifier's distributions of source and
+    output, negated when the output gives the target style less probability than the source.
+    ``ground``: ``unit`` (Mir et al.), ``ordinal`` or a matrix ``"0 1; 1 0"``.
+    Statistics: ``[score, p_target(source), p_target(output)]``."""
+
+    name = "style_emd"
+    description = "direction-corrected Earth Mover's Distance between source and output style distributions"
+    needs: ClassVar[frozenset[str]] = frozenset({"source", "target_style"})
+    value_range = (-1.0, 1.0)
+
+    def __init__(self, *, model: str = AUTO, ground: str = "unit") -> None:
+        self.model = model
+        self.ground = ground
+
+    def segment_stats(self, batch: Batch) -> np.ndarray:
+        clf = self.load(batch)
+        t = self.target_index(clf, batch.directions)
+        ground = parse_ground(self.ground, len(clf.labels))
+        ps, po = clf.predict_proba(batch.sources), clf.predict_proba(batch.outputs)
+        rows = np.arange(len(t))
+        return np.column_stack([direction_corrected_emd(ps, po, t, ground), ps[rows, t], po[rows, t]])

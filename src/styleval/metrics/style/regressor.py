@@ -1,0 +1,88 @@
+"""Style metrics from a style regressor (formality score), oriented by the transfer direction, and the
+Heylighen & Dewaele formality F-score (no training)."""
+from __future__ import annotations
+
+from typing import ClassVar
+
+import numpy as np
+
+from ...errors import InputError
+from ...style.model import REGRESSOR
+from ..base import Aspect, Batch, Metric
+from ..registry import register
+from ._model import StyleModelMetric
+
+
+@register
+class StyleRegression(StyleModelMetric):
+    """The regressor's score of the output, negated when the target is the model's low pole (formal->informal
+    flips the sign), so higher is always further toward the target. ``relative=True`` subtracts the source's
+    oriented score (the change made). Statistics: ``[oriented score, raw output score, raw source score]``."""
+
+    name = "style_regression"
+    description = "style regressor score oriented by the direction (default: PT16 formality regressor)"
+    model_kind = REGRESSOR
+    value_range = (-float("inf"), float("inf"))
+
+    def __init__(self, *, model: str = "formality-regressor-pt16", relative: bool = False) -> None:
+        self.model = model
+        self.relative = bool(relative)
+
+    @property
+    def needs(self) -> frozenset[str]:  # type: ignore[override]
+        return frozenset({"target_style", "source"} if self.relative else {"target_style"})
+
+    def segment_stats(self, batch: Batch) -> np.ndarray:
+        reg = self.load(batch)
+        sign = np.where(self.target_index(reg, batch.directions) == 1, 1.0, -1.0)
+        out = reg.regress(batch.outputs)
+        src = reg.regress(batch.sources) if self.relative else np.full(len(out), np.nan)
+        score = sign * (out - src) if self.relative else sign * out
+        return np.column_stack([score, out, src])
+
+
+@register
+class FormalityFScore(Metric):
+    """Heylighen & Dewaele's F-score of the output from spaCy part-of-speech tags (0-100, higher = more formal),
+    turned into ``100 - F`` for informal targets when ``oriented`` (so higher is always toward the target).
+    Texts without words score NaN and are left out of the mean. Statistics: ``[score, F]``."""
+
+    name = "formality_fscore"
+    aspect = Aspect.STYLE
+    description = "Heylighen & Dewaele formality F-score from POS frequencies (spaCy), oriented by direction"
+    libraries: ClassVar[tuple[str, ...]] = ("spacy",)
+    value_range = (0.0, 100.0)
+
+    def __init__(self, *, pipeline: str = "spacy-en-sm", oriented: bool = True) -> None:
+        self.pipeline = pipeline
+        self.oriented = bool(oriented)
+
+    @property
+    def needs(self) -> frozenset[str]:  # type: ignore[override]
+        return frozenset({"target_style"}) if self.oriented else frozenset()
+
+    def resources(self) -> dict[str, str]:
+        from ...models.resolve import resolve
+
+        ident = resolve(self.pipeline).identity()
+        return {"spacy_model": ident["model"], "spacy_model_hash": ident["model_hash"]}
+
+    def segment_stats(self, batch: Batch) -> np.ndarray:
+        from ...style.fscore import fscores
+
+        f = fscores(batch.outputs, self.pipeline)
+        if not self.oriented:
+            return np.column_stack([f, f])
+        score = np.empty(len(f))
+        for i, d in enumerate(batch.directions):
+            target = (d.target_style if d is not None else "").lower()
+            if target not in ("formal", "informal"):
+                raise InputError(f"metric {self.name!r} orients by formality: target style must be 'formal' or "
+                                 f"'informal', got {target!r} (segment {batch.ids[i]!r}); use oriented=false")
+            score[i] = f[i] if target == "formal" else 100.0 - f[i]
+        return np.column_stack([score, f])
+
+    def aggregate(self, stats: np.ndarray) -> float:
+        s = self.scores_from_stats(stats)
+        s = s[~np.isnan(s)]
+        return float(np.mean(s)) if len(s) else float("nan")

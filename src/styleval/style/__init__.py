@@ -1,0 +1,18 @@
+"""Style models (classifiers and regressors trained from labelled text), shipped defaults, style lexicons.
+
+* :func:`train_style_model` -> :class:`StyleModel`, saved to / loaded from a versioned folder with a model card;
+* :func:`load_style_model`: a shipped model by name (:func:`shipped_models`) or a model folder, loaded once;
+* :mod:`styleval.style.lexicon`: style lexicons (Mir et al. 2019), masking and removal of style words;
+* :mod:`styleval.style.distance`: direction-corrected Earth Mover's Distance between style distributions;
+* :mod:`styleval.style.fscore`: Heylighen & Dewaele's formality F-score from part-of-speech frequencies.
+"""
+from __future__ import annotations
+
+from .data import LabelledData, load_paradetox, load_pt16, load_yelp_shen, read_labelled, split_data
+from .model import CLASSIFIER, REGRESSOR, StyleModel
+from .pretrained import load_style_model, resolve_style_model, shipped_models
+from .train import evaluate, train_style_model
+
+__all__ = ["LabelledData", "read_labelled", "load_pt16", "load_yelp_shen", "load_paradetox", "split_data",
+           "StyleModel", "CLASSIFIER", "REGRESSOR", "train_style_model", "evaluate", "load_style_model",
+           "resolve_style_model", "shipped_models"]

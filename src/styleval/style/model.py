@@ -1,0 +1,159 @@
+"""Style classifiers and regressors: feature blocks plus one linear head, saved as a versioned folder.
+
+Folder layout (``FORMAT = "styleval-style-model/1"``)::
+
+    model.json        format, kind, labels or poles, aliases, feature block configs, head type
+    weights.npz       head coefficients and intercepts, block arrays (idf, means...) -- plain numbers
+    vocab.json        TF-IDF vocabularies (terms in column order)
+    model_card.json   data hashes, label set, held-out scores, training parameters, versions, command
+    README.md         the card for people
+
+A classifier gives a probability per label (softmax, or a sigmoid for two labels); a regressor gives a
+score whose ``high`` and ``low`` poles are named styles (``formal`` / ``informal``). Style names from
+directions are matched to labels case-insensitively, through ``aliases`` (``non-toxic`` -> ``neutral``).
+"""
+from __future__ import annotations
+
+import html
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+import scipy.sparse as sp
+
+from ..errors import InputError
+from .features import BLOCKS, Block
+
+FORMAT = "styleval-style-model/1"
+CLASSIFIER, REGRESSOR = "classifier", "regressor"
+
+
+@dataclass
+class StyleModel:
+    """A trained style model. ``labels``: class names in column order (classifier) or ``[low, high]`` pole
+    styles (regressor)."""
+
+    kind: str
+    labels: list[str]
+    blocks: list[Block]
+    coef: np.ndarray  # (k, d) classifier (k = 1 for two labels), (1, d) regressor
+    intercept: np.ndarray  # (k,)
+    aliases: dict[str, str] = field(default_factory=dict)
+    card: dict[str, Any] = field(default_factory=dict)
+    path: Path | None = None
+
+    # -- prediction ----------------------------------------------------------------------------------
+    def features(self, texts: Sequence[str]) -> sp.csr_matrix:
+        texts = [html.unescape(t) for t in texts]  # corpora differ in escaping (&apos; in PT16 test)
+        return sp.hstack([b.transform(texts) for b in self.blocks], format="csr")
+
+    def decision(self, texts: Sequence[str]) -> np.ndarray:
+        x = self.features(texts)
+        return np.asarray(x @ self.coef.T, dtype=np.float64) + self.intercept
+
+    def predict_proba(self, texts: Sequence[str]) -> np.ndarray:
+        """Probabilities, shape (n, len(labels)); classifiers only."""
+        if self.kind != CLASSIFIER:
+            raise InputError(f"model {self.name!r} is a regressor: it gives scores, not probabilities")
+        z = self.decision(texts)
+        if z.shape[1] == 1:
+            p1 = 1.0 / (1.0 + np.exp(-z[:, 0]))
+            return np.column_stack([1.0 - p1, p1])
+        z = z - z.max(axis=1, keepdims=True)
+        e = np.exp(z)
+        return e / e.sum(axis=1, keepdims=True)
+
+    def predict(self, texts: Sequence[str]) -> list[str]:
+        return [self.labels[i] for i in np.argmax(self.predict_proba(texts), axis=1)]
+
+    def regress(self, texts: Sequence[str]) -> np.ndarray:
+        """Scores, shape (n,); regressors only (higher = more of ``labels[1]``)."""
+        if self.kind != REGRESSOR:
+            raise InputError(f"model {self.name!r} is a classifier: use predict_proba")
+        return self.decision(texts)[:, 0]
+
+    # -- styles ---------------------------------------------------------------------------------------
+    @property
+    def name(self) -> str:
+        return str(self.card.get("name") or (self.path.name if self.path else "style-model"))
+
+    def style_index(self, style: str) -> int:
+        """Column (classifier) or pole (regressor: 0 low, 1 high) of a style name; a clear error otherwise."""
+        key = style.strip().lower()
+        key = {k.lower(): v.lower() for k, v in self.aliases.items()}.get(key, key)
+        lowered = [lab.lower() for lab in self.labels]
+        if key in lowered:
+            return lowered.index(key)
+        known = sorted(set(self.labels) | set(self.aliases))
+        raise InputError(f"style {style!r} is not among the styles of model {self.name!r} "
+                         f"({', '.join(known)}); pick a model trained on these styles or check the direction")
+
+    # -- storage --------------------------------------------------------------------------------------
+    def save(self, folder: str | Path) -> Path:
+        from .card import write_readme
+
+        folder = Path(folder)
+        folder.mkdir(parents=True, exist_ok=True)
+        arrays: dict[str, np.ndarray] = {"head.coef": self.coef.astype(np.float32),
+                                         "head.intercept": self.intercept.astype(np.float64)}
+        vocab: dict[str, list[str]] = {}
+        for i, b in enumerate(self.blocks):
+            arrays.update({f"block{i}.{k}": v for k, v in b.arrays().items()})
+            vocab.update({f"block{i}.{k}": v for k, v in b.vocabularies().items()})
+        meta = {"format": FORMAT, "kind": self.kind, "labels": self.labels, "aliases": self.aliases,
+                "blocks": [b.config() for b in self.blocks]}
+        (folder / "model.json").write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
+        np.savez_compressed(folder / "weights.npz", **arrays)
+        (folder / "vocab.json").write_text(json.dumps(vocab, ensure_ascii=False), encoding="utf-8")
+        (folder / "model_card.json").write_text(json.dumps(self.card, indent=2, ensure_ascii=False) + "\n",
+                                                 encoding="utf-8")
+        write_readme(self.card, folder / "README.md")
+        self.path = folder
+        return folder
+
+    @classmethod
+    def load(cls, folder: str | Path) -> "StyleModel":
+        folder = Path(folder)
+        meta_path = folder / "model.json"
+        if not meta_path.is_file():
+            raise InputError("not a styleval style model folder (no model.json)", folder)
+        try:
+            meta = json.loads(meta_path.read_text(encoding="utf-8"))
+        except json.JSONDecodeError as exc:
+            raise InputError(f"not valid JSON: {exc.msg}", meta_path, exc.lineno) from None
+        if meta.get("format") != FORMAT:
+            raise InputError(f"unknown model format {meta.get('format')!r} (this styleval reads {FORMAT})", meta_path)
+        with np.load(folder / "weights.npz", allow_pickle=False) as z:
+            arrays = {k: z[k] for k in z.files}
+        vocab_path = folder / "vocab.json"
+        vocab = json.loads(vocab_path.read_text(encoding="utf-8")) if vocab_path.is_file() else {}
+        blocks: list[Block] = []
+        for i, cfg in enumerate(meta["blocks"]):
+            kind = cfg.get("kind")
+            if kind not in BLOCKS:
+                raise InputError(f"unknown feature block {kind!r}", meta_path)
+            prefix = f"block{i}."
+            blocks.append(BLOCKS[kind].from_stored(  # type: ignore[attr-defined]
+                cfg, {k[len(prefix):]: v for k, v in arrays.items() if k.startswith(prefix)},
+                {k[len(prefix):]: v for k, v in vocab.items() if k.startswith(prefix)}))
+        card_path = folder / "model_card.json"
+        card = json.loads(card_path.read_text(encoding="utf-8")) if card_path.is_file() else {}
+        if meta["kind"] not in (CLASSIFIER, REGRESSOR):
+            raise InputError(f"unknown model kind {meta['kind']!r}", meta_path)
+        return cls(kind=meta["kind"], labels=list(meta["labels"]), blocks=blocks,
+                   coef=np.asarray(arrays["head.coef"], dtype=np.float64),
+                   intercept=np.asarray(arrays["head.intercept"], dtype=np.float64),
+                   aliases=dict(meta.get("aliases", {})), card=card, path=folder)
+
+    def resources(self) -> dict[str, str]:
+        """Identity for signatures: name, content hash of the folder, and the encoder's when one is used."""
+        out = {"style_model": self.name}
+        if self.path is not None:
+            from ..models.hashing import content_hash
+
+            out["style_model_hash"] = content_hash(self.path)[:12]
+        for b in self.blocks:
+            out.update(b.resources())
+        return out
