@@ -11,13 +11,16 @@ Inputs:
   already aggregated segment table (system, segment, score[, direction]);
 * the metric side: a metric table (system, segment, metric, score[, direction]).
 
-Rows are matched on (system, segment); a (system, segment) missing on either side is dropped. The statistics
-themselves come from :mod:`styleval.stats.correlation`.
+Rows are matched on (system, segment) as strings. A metric row of a kept system without a human score is an error
+(or, asked for, left out and counted); a human score without a metric score is left out and counted; a missing
+(NaN) metric score is left out and counted. The statistics themselves come from :mod:`styleval.stats`.
 """
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, fields, replace
-from typing import Any, Iterable, Literal, Sequence
+import math
+import warnings
+from typing import Any, Callable, Iterable, Literal, Sequence
 
 import numpy as np
 import pandas as pd
@@ -25,7 +28,11 @@ import pandas as pd
 from styleval.errors import InputError
 from styleval.records import Direction
 
+from styleval.stats import correlation as stats_correlation
+from styleval.stats import significance as _sig
+
 from . import _stats
+from . import scores as _scores
 from .aggregate import segment_scores
 from .judgments import Judgments
 
@@ -192,26 +199,106 @@ class MetaTask:
 
 @dataclass
 class MetaResult:
-    """The outcome of :func:`run`: the task, one CorrelationResult per metric, and what was used."""
+    """The outcome of :func:`run`: the task, one CorrelationResult per metric, and what was used.
+
+    ``options`` records the data behind the figures (systems, per-metric counts of points, dropped NaN scores,
+    unmatched rows, whether a metric was negated) and the resampling choices. The optional parts are filled when
+    :func:`run` is asked for them: ``cis`` (metric -> bootstrap :class:`~styleval.stats.ConfidenceInterval`),
+    ``tests`` (metric -> comparison with the best metric: ``{"williams": {...}, "permutation": {...}}``) and
+    ``curves`` (metric -> ``{"top": [(N, r)...], "last": [...]}``, system level only). ``notes`` holds a plain
+    explanation for every figure that is undefined or degenerate (constant scores, all ties, two systems...).
+    """
 
     task: MetaTask
     results: dict[str, Any]
     options: dict[str, Any] = field(default_factory=dict)
+    cis: dict[str, Any] = field(default_factory=dict)
+    tests: dict[str, dict[str, Any]] = field(default_factory=dict)
+    curves: dict[str, dict[str, list[tuple[int, float]]]] = field(default_factory=dict)
+    notes: dict[str, list[str]] = field(default_factory=dict)
+    best: str | None = None
 
     def __getitem__(self, metric: str) -> Any:
         return self.results[metric]
 
+    @property
+    def metrics(self) -> list[str]:
+        return list(self.results)
+
     def statistic(self, metric: str) -> float:
         return float(self.results[metric].statistic)
 
-    def to_frame(self) -> pd.DataFrame:
-        """One row per metric: metric, statistic, pvalue, n, task (the canonical name), then every task field."""
+    def _choices(self) -> dict[str, Any]:
         choices = asdict(self.task)
         choices["systems"] = "*" if self.task.systems is None else ",".join(self.task.systems)
         choices["exclude"] = ",".join(self.task.exclude)
-        rows = [{"metric": metric, "statistic": res.statistic, "pvalue": res.pvalue, "n": res.n,
-                 "task": self.task.name, **choices} for metric, res in self.results.items()]
+        return choices
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per metric: metric, statistic, pvalue, n, [ci_low, ci_high,] [significance columns,] note,
+        task (the canonical name), then every task field."""
+        rows = []
+        for metric, res in self.results.items():
+            row: dict[str, Any] = {"metric": metric, "statistic": res.statistic, "pvalue": res.pvalue, "n": res.n}
+            if self.cis:
+                ci = self.cis.get(metric)
+                row["ci_low"] = ci.low if ci is not None else np.nan
+                row["ci_high"] = ci.high if ci is not None else np.nan
+            if self.tests:
+                row["best"] = metric == self.best
+                for kind in ("williams", "permutation"):
+                    if any(kind in t for t in self.tests.values()):
+                        test = self.tests.get(metric, {}).get(kind, {})
+                        row[f"{kind}_p"] = test.get("pvalue", np.nan)
+            row["note"] = "; ".join(self.notes.get(metric, []))
+            row["task"] = self.task.name
+            row.update(self._choices())
+            rows.append(row)
         return pd.DataFrame(rows)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Everything as plain JSON-ready data (NaN becomes None)."""
+        out: dict[str, Any] = {"task": self.task.name, "choices": self._choices(), "best": self.best,
+                               "metrics": {}}
+        for metric, res in self.results.items():
+            entry: dict[str, Any] = {"statistic": _clean(res.statistic), "pvalue": _clean(res.pvalue), "n": res.n,
+                                     "method": res.method, "options": _jsonable(res.options),
+                                     "notes": self.notes.get(metric, [])}
+            if metric in self.cis:
+                ci = self.cis[metric]
+                entry["ci"] = {"low": _clean(ci.low), "high": _clean(ci.high), "confidence": ci.confidence,
+                               "n_resamples": ci.n_resamples, "n_valid": ci.n_valid, **_jsonable(ci.options)}
+            if metric in self.tests:
+                entry["vs_best"] = _jsonable(self.tests[metric])
+            if metric in self.curves:
+                entry["curves"] = {k: [[n, _clean(r)] for n, r in v] for k, v in self.curves[metric].items()}
+            out["metrics"][metric] = entry
+        out["options"] = _jsonable(self.options)
+        return out
+
+
+def _clean(value: Any) -> Any:
+    if value is None:
+        return None
+    if isinstance(value, (float, np.floating)):
+        return None if math.isnan(value) or math.isinf(value) else float(value)
+    return value
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, (np.integer,)):
+        return int(value)
+    if isinstance(value, (float, np.floating)):
+        return _clean(float(value))
+    if isinstance(value, (np.bool_,)):
+        return bool(value)
+    if value is None or isinstance(value, (str, int, bool)):
+        return value
+    return str(value)
 
 
 def _human_table(task: MetaTask, human: Judgments | pd.DataFrame) -> pd.DataFrame:
@@ -229,11 +316,7 @@ def _human_table(task: MetaTask, human: Judgments | pd.DataFrame) -> pd.DataFram
     return table
 
 
-def _filter(task: MetaTask, table: pd.DataFrame) -> pd.DataFrame:
-    if task.direction != "both":
-        if "direction" not in table.columns:
-            raise InputError(f"direction {task.direction!r} asked for but the human table has no directions")
-        table = table[table["direction"] == task.direction]
+def _filter_systems(task: MetaTask, table: pd.DataFrame) -> pd.DataFrame:
     if task.systems is not None:
         table = table[table["system"].isin(task.systems)]
     if task.exclude:
@@ -241,10 +324,50 @@ def _filter(task: MetaTask, table: pd.DataFrame) -> pd.DataFrame:
     return table
 
 
+def _filter(task: MetaTask, table: pd.DataFrame) -> pd.DataFrame:
+    if task.direction != "both":
+        if "direction" not in table.columns:
+            raise InputError(f"direction {task.direction!r} asked for but the human table has no directions")
+        present = sorted({str(d) for d in table["direction"].dropna().unique()})
+        if task.direction not in present:
+            raise InputError(f"direction {task.direction!r} not in the human judgments (directions: "
+                             f"{', '.join(present) or 'none'})")
+        table = table[table["direction"] == task.direction]
+    return _filter_systems(task, table)
+
+
+SIGNIFICANCE = ("none", "williams", "permutation", "both")
+_WILLIAMS_METHODS = ("pearson", "spearman")
+
+
 def run(task: MetaTask, human_table: Judgments | pd.DataFrame, metric_table: pd.DataFrame, *,
-        metrics: Iterable[str] | None = None, lower_is_better: Iterable[str] = ()) -> MetaResult:
-    """Correlate every metric in ``metric_table`` (or those named) with the human scores, as ``task`` says."""
-    human = _filter(task, _human_table(task, human_table))
+        metrics: Iterable[str] | None = None, lower_is_better: Iterable[str] = (), nan: str = "omit",
+        unmatched: str = "error", ci: int = 0, confidence: float = 0.95, significance: str = "none",
+        n_permutations: int = 1000, seed: int | None = 0, curves: bool = False, curves_min_n: int = 3
+        ) -> MetaResult:
+    """Correlate every metric in ``metric_table`` (or those named) with the human scores, as ``task`` says.
+
+    Joining is on (system, segment) as strings. Metric rows of the systems the task keeps whose (system,
+    segment) has no human score of the aspect are an :class:`InputError` naming their number per metric and
+    examples (``unmatched="error"``); ``unmatched="report"`` leaves them out and records the counts in
+    ``options["metrics"][m]["n_unmatched"]``. Missing metric scores (NaN) are dropped and counted
+    (``n_nan_dropped``; ``nan="raise"`` makes them an error).
+
+    Optional extras: ``ci`` bootstrap resamples of inputs (segments) for a percentile confidence interval of every
+    figure; ``significance`` compares every metric with the best one (the highest statistic): ``"williams"``
+    (Pearson/Spearman over one vector: system level, or segment level with ``average_by="none"``; one-sided),
+    ``"permutation"`` (paired permutation test, ``n_permutations`` resamples, any task) or ``"both"``;
+    ``curves`` (system level): correlations over the top-N and last-N systems sorted by human score.
+    """
+    from styleval.stats._validate import check_choice
+
+    check_choice("nan", nan, ("omit", "raise"))
+    check_choice("unmatched", unmatched, ("error", "report"))
+    check_choice("significance", significance, SIGNIFICANCE)
+    aspect_table = _human_table(task, human_table)
+    if aspect_table.empty:
+        raise InputError(f"no human scores for aspect {task.aspect!r}")
+    human = _filter(task, aspect_table)
     if human.empty:
         raise InputError(f"no human scores left for task {task.name}")
     lower = set(lower_is_better)
@@ -254,46 +377,197 @@ def run(task: MetaTask, human_table: Judgments | pd.DataFrame, metric_table: pd.
     names = list(dict.fromkeys(mt["metric"])) if metrics is None else list(metrics)
     unknown = [m for m in names if m not in set(mt["metric"])]
     if unknown:
-        raise InputError(f"metric(s) not in the metric table: {', '.join(unknown)}")
+        raise InputError(f"metric(s) not in the metric table: {', '.join(unknown)} (present: "
+                         f"{', '.join(list(dict.fromkeys(mt['metric']))[:20])})")
+    mt = _filter_systems(task, mt[mt["metric"].isin(names)])
+    stray = _scores.unmatched_rows(aspect_table, mt)
+    if len(stray) and unmatched == "error":
+        raise InputError(_scores.describe_unmatched(stray, aspect_table, len(mt), task.aspect))
+    stray_counts = stray.groupby("metric").size().to_dict() if len(stray) else {}
     keys = ["system", "segment"]
     hum = human[keys + ["score"]].rename(columns={"score": "human"})
     results: dict[str, Any] = {}
     used: dict[str, Any] = {}
+    notes: dict[str, list[str]] = {}
+    oriented: dict[str, pd.DataFrame] = {}
     for metric in names:
         one = mt.loc[mt["metric"] == metric, keys + ["score"]]
         if one.duplicated(keys).any():
             raise InputError(f"metric {metric!r} has several scores for one (system, segment)")
         merged = hum.merge(one, on=keys, how="inner")
+        n_nan = int(merged["score"].isna().sum())
+        if n_nan and nan == "raise":
+            ex = merged.loc[merged["score"].isna(), keys].head(3)
+            raise InputError(f"metric {metric!r} has {n_nan} missing (NaN) score(s), e.g. "
+                             + "; ".join(f"system={r.system!r} segment={r.segment!r}" for r in ex.itertuples()))
+        merged = merged[merged["score"].notna()]
+        if merged.empty:
+            raise InputError(f"metric {metric!r} has no score for any (system, segment) the humans judged under "
+                             f"task {task.name}")
         flip = task.orientation == "abs" and metric in lower
-        merged["metric"] = np.asarray(_stats.orient(merged["score"].to_numpy(float), lower_is_better=flip),
-                                      dtype=float)
+        merged = merged.assign(metric=np.asarray(
+            _stats.orient(merged["score"].to_numpy(float), lower_is_better=flip), dtype=float))
+        oriented[metric] = merged
         results[metric] = _correlate(task, merged)
         used[metric] = {"n_systems": merged["system"].nunique(), "n_segments": merged["segment"].nunique(),
-                        "negated": flip}
-    options = {"systems": sorted(set(human["system"])), "metrics": used, "method_kwargs": task.method_kwargs}
-    return MetaResult(task, results, options)
+                        "n_points": len(merged), "negated": flip, "n_nan_dropped": n_nan,
+                        "n_unmatched": int(stray_counts.get(metric, 0)),
+                        "n_human_without_score": int(len(hum) - len(merged))}
+        notes[metric] = _notes(task, results[metric], used[metric])
+    options: dict[str, Any] = {"systems": sorted(set(human["system"])), "metrics": used,
+                               "method_kwargs": task.method_kwargs, "unmatched": unmatched, "nan": nan}
+    out = MetaResult(task, results, options, notes=notes)
+    if ci:
+        out.cis = {m: _bootstrap(task, frame, ci, confidence, seed) for m, frame in oriented.items()}
+        options["ci"] = {"n_resamples": ci, "confidence": confidence, "seed": seed, "unit": "item",
+                         "method": "percentile"}
+    if significance != "none":
+        _compare_with_best(out, oriented, significance, n_permutations, seed)
+    if curves:
+        if task.level != "system":
+            raise InputError("top-N/last-N curves are defined over systems: use a system-level task")
+        for metric, frame in oriented.items():
+            per = frame.groupby("system", sort=True)[["metric", "human"]].mean()
+            if len(per) < curves_min_n:
+                notes[metric].append(f"no top-N curves: {len(per)} systems < min N {curves_min_n}")
+                continue
+            top, last = stats_correlation.top_n_correlations(per["metric"].to_numpy(), per["human"].to_numpy(),
+                                                             method=task.method, min_n=curves_min_n,
+                                                             **task.method_kwargs)
+            out.curves[metric] = {"top": top, "last": last}
+        options["curves"] = {"min_n": curves_min_n, "order": "systems sorted by mean human score, best first"}
+    return out
 
 
-def _correlate(task: MetaTask, merged: pd.DataFrame):
+def _notes(task: MetaTask, res: Any, used: dict[str, Any]) -> list[str]:
+    notes = []
+    opts = res.options
+    flags = set(opts.get("flags", []))
+    if math.isnan(res.statistic):
+        notes.append(opts.get("note") or "undefined (NaN)")
+    elif "constant_x" in flags or "constant_y" in flags:
+        notes.append(opts.get("note", "constant scores"))
+    if task.level == "system" and used["n_systems"] == 2:
+        notes.append("only 2 systems: a correlation over 2 points is always +-1")
+    elif "n<3" in flags:
+        notes.append("fewer than 3 points")
+    if opts.get("n_undefined"):
+        notes.append(f"{opts['n_undefined']} of {opts.get('n_groups')} groups undefined "
+                     f"({'skipped' if task.undefined == 'skip' else 'counted as 0'})")
+    if used["n_nan_dropped"]:
+        notes.append(f"{used['n_nan_dropped']} missing (NaN) metric score(s) left out")
+    if used["n_unmatched"]:
+        notes.append(f"{used['n_unmatched']} metric row(s) without a human score left out")
+    return notes
+
+
+# ------------------------------------------------------------------------------------ matrices and statistics
+def _matrices(task: MetaTask, merged: pd.DataFrame, columns: Sequence[str]) -> tuple[list[np.ndarray], np.ndarray]:
+    """(systems x segments) matrices of each column and of the human scores; NaN where a cell is missing in any.
+
+    For ``average_by="item"`` only inputs every system has are kept; for ``"system"`` only systems with every
+    input (the convention of the figures reproduced in docs/meta-conventions.md).
+    """
+    wide = merged.pivot(index="system", columns="segment", values=list(columns) + ["human"])
+    mats = [wide[c].to_numpy(float) for c in columns]
+    human = wide["human"].to_numpy(float)
+    missing = np.isnan(human)
+    for m in mats:
+        missing |= np.isnan(m)
+    if task.level == "segment" and task.average_by == "item":
+        keep = ~missing.any(axis=0)
+        mats, human, missing = [m[:, keep] for m in mats], human[:, keep], missing[:, keep]
+    elif task.level == "segment" and task.average_by == "system":
+        keep = ~missing.any(axis=1)
+        mats, human, missing = [m[keep] for m in mats], human[keep], missing[keep]
+    mats = [np.where(missing, np.nan, m) for m in mats]
+    return mats, np.where(missing, np.nan, human)
+
+
+def _statistic_fn(task: MetaTask) -> Callable[[np.ndarray, np.ndarray], Any]:
+    """The task's statistic as a function of (systems x segments) matrices with NaN for missing cells."""
     kwargs = task.method_kwargs
     if task.level == "system":
-        per = merged.groupby("system", sort=True)[["metric", "human"]].mean()
-        return _stats.system_level(per["metric"].to_numpy(), per["human"].to_numpy(), method=task.method,
-                                   **kwargs)
-    if task.average_by == "none":
-        m = merged["metric"].to_numpy(float)[None, :]
-        h = merged["human"].to_numpy(float)[None, :]
-        return _stats.segment_level(m, h, method=task.method, average_by="none", **kwargs)
-    metric = merged.pivot(index="system", columns="segment", values="metric")
-    human = merged.pivot(index="system", columns="segment", values="human")
-    if task.average_by == "item":  # inputs need every system; drop incomplete inputs
-        complete = metric.notna().all(axis=0) & human.notna().all(axis=0)
-        metric, human = metric.loc[:, complete], human.loc[:, complete]
-    else:
-        complete = metric.notna().all(axis=1) & human.notna().all(axis=1)
-        metric, human = metric.loc[complete], human.loc[complete]
-    return _stats.segment_level(metric.to_numpy(float), human.to_numpy(float), method=task.method,
-                                average_by=task.average_by, **task.segment_kwargs, **kwargs)
+        def system_fn(m: np.ndarray, h: np.ndarray) -> Any:
+            with np.errstate(all="ignore"), warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)
+                ms, hs = np.nanmean(m, axis=1), np.nanmean(h, axis=1)
+            ok = ~(np.isnan(ms) | np.isnan(hs))
+            if ok.sum() < 2:
+                raise InputError(f"a system-level correlation needs at least 2 systems; this task keeps "
+                                 f"{int(ok.sum())}")
+            return _stats.system_level(ms[ok], hs[ok], method=task.method, **kwargs)
+        return system_fn
+
+    def segment_fn(m: np.ndarray, h: np.ndarray) -> Any:
+        return _stats.segment_level(m, h, method=task.method, average_by=task.average_by, nan_policy="omit",
+                                    **task.segment_kwargs, **kwargs)
+    return segment_fn
+
+
+def _correlate(task: MetaTask, merged: pd.DataFrame) -> Any:
+    (m,), h = _matrices(task, merged, ["metric"])
+    if h.size == 0 or np.isnan(h).all():
+        raise InputError(f"no complete data left for task {task.name}")
+    return _statistic_fn(task)(m, h)
+
+
+def _bootstrap(task: MetaTask, merged: pd.DataFrame, n: int, confidence: float, seed: int | None) -> Any:
+    (m,), h = _matrices(task, merged, ["metric"])
+    return stats_correlation.bootstrap_correlation_ci(m, h, _statistic_fn(task), n_resamples=n,
+                                                      confidence=confidence, seed=seed, unit="item",
+                                                      nan_policy="omit")
+
+
+def _compare_with_best(out: MetaResult, oriented: dict[str, pd.DataFrame], significance: str,
+                       n_permutations: int, seed: int | None) -> None:
+    task = out.task
+    finite = {m: r.statistic for m, r in out.results.items() if not math.isnan(r.statistic)}
+    if not finite:
+        return
+    best = max(finite, key=lambda m: finite[m])
+    out.best = best
+    fn = _statistic_fn(task)
+    keys = ["system", "segment"]
+    base = oriented[best][keys + ["human", "metric"]].rename(columns={"metric": "a"})
+    for metric in out.results:
+        if metric == best:
+            continue
+        pair = base.merge(oriented[metric][keys + ["metric"]].rename(columns={"metric": "b"}), on=keys)
+        tests: dict[str, Any] = {}
+        (a, b), h = _matrices(task, pair, ["a", "b"])
+        if significance in ("williams", "both"):
+            tests["williams"] = _williams(task, fn, a, b, h)
+        if significance in ("permutation", "both"):
+            try:
+                res = _sig.permutation_test_correlation_difference(a, b, h, fn, n_resamples=n_permutations,
+                                                                   seed=seed, unit="cell")
+                tests["permutation"] = {"pvalue": res.pvalue, "delta": res.delta, "corr_best": res.corr_a,
+                                        "corr_metric": res.corr_b, "n_resamples": res.n_resamples,
+                                        "alternative": "greater (best > metric)", **res.options}
+            except InputError as exc:
+                tests["permutation"] = {"pvalue": float("nan"), "not_applicable": str(exc)}
+        out.tests[metric] = tests
+    out.options["significance"] = {"method": significance, "best": best, "n_permutations": n_permutations,
+                                   "seed": seed, "williams": "one-sided, best > metric",
+                                   "permutation": "paired, unit=cell, standardized, one-sided"}
+
+
+def _williams(task: MetaTask, fn: Callable[[np.ndarray, np.ndarray], Any], a: np.ndarray, b: np.ndarray,
+              h: np.ndarray) -> dict[str, Any]:
+    if task.method not in _WILLIAMS_METHODS or (task.level == "segment" and task.average_by != "none"):
+        return {"pvalue": float("nan"), "not_applicable": "Williams needs a Pearson/Spearman correlation over one "
+                "vector of points (system level, or segment level with average_by=none); use permutation"}
+    r12 = float(fn(a, h).statistic)
+    r13 = float(fn(b, h).statistic)
+    r23 = float(fn(a, b).statistic)
+    n = int(fn(a, h).n)
+    if any(math.isnan(r) for r in (r12, r13, r23)):
+        return {"pvalue": float("nan"), "not_applicable": "a correlation is undefined (constant scores)"}
+    if n <= 3:
+        return {"pvalue": float("nan"), "not_applicable": f"Williams needs more than 3 points; got {n}"}
+    t, p = _sig.williams_test(r12, r13, r23, n)
+    return {"pvalue": p, "t": t, "r_best": r12, "r_metric": r13, "r_best_metric": r23, "n": n}
 
 
 def run_many(tasks: Iterable[MetaTask], human_table: Judgments | pd.DataFrame, metric_table: pd.DataFrame,
