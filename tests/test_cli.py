@@ -101,3 +101,23 @@ def test_score_with_style_mask_adds_masked_variants(tmp_path, capsys, shared_dat
     assert scores["bleu+style_mask/src"] > scores["bleu/src"]
     masked = next(c for c in data["corpus"] if c["metric"] == "bleu+style_mask/src")
     assert "style_mask.placeholder" in masked["signature"]["params"]
+
+
+def test_score_entity_and_sentiment_aware_variants(tmp_path, capsys):
+    src = tmp_path / "src.txt"
+    src.write_text("I will meet John in Paris on Monday.\nThe food was great.\n")
+    keep, lose = tmp_path / "keep.txt", tmp_path / "lose.txt"
+    keep.write_text("I shall meet John in Paris on Monday.\nThe food was great.\n")
+    lose.write_text("I shall meet Mary in Rome on Friday.\nThe food was awful.\n")
+    rc = main(["score", "--system", f"keep={keep}", "--system", f"lose={lose}", "--source", str(src),
+               "--metrics", "chrf,ter", "--bootstrap", "0", "--entity-aware", "--sentiment-aware", "vader",
+               "--json", str(tmp_path / "s.json")])
+    assert rc == 0
+    data = json.loads((tmp_path / "s.json").read_text())
+    scores = {(c["system"], c["metric"]): c["score"] for c in data["corpus"]}
+    # lower-is-better TER gets no entity- or sentiment-aware variant
+    assert {m for _, m in scores} == {"chrf/src", "chrf+ne/src", "chrf+sam/src", "ter/src"}
+    # losing the entities and flipping the sentiment costs more with the aware variants
+    drop = {m: scores[("keep", m)] - scores[("lose", m)] for m in ("chrf/src", "chrf+ne/src", "chrf+sam/src")}
+    assert drop["chrf+ne/src"] > drop["chrf/src"]
+    assert drop["chrf+sam/src"] > drop["chrf/src"]

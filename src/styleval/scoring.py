@@ -155,8 +155,9 @@ def score_records(records: Sequence[Record], metrics: Sequence[Metric], *,
     return ScoreResult(results=results, comparisons=comparisons, settings=settings)
 
 
-Modifier = Callable[[ContentMetric], Metric]
-"""Builds a modified variant of a content metric (style masking, entity-aware, ...)."""
+Modifier = Callable[[ContentMetric], "Metric | None"]
+"""Builds a modified variant of a content metric (style masking, entity-aware, ...), or None where the
+modifier does not apply to that metric."""
 
 
 def with_modifiers(metrics: Sequence[Metric], modifiers: Sequence[Modifier]) -> list[Metric]:
@@ -165,7 +166,7 @@ def with_modifiers(metrics: Sequence[Metric], modifiers: Sequence[Modifier]) -> 
     for metric in metrics:
         out.append(metric)
         if isinstance(metric, ContentMetric):
-            out.extend(modify(metric) for modify in modifiers)
+            out.extend(v for v in (modify(metric) for modify in modifiers) if v is not None)
     return out
 
 

@@ -46,6 +46,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     m.add_argument("--style-remove", metavar="LEXICON",
                    help="also score every content metric on texts whose style words are removed")
     m.add_argument("--mask-placeholder", default="customstyle", help="the token that replaces masked style words")
+    m.add_argument("--entity-aware", nargs="?", const="coverage", choices=("coverage", "jaccard"), metavar="NE",
+                   help="also score every higher-is-better content metric merged with a named-entity score, "
+                        "M(1-p)+NE*p (Babakov et al.); NE: coverage (default) or jaccard")
+    m.add_argument("--sentiment-aware", metavar="LEXICON",
+                   help="also score every higher-is-better content metric with SAM, C(1-p) (Saadany et al.); "
+                        "LEXICON: vader, sentiwordnet:PATH, file:PATH (lemma<TAB>pos<TAB>polarity)")
     s = p.add_argument_group("statistics")
     s.add_argument("--bootstrap", type=int, default=1000, help="bootstrap resamples for CIs (0: none)")
     s.add_argument("--confidence", type=float, default=0.95)
@@ -148,6 +154,15 @@ def build_modifiers(args: argparse.Namespace) -> list:
         if args.style_remove:
             lex_r = load_lexicon(args.style_remove)
             modifiers.append(lambda m: StyleRemove(inner=m, lexicon=lex_r))
+    if args.entity_aware or args.sentiment_aware:
+        from ..metrics.aware import EntityAware, SentimentAware
+
+        if args.entity_aware:
+            modifiers.append(lambda m: EntityAware(inner=m, ne_score=args.entity_aware) if m.higher_is_better
+                             else None)
+        if args.sentiment_aware:
+            modifiers.append(lambda m: SentimentAware(inner=m, lexicon=args.sentiment_aware) if m.higher_is_better
+                             else None)
     return modifiers
 
 

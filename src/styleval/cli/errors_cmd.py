@@ -1,0 +1,113 @@
+"""``styleval errors``: the segments where a metric disagrees most with humans, with likely causes."""
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from ..errors import InputError
+
+TEXT_COLUMNS = {"source": ("source", "text1", "src", "original"), "output": ("output", "text2", "hyp", "rewrite")}
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("errors", help="segments where a metric disagrees most with human scores, with likely causes",
+                       description="Rank segments by the gap between their metric rank and their human rank "
+                                   "(Babakov et al. 4.2) and diagnose the worst: entities lost or corrupted, "
+                                   "content words lost by part of speech, sentence type changed.")
+    p.add_argument("table", help="CSV/TSV/JSONL with source, output, human score (and metric columns)")
+    p.add_argument("--metric", "-m", action="append", required=True,
+                   help="metric column of TABLE, or metric name in --scores (repeatable)")
+    p.add_argument("--scores", metavar="JSON", help="a `styleval score --json` file to take metric scores from "
+                                                      "(matched to TABLE by --id-col, default: row number)")
+    p.add_argument("--system", help="system to take from --scores (default: the only one)")
+    p.add_argument("--human-col", default="human", help="human score column (default: human)")
+    p.add_argument("--source-col", help="source column (default: source or text1)")
+    p.add_argument("--output-col", help="output column (default: output or text2)")
+    p.add_argument("--id-col", help="segment id column (default: 0-based row number)")
+    p.add_argument("--top", "-n", type=int, default=20, help="segments to show (default: 20)")
+    p.add_argument("--direction", choices=("abs", "over", "under"), default="abs",
+                   help="abs: largest |gap|; over: metric rates higher than humans; under: lower")
+    p.add_argument("--lower-is-better", action="store_true", help="the metric is a distance")
+    p.add_argument("--json", metavar="FILE", help="write the analysis as JSON")
+    p.add_argument("--quiet", "-q", action="store_true", help="print nothing")
+    p.set_defaults(run=run)
+
+
+def _read_table(path: str):
+    import pandas as pd
+
+    p = Path(path)
+    if not p.is_file():
+        raise InputError("file not found", p)
+    suffix = p.suffix.lower()
+    try:
+        if suffix in (".jsonl", ".json"):
+            return pd.read_json(p, lines=True)
+        return pd.read_csv(p, sep="\t" if suffix in (".tsv", ".tab") else ",")
+    except ValueError as exc:
+        raise InputError(f"cannot read table: {exc}", p) from None
+
+
+def _column(frame, given: str | None, kind: str, path: str) -> str:
+    names = (given,) if given else TEXT_COLUMNS[kind]
+    for name in names:
+        if name in frame.columns:
+            return name
+    raise InputError(f"no {kind} column ({' or '.join(names)}); columns present: {', '.join(map(str, frame.columns))}",
+                     path)
+
+
+def _scores_from_json(path: str, metric: str, system: str | None) -> dict[str, float]:
+    data = json.loads(Path(path).read_text(encoding="utf-8"))
+    blocks = [b for b in data.get("segments", []) if b["metric"] == metric and (system is None or b["system"] == system)]
+    if not blocks:
+        names = sorted({b["metric"] for b in data.get("segments", [])})
+        raise InputError(f"metric {metric!r} not in the file; metrics: {', '.join(names)}", path)
+    if len(blocks) > 1:
+        raise InputError(f"{len(blocks)} systems have {metric!r}; choose one with --system", path)
+    return {k: (float("nan") if v is None else float(v)) for k, v in blocks[0]["scores"].items()}
+
+
+def run(args: argparse.Namespace) -> int:
+    import numpy as np
+
+    from ..analysis import analyze_errors
+
+    frame = _read_table(args.table)
+    src_col = _column(frame, args.source_col, "source", args.table)
+    out_col = _column(frame, args.output_col, "output", args.table)
+    if args.human_col not in frame.columns:
+        raise InputError(f"no human column {args.human_col!r}; columns present: {', '.join(map(str, frame.columns))}",
+                         args.table)
+    ids = frame[args.id_col].astype(str).tolist() if args.id_col else [str(i) for i in range(len(frame))]
+    results = []
+    for metric in args.metric:
+        if args.scores:
+            by_id = _scores_from_json(args.scores, metric, args.system)
+            missing = [i for i in ids if i not in by_id]
+            if missing:
+                raise InputError(f"{len(missing)} of {len(ids)} segment ids of the table have no {metric!r} score "
+                                 f"(first: {missing[0]!r})", args.scores)
+            values = np.array([by_id[i] for i in ids])
+        else:
+            if metric not in frame.columns:
+                raise InputError(f"no metric column {metric!r}", args.table)
+            values = frame[metric].to_numpy(dtype=float)
+        human = frame[args.human_col].to_numpy(dtype=float)
+        keep = ~(np.isnan(values) | np.isnan(human))
+        idx = np.flatnonzero(keep)
+        analysis = analyze_errors([str(frame[src_col].iloc[i]) for i in idx],
+                                  [str(frame[out_col].iloc[i]) for i in idx], human[idx], values[idx],
+                                  metric_name=metric, ids=[ids[i] for i in idx], top=args.top,
+                                  direction=args.direction, higher_is_better=not args.lower_is_better)
+        results.append(analysis)
+        if not args.quiet:
+            dropped = len(frame) - len(idx)
+            print(analysis.format_table() + (f"\n({dropped} segments without a score left out)" if dropped else ""))
+            print()
+    if args.json:
+        payload = [a.to_dict() for a in results]
+        Path(args.json).write_text(json.dumps(payload[0] if len(payload) == 1 else payload, indent=1,
+                                              ensure_ascii=False), encoding="utf-8")
+    return 0
