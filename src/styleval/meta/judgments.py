@@ -19,6 +19,7 @@ from typing import Any, Iterable, Iterator, Mapping, Sequence
 import pandas as pd
 
 from styleval.errors import InputError
+from styleval.readers.text import iter_json_objects
 from styleval.records import Direction
 
 KEY = ("system", "segment", "annotator", "aspect")
@@ -148,17 +149,8 @@ class Judgments:
 
     @staticmethod
     def _read_jsonl(path: Path) -> Iterator[dict[str, Any]]:
-        with path.open(encoding="utf-8") as fh:
-            for lineno, text in enumerate(fh, start=1):
-                if not text.strip():
-                    continue
-                try:
-                    obj = json.loads(text)
-                except json.JSONDecodeError as exc:
-                    raise InputError(f"not valid JSON: {exc.msg}", path, lineno) from None
-                if not isinstance(obj, dict):
-                    raise InputError("expected a JSON object", path, lineno)
-                yield _row(obj, str(path), lineno)
+        for lineno, obj in iter_json_objects(path):
+            yield _row(obj, str(path), lineno)
 
     def write(self, path: str | Path, *, format: str | None = None) -> Path:  # noqa: A002
         """Write CSV, TSV or JSON lines (by ``format`` or suffix); ``read`` gives back an equal object."""

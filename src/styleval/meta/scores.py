@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 
 from styleval.errors import InputError
+from styleval.readers.text import iter_json_objects
 
 COLUMNS = ("system", "segment", "metric", "score")
 _SEGMENT_ALIASES = ("segment", "id", "segment_id", "seg", "item")
@@ -145,19 +146,8 @@ def read_metric_file(path: str | Path, *, format: str | None = None  # noqa: A00
         frame.columns = [str(c).strip() for c in frame.columns]
         return normalise_metric_table(frame, source=path), _lower_column(frame)
     if fmt in ("jsonl", "ndjson"):
-        rows = []
-        with path.open(encoding="utf-8") as fh:
-            for lineno, text in enumerate(fh, start=1):
-                if not text.strip():
-                    continue
-                try:
-                    obj = json.loads(text)
-                except json.JSONDecodeError as exc:
-                    raise InputError(f"not valid JSON: {exc.msg}", path, lineno) from None
-                if not isinstance(obj, dict):
-                    raise InputError("expected a JSON object", path, lineno)
-                rows.append({k: (str(v) if k in ("system", "segment", "id", "metric") else v)
-                             for k, v in obj.items()})
+        rows = [{k: (str(v) if k in ("system", "segment", "id", "metric") else v) for k, v in obj.items()}
+                for _, obj in iter_json_objects(path)]
         frame = pd.DataFrame(rows)
         return normalise_metric_table(frame, source=path), _lower_column(frame)
     raise InputError(f"unknown metric table format {fmt!r} (use json, csv, tsv or jsonl)", path)

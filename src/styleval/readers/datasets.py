@@ -5,7 +5,6 @@ ids and system names match :mod:`styleval.meta.datasets` where both read the sam
 """
 from __future__ import annotations
 
-import json
 import math
 import re
 from pathlib import Path
@@ -15,7 +14,7 @@ from ..errors import InputError
 from ..records import Record
 from .plain import build_records
 from .tabular import iter_delimited
-from .text import StrPath, read_lines, read_lines_with_fallback, read_text, split_lines
+from .text import StrPath, iter_json_objects, read_lines, read_lines_with_fallback
 
 
 def dataset_dir(root: StrPath, name: str) -> Path:
@@ -63,14 +62,8 @@ def read_lai2022_aspect(root: StrPath, aspect: str) -> list[Record]:
         raise InputError(f"unknown lai2022 aspect {aspect!r}; choose from {', '.join(LAI_ASPECT_FILES)}")
     path = dataset_dir(root, "lai2022") / "chatgpt" / LAI_ASPECT_FILES[aspect]
     rows: list[tuple[int, dict[str, Any]]] = []
-    for number, line in enumerate(split_lines(read_text(path)), start=1):
-        if not line.strip():
-            continue
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"not valid JSON: {exc.msg}", path, number) from None
-        if not isinstance(obj, dict) or not {"src", "ref", "sys"} <= obj.keys() or not isinstance(obj["sys"], dict):
+    for number, obj in iter_json_objects(path):
+        if not {"src", "ref", "sys"} <= obj.keys() or not isinstance(obj["sys"], dict):
             raise InputError("expected an object with keys 'src', 'ref' and 'sys'", path, number)
         rows.append((number, obj))
     if len(rows) != 80:

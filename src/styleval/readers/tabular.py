@@ -3,14 +3,13 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 import re
 from pathlib import Path
 from typing import Any, Iterator, Sequence
 
 from ..errors import InputError
 from ..records import Direction, Record
-from .text import StrPath, read_text, split_lines
+from .text import StrPath, iter_json_objects, read_text, split_lines
 
 FORMATS = {".tsv": "tsv", ".tab": "tsv", ".csv": "csv", ".jsonl": "jsonl", ".json-lines": "jsonl",
            ".ndjson": "jsonl"}
@@ -95,19 +94,6 @@ def _csv_rows(text: str, path: StrPath) -> Iterator[tuple[int, list[str]]]:
         csv.field_size_limit(old_limit)
 
 
-def _json_rows(path: StrPath) -> Iterator[tuple[int, dict[str, Any]]]:
-    for number, line in enumerate(split_lines(read_text(path)), start=1):
-        if not line.strip():
-            continue
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"not valid JSON: {exc.msg} (column {exc.colno})", path, number) from None
-        if not isinstance(obj, dict):
-            raise InputError(f"expected a JSON object per line, got {type(obj).__name__}", path, number)
-        yield number, obj
-
-
 def read_table(path: StrPath, *, source_col: str = "source", output_col: str = "output",
                reference_cols: Sequence[str] | None = None, system_col: str = "system", id_col: str = "id",
                direction_col: str = "direction", default_system: str | None = None,
@@ -130,7 +116,7 @@ def read_table(path: StrPath, *, source_col: str = "source", output_col: str = "
     fallback_system = default_system if default_system is not None else Path(path).stem
     fallback_direction = Direction.parse(default_direction)
     if fmt == "jsonl":
-        rows: Iterator[tuple[int, dict[str, Any]]] = _json_rows(path)
+        rows: Iterator[tuple[int, dict[str, Any]]] = iter_json_objects(path)
         header: list[str] | None = None
     else:
         header, delimited = iter_delimited(path, fmt)

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Union
+import json
+from typing import Any, Iterator, Union
 
 from ..errors import InputError
 
@@ -107,3 +108,18 @@ def read_lines_with_fallback(path: StrPath, fallback: str) -> tuple[list[str], l
     if lines and lines[0].startswith(BOM):
         lines[0] = lines[0][1:]
     return lines, repaired
+
+
+def iter_json_objects(path: StrPath) -> Iterator[tuple[int, dict[str, Any]]]:
+    """``(line number, object)`` for every non-blank line of a JSON-lines file; a line that is not a JSON
+    object raises :class:`InputError` with its line number."""
+    for number, line in enumerate(read_lines(path), start=1):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise InputError(f"not valid JSON: {exc.msg} (column {exc.colno})", path, number) from None
+        if not isinstance(obj, dict):
+            raise InputError(f"expected a JSON object per line, got {type(obj).__name__}", path, number)
+        yield number, obj

@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from ..errors import InputError
-from ..readers.tabular import _json_rows, iter_delimited, table_format
+from ..readers.tabular import iter_delimited, table_format
+from ..readers.text import iter_json_objects
 from ..readers.text import StrPath, read_lines
 
 
@@ -79,7 +80,7 @@ def read_labelled(path: StrPath, *, text_col: str = "text", label_col: str = "la
     labels: list[Any] = []
     skipped: list[int] = []
     if fmt == "jsonl":
-        rows = ((n, obj) for n, obj in _json_rows(path))
+        rows = iter_json_objects(path)
     else:
         header, raw = iter_delimited(path, fmt)
         for col in (text_col, label_col):
