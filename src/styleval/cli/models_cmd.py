@@ -47,6 +47,13 @@ def _try_load(entry: cat.CatalogEntry) -> str:
         if entry.kind == cat.SPACY:
             nlp = pool.spacy_pipeline(entry.name)
             return f"yes ({', '.join(nlp.pipe_names)})"
+        if entry.kind == cat.CAUSAL_LM_GGUF:
+            from ..models.causal_lm import converted_dir, resolve_causal_lm
+
+            folder = converted_dir(resolve_causal_lm(entry.name))
+            if not folder.is_dir():
+                return "installed (converted to a cached folder on first use, about a minute)"
+            return f"yes (converted: {folder})"
         return "unknown kind"
     except StyleEvalError as exc:
         return f"no: {exc}"

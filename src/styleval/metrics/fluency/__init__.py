@@ -1,1 +1,2 @@
 """Fluency metrics; importing this package registers them."""
+from . import ngram, perplexity  # noqa: F401

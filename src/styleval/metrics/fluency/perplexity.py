@@ -1,0 +1,141 @@
+"""Perplexity of the outputs under a causal LM, optionally one LM per target style (Lai et al. 2022).
+
+Statistics per segment: ``[nll_sum, n_tokens, truncated]`` (natural-log NLL over the scored tokens, see
+:mod:`styleval.lm.causal`). Segment score: ``exp(nll_sum / n_tokens)``. Corpus score (``corpus="tokens"``,
+the default): ``exp(sum nll / sum n_tokens)``, the perplexity of the whole output text; ``corpus="mean"`` averages
+segment perplexities instead. Lower is better.
+
+``style_lms`` maps a target style to an LM (a folder written by ``styleval train-lm`` or any causal-LM folder):
+each segment is scored by the LM of its direction's target style; segments whose style has no LM (or that have no
+direction) fall back to ``model``, and the signature says so (``lm_fallback:<styles>``).
+"""
+from __future__ import annotations
+
+import math
+from typing import Any, Callable
+
+import numpy as np
+
+from ...errors import InputError
+from ..base import Aspect, Batch, Metric, MetricResult
+from ..registry import register
+
+NLL, NTOK, TRUNC = 0, 1, 2
+
+
+def parse_style_lms(value: "str | dict[str, str] | None") -> dict[str, str]:
+    """``{"formal": dir, ...}`` from a dict or ``"formal=DIR;informal=DIR"`` (the CLI spec form)."""
+    if value is None or value == "":
+        return {}
+    if isinstance(value, dict):
+        return {str(k).strip().lower(): str(v) for k, v in value.items()}
+    out: dict[str, str] = {}
+    for item in filter(None, (p.strip() for p in str(value).split(";"))):
+        style, sep, path = item.partition("=")
+        if not sep or not style.strip() or not path.strip():
+            raise InputError(f"style_lms: {item!r} is not style=path (use 'formal=DIR;informal=DIR')")
+        out[style.strip().lower()] = path.strip()
+    return out
+
+
+@register
+class Perplexity(Metric):
+    """Perplexity under a causal LM (default SmolLM2-135M), per target style when style LMs are given."""
+
+    name = "perplexity"
+    version = "1"
+    aspect = Aspect.FLUENCY
+    higher_is_better = False
+    value_range = (1.0, math.inf)
+    description = "LM perplexity exp(NLL/tokens) of each output; corpus: exp(sum NLL / sum tokens)"
+    libraries = ("torch", "transformers")
+
+    def __init__(self, *, model: str = "smollm2-135m", style_lms: "str | dict[str, str] | None" = None,
+                 corpus: str = "tokens", batch_tokens: int = 4096, max_tokens: int = 0) -> None:
+        if corpus not in ("tokens", "mean"):
+            raise InputError(f"perplexity: corpus must be 'tokens' or 'mean', not {corpus!r}")
+        self.model = model
+        self.style_lms = style_lms
+        self.corpus = corpus
+        self.batch_tokens = int(batch_tokens)
+        self.max_tokens = int(max_tokens)
+        self._style_lms = parse_style_lms(style_lms)
+        self.progress: Callable[[str, int, int], None] | None = None
+
+    def get_params(self) -> dict[str, Any]:
+        params = super().get_params()
+        params.pop("batch_tokens", None)  # does not change scores
+        params["style_lms"] = ";".join(f"{k}={v}" for k, v in sorted(self._style_lms.items())) or "none"
+        return params
+
+    def _lm_for(self, style: str | None) -> str:
+        return self._style_lms.get(style.lower(), self.model) if style else self.model
+
+    def segment_stats(self, batch: Batch) -> np.ndarray:
+        from ...lm.causal import token_nll
+        from ...models.causal_lm import load_causal_lm
+
+        groups: dict[str, list[int]] = {}
+        for i, d in enumerate(batch.directions):
+            groups.setdefault(self._lm_for(d.target_style if d is not None else None), []).append(i)
+        stats = np.zeros((len(batch), 3))
+        for lm_name, rows in groups.items():
+            lm = load_causal_lm(lm_name, progress=self.progress)
+            res = token_nll(lm, [batch.outputs[i] for i in rows], batch_tokens=self.batch_tokens,
+                            max_tokens=self.max_tokens or None, progress=self.progress)
+            stats[rows, NLL] = res.nll
+            stats[rows, NTOK] = res.n_tokens
+            stats[rows, TRUNC] = res.truncated
+        return stats
+
+    def scores_from_stats(self, stats: np.ndarray) -> np.ndarray:
+        stats = np.asarray(stats, dtype=float)
+        n = stats[:, NTOK]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where(n > 0, np.exp(stats[:, NLL] / np.maximum(n, 1)), np.nan)
+
+    def aggregate(self, stats: np.ndarray) -> float:
+        stats = np.asarray(stats, dtype=float)
+        if self.corpus == "mean":
+            scores = self.scores_from_stats(stats)
+            return float(np.nanmean(scores)) if np.isfinite(scores).any() else float("nan")
+        return _from_sums(stats.sum(axis=0)) if len(stats) else float("nan")
+
+    def sum_aggregate(self) -> "Callable[[np.ndarray], float] | None":
+        return _from_sums if self.corpus == "tokens" else None
+
+    # -- identity -------------------------------------------------------------------------------
+    def resources(self) -> dict[str, str]:
+        from ...models.causal_lm import resolve_causal_lm
+
+        out = {f"{k}": v for k, v in resolve_causal_lm(self.model).identity().items()}
+        for style, path in sorted(self._style_lms.items()):
+            ident = resolve_causal_lm(path).identity()
+            out[f"lm[{style}]"] = ident["lm"]
+            out[f"lm[{style}]_hash"] = ident["lm_hash"]
+        return out
+
+    def signature(self, batch: Batch | None = None):  # type: ignore[override]
+        sig = super().signature(batch)
+        if batch is None:
+            return sig
+        missing = sorted({(d.target_style if d is not None else "none") for d in batch.directions
+                          if d is None or d.target_style.lower() not in self._style_lms})
+        if missing and self._style_lms:
+            res = dict(sig.resources)
+            res["lm_fallback"] = ",".join(missing) + "->generic"
+            from dataclasses import replace
+
+            sig = replace(sig, resources=res)
+        return sig
+
+    def score(self, batch: Batch) -> MetricResult:
+        result = super().score(batch)
+        cut = [i for i, t in zip(batch.ids, result.stats[:, TRUNC]) if t]
+        if cut:
+            result.flags["truncated"] = cut
+        return result
+
+
+def _from_sums(sums: np.ndarray) -> float:
+    return math.exp(sums[NLL] / sums[NTOK]) if sums[NTOK] > 0 else float("nan")

