@@ -15,7 +15,7 @@ One known difference from ``bert_score.score``: bert_score pads the texts of a b
 similarities by the padding mask, so a padded position counts as similarity 0 in the greedy max. When every
 real similarity of a token is negative (rare with BERT, seen with MiniLM on unrelated sentence pairs) its
 score then depends on which other texts share the batch (up to 0.015 in F1 on random Yelp pairs). styleval
-scores each pair on its own, which equals bert_score called with one pair at a time (within 1e-7) and does
+scores each pair on its own, which equals bert_score called with one pair at a time (within 2e-7) and does
 not change with batch size or order.
 
 Statistics per segment: ``[P, R, F1, truncated texts]`` (raw, before rescaling); ``component`` picks the
