@@ -46,3 +46,14 @@ def test_rules_are_extensible():
     rules = FormalityRules(slang={"cya": "see you"})
     assert rules.to_formal("cya") == "See you."
     assert rules.to_formal("u") == "U."  # the default list is replaced, not merged
+
+
+def test_transfer_verb_rewrites_a_file(tmp_path):
+    from styleval.cli.main import main
+
+    src = tmp_path / "in.txt"
+    src.write_text("i dunno\nwe can't go\n")
+    out = tmp_path / "out.txt"
+    assert main(["transfer", "--rules", "formality", "--direction", "informal->formal", str(src), "-o", str(out)]) == 0
+    assert out.read_text() == "I do not know.\nWe cannot go.\n"
+    assert main(["transfer", "--rules", "formality", "--direction", "positive->negative", str(src)]) == 2

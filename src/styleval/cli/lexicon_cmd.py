@@ -4,6 +4,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from .lines import map_lines
+
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("lexicon", help="build a style lexicon (Mir et al. 2019) or mask/remove its words")
@@ -39,17 +41,8 @@ def run(args: argparse.Namespace) -> int:
         write_lexicon(lex, args.output, layout=args.layout)
         sys.stdout.write(f"wrote {args.output}: {len(lex)} words\n")
         return 0
-    from ..readers.text import read_lines
-
-    lex = load_lexicon(args.lexicon)
-    lines = sys.stdin.read().splitlines() if args.input == "-" else read_lines(args.input)
-    words = lex.words
+    words = load_lexicon(args.lexicon).words
     edit = (lambda t: mask_style_words(t, words, args.placeholder)) if args.mode == "mask" else \
         (lambda t: remove_style_words(t, words))
-    out = "".join(edit(line) + "\n" for line in lines)
-    if args.output:
-        with open(args.output, "w", encoding="utf-8") as fh:
-            fh.write(out)
-    else:
-        sys.stdout.write(out)
+    map_lines(args.input, args.output, edit)
     return 0

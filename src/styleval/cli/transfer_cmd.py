@@ -2,9 +2,9 @@
 from __future__ import annotations
 
 import argparse
-import sys
 
 from ..errors import InputError
+from .lines import map_lines
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -17,7 +17,6 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..readers.text import read_lines
     from ..records import Direction
     from ..transfer import to_formal, to_informal
 
@@ -25,11 +24,5 @@ def run(args: argparse.Namespace) -> int:
     if direction is None or {direction.source_style, direction.target_style} != {"formal", "informal"}:
         raise InputError(f"--direction must be informal->formal or formal->informal, got {args.direction!r}")
     rule = to_formal if direction.target_style == "formal" else to_informal
-    lines = sys.stdin.read().splitlines() if args.input == "-" else read_lines(args.input)
-    out = "".join(rule(line) + "\n" for line in lines)
-    if args.output:
-        with open(args.output, "w", encoding="utf-8") as fh:
-            fh.write(out)
-    else:
-        sys.stdout.write(out)
+    map_lines(args.input, args.output, rule)
     return 0
