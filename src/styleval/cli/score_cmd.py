@@ -15,10 +15,8 @@ from . import progress
 DEFAULT_METRICS = "bleu,chrf,chrf++,ter,rouge1,rouge2,rougeL,meteor,pinc,levenshtein"
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("score", help="score system outputs with content metrics",
-                       description="Score one or many systems. Give plain-text files (--system/--systems-dir with "
-                                   "--source and --reference) or tables with named columns (--input).")
+def add_input_arguments(p: argparse.ArgumentParser) -> None:
+    """Where the records come from; shared by ``score`` and ``evaluate``."""
     src = p.add_argument_group("inputs")
     src.add_argument("--input", action="append", default=[], metavar="TABLE",
                      help="TSV/CSV/JSONL with columns source, output, ref*, system, id, direction (repeatable)")
@@ -35,6 +33,24 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                                                      "and --domain")
     src.add_argument("--domain", help="GYAFC domain (Entertainment_Music or Family_Relationships; default both)")
     src.add_argument("--split", default="test", help="GYAFC split (default: test)")
+
+
+def add_statistics_arguments(p: argparse.ArgumentParser, significance: str = "none") -> None:
+    """Intervals and paired tests; shared by ``score`` and ``evaluate``."""
+    s = p.add_argument_group("statistics")
+    s.add_argument("--bootstrap", type=int, default=1000, help="bootstrap resamples for CIs (0: none)")
+    s.add_argument("--confidence", type=float, default=0.95)
+    s.add_argument("--significance", choices=SIGNIFICANCE_METHODS, default=significance,
+                   help=f"paired test between systems (default: {significance})")
+    s.add_argument("--baseline", help="compare every system with this one (default: all pairs)")
+    s.add_argument("--seed", type=int, default=12345)
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("score", help="score system outputs with content metrics",
+                       description="Score one or many systems. Give plain-text files (--system/--systems-dir with "
+                                   "--source and --reference) or tables with named columns (--input).")
+    add_input_arguments(p)
     m = p.add_argument_group("metrics")
     m.add_argument("--metrics", "-m", default=DEFAULT_METRICS,
                    help=f"comma-separated metric specs, name or name:key=value;... (default: {DEFAULT_METRICS}). "
@@ -52,13 +68,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     m.add_argument("--sentiment-aware", metavar="LEXICON",
                    help="also score every higher-is-better content metric with SAM, C(1-p) (Saadany et al.); "
                         "LEXICON: vader, sentiwordnet:PATH, file:PATH (lemma<TAB>pos<TAB>polarity)")
-    s = p.add_argument_group("statistics")
-    s.add_argument("--bootstrap", type=int, default=1000, help="bootstrap resamples for CIs (0: none)")
-    s.add_argument("--confidence", type=float, default=0.95)
-    s.add_argument("--significance", choices=SIGNIFICANCE_METHODS, default="none",
-                   help="paired test between systems")
-    s.add_argument("--baseline", help="compare every system with this one (default: all pairs)")
-    s.add_argument("--seed", type=int, default=12345)
+    add_statistics_arguments(p)
     o = p.add_argument_group("outputs")
     o.add_argument("--json", metavar="FILE", help="write everything (segments, corpus, CIs, signatures) as JSON")
     o.add_argument("--csv", metavar="FILE", help="write corpus scores as CSV")

@@ -1,0 +1,72 @@
+"""``styleval evaluate``: the recommended metric battery for a transfer direction, with intervals, significance
+marks, overall scores and the reasons for each choice. Inputs are those of ``styleval score``."""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from . import progress, score_cmd
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("evaluate", help="run the recommended style/content/fluency battery with overall scores",
+                       description="Evaluate systems with the metrics recommended for their transfer direction: "
+                                   "style classifier accuracy and EMD, content against the source (BERTScore or "
+                                   "sentence cosine) and the references (BLEU, chrF, METEOR), perplexity, and "
+                                   "overall HM and J. Inputs are those of `styleval score`.")
+    score_cmd.add_input_arguments(p)
+    score_cmd.add_statistics_arguments(p, significance="paired-bootstrap")
+    b = p.add_argument_group("battery")
+    b.add_argument("--fast", action="store_true",
+                   help="leave out the neural content and fluency models (lexical metrics and the style classifier)")
+    b.add_argument("--style-model", default="auto",
+                   help="style classifier: shipped name or model folder (default: auto, the one covering the direction)")
+    b.add_argument("--content-model", choices=("bertscore", "sentence_cosine"), default="bertscore",
+                   help="embedding metric against the source (default: bertscore)")
+    b.add_argument("--lm", default="smollm2-135m", help="generic LM for perplexity (default: smollm2-135m)")
+    b.add_argument("--style-lm", action="append", default=[], metavar="STYLE=DIR",
+                   help="a target-style LM for perplexity (repeatable), e.g. formal=lms/formal")
+    b.add_argument("--fluency-threshold", type=float, default=200.0,
+                   help="perplexity at or below which an output counts as fluent in J (default: 200)")
+    o = p.add_argument_group("outputs")
+    o.add_argument("--json", metavar="FILE", help="write the evaluation as JSON (input of `styleval report`)")
+    o.add_argument("--html", metavar="FILE", help="also write the HTML report")
+    o.add_argument("--markdown", metavar="FILE", help="also write the Markdown report")
+    o.add_argument("--no-progress", action="store_true", help="no progress bar")
+    o.add_argument("--quiet", "-q", action="store_true", help="print nothing but errors")
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..errors import InputError
+    from ..evaluation import evaluate
+    from ..evaluation.summary import text_report
+
+    style_lms = {}
+    for item in args.style_lm:
+        style, sep, path = item.partition("=")
+        if not sep or not style.strip() or not path.strip():
+            raise InputError(f"--style-lm {item!r}: expected STYLE=DIR")
+        style_lms[style.strip()] = path.strip()
+    records = score_cmd.load_records(args)
+    bar = progress.make(not (args.no_progress or args.quiet))
+    ev = evaluate(records, style_model=args.style_model, content_model=args.content_model, lm=args.lm,
+                  style_lms=style_lms or None, fluency_threshold=args.fluency_threshold, fast=args.fast,
+                  bootstrap=args.bootstrap, confidence=args.confidence, significance=args.significance,
+                  baseline=args.baseline, seed=args.seed, progress=bar)
+    if args.json:
+        ev.write_json(args.json)
+    if args.html or args.markdown:
+        from ..report.html import write_report
+
+        write_report(ev, html=args.html, markdown=args.markdown)
+    if not args.quiet:
+        print(text_report(ev.to_dict()))
+        print("\nsignatures:")
+        for metric, sig in ev.result.signatures().items():
+            print(f"  {metric}: {sig}")
+    for path in (args.json, args.html, args.markdown):
+        if path:
+            print(f"wrote {Path(path)}", file=sys.stderr)
+    return 0

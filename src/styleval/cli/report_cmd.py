@@ -1,0 +1,31 @@
+"""``styleval report``: an HTML (self-contained, figures embedded) and/or Markdown report from the JSON written by
+``styleval evaluate --json``."""
+from __future__ import annotations
+
+import argparse
+import sys
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("report", help="write an HTML/Markdown report of an evaluation",
+                       description="Render `styleval evaluate --json FILE` output as a self-contained HTML page "
+                                   "(tables with intervals and significance marks, trade-off and distribution "
+                                   "plots) and/or Markdown.")
+    p.add_argument("evaluation", metavar="EVALUATION_JSON", help="the file written by `styleval evaluate --json`")
+    p.add_argument("--html", "-o", metavar="FILE", help="write the HTML report here")
+    p.add_argument("--markdown", metavar="FILE", help="write the Markdown report here")
+    p.add_argument("--title", default="styleval evaluation")
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..errors import InputError
+    from ..evaluation import load_evaluation
+    from ..report.html import write_report
+
+    if not (args.html or args.markdown):
+        raise InputError("nothing to write: give --html FILE and/or --markdown FILE")
+    data = load_evaluation(args.evaluation)
+    for path in write_report(data, html=args.html, markdown=args.markdown, title=args.title):
+        print(f"wrote {path}", file=sys.stderr)
+    return 0

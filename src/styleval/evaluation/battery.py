@@ -1,0 +1,279 @@
+"""The evaluation battery: style, content, fluency and overall scores chosen for a transfer direction.
+
+``evaluate(records)`` picks the metrics, scores them in one call to :func:`styleval.score` (so corpus scores,
+intervals and paired tests are exactly those of ``styleval score`` with the same metric specs), adds the overall
+scores and records why each metric was chosen (``Evaluation.rationale``).
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from ..errors import InputError
+from ..records import Record
+from ..results import ScoreResult
+
+FORMAT = "styleval-evaluation/1"
+CONTENT_MODELS = ("bertscore", "sentence_cosine")
+DEFAULT_LM = "smollm2-135m"
+DEFAULT_FLUENCY_THRESHOLD = 200.0
+
+Progress = Callable[[str, int, int], None]
+
+
+@dataclass
+class Evaluation:
+    """Result of :func:`evaluate`.
+
+    ``result``: the ScoreResult of every metric; ``aspects``: aspect -> metric names in display order;
+    ``roles``: which metric plays style / content / similarity / fluency in the overall scores;
+    ``overall``: rows ``system, score, value`` (``hm``, ``gm``, ``j``); ``rationale``: one sentence per choice;
+    ``metric_specs``: the specs given to :func:`styleval.score` (re-run them to reproduce every number).
+    """
+
+    result: ScoreResult
+    overall: pd.DataFrame
+    rationale: list[str]
+    aspects: dict[str, list[str]]
+    roles: dict[str, str]
+    metric_specs: list[Any]  # spec strings and metric instances
+    settings: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def systems(self) -> list[str]:
+        return self.result.systems
+
+    def overall_score(self, system: str, name: str) -> float:
+        rows = self.overall[(self.overall["system"] == system) & (self.overall["score"] == name)]
+        if rows.empty:
+            raise KeyError(f"no overall score {name!r} for system {system!r}")
+        return float(rows["value"].iloc[0])
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"format": FORMAT, "settings": self.settings,
+                "metric_specs": [s if isinstance(s, str) else repr(s) for s in self.metric_specs],
+                "aspects": {k: list(v) for k, v in self.aspects.items()}, "roles": dict(self.roles),
+                "overall": [{"system": r.system, "score": r.score,
+                             "value": None if not np.isfinite(r.value) else float(r.value)}
+                            for r in self.overall.itertuples(index=False)],
+                "rationale": list(self.rationale), "score": self.result.to_dict()}
+
+    def write_json(self, path: str | Path) -> None:
+        Path(path).write_text(json.dumps(self.to_dict(), indent=1, ensure_ascii=False), encoding="utf-8")
+
+
+def load_evaluation(path: str | Path) -> dict[str, Any]:
+    """Read the JSON written by :meth:`Evaluation.write_json` (``styleval evaluate --json``)."""
+    p = Path(path)
+    try:
+        data = json.loads(p.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise InputError("file not found", p) from None
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise InputError(f"not a JSON file: {exc}", p) from None
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise InputError(f"not a styleval evaluation (expected format {FORMAT!r}; write one with "
+                         "`styleval evaluate --json FILE`)", p)
+    return data
+
+
+def as_dict(evaluation: "Evaluation | Mapping[str, Any]") -> dict[str, Any]:
+    """The JSON form of an evaluation, from an Evaluation or an already-loaded dict."""
+    if isinstance(evaluation, Evaluation):
+        return evaluation.to_dict()
+    if isinstance(evaluation, Mapping) and evaluation.get("format") == FORMAT:
+        return dict(evaluation)
+    raise InputError(f"expected an Evaluation or its JSON form (format {FORMAT!r})")
+
+
+# ------------------------------------------------------------------------------------------ choices
+def _styles(records: Sequence[Record]) -> tuple[list[str], set[str]]:
+    directions, styles = [], set()
+    for r in records:
+        if r.direction is None:
+            raise InputError(f"record {r.id!r} of system {r.system!r} has no transfer direction; evaluate chooses its "
+                             "metrics by direction: give --direction SRC->TGT (e.g. informal->formal)")
+        text = f"{r.direction.source_style}->{r.direction.target_style}"
+        if text not in directions:
+            directions.append(text)
+        styles.update({r.direction.source_style, r.direction.target_style})
+    return directions, styles
+
+
+def _style_model(style_model: str, styles: set[str], rationale: list[str], fast: bool = False) -> str:
+    from ..metrics.style._model import AUTO, choose_model
+    from ..style.model import CLASSIFIER
+    from ..style.pretrained import load_style_model
+
+    if style_model != AUTO:
+        model = load_style_model(style_model)
+        rationale.append(f"style: classifier {style_model!r} as given (labels {', '.join(model.labels)}).")
+        return style_model
+    name = choose_model(CLASSIFIER, styles)
+    model = load_style_model(name)
+    blocks = ", ".join(str(getattr(b, "kind", None) or b.config().get("kind", type(b).__name__))
+                       for b in getattr(model, "blocks", ())) or "see the model card"
+    rationale.append(f"style: shipped classifier {name!r} is the one covering the styles {', '.join(sorted(styles))} "
+                     f"(features: {blocks}); style accuracy is the share of outputs it labels as the target style, "
+                     "and the direction-corrected EMD (Mir et al. 2019) credits moving the style distribution from "
+                     "the source towards the target."
+                     + (" In fast mode it is kept because no TF-IDF-only classifier covers these styles; its "
+                        "embedding block loads a small sentence encoder." if fast and "embedding" in blocks else ""))
+    return name
+
+
+def evaluate(records: Sequence[Record], *, style_model: str = "auto", content_model: str = "bertscore",
+             lm: str = DEFAULT_LM, style_lms: "str | Mapping[str, str] | None" = None,
+             fluency_threshold: float = DEFAULT_FLUENCY_THRESHOLD, fast: bool = False, bootstrap: int = 1000,
+             confidence: float = 0.95, significance: str = "paired-bootstrap", baseline: str | None = None,
+             seed: int = 12345, progress: Progress | None = None) -> Evaluation:
+    """Score ``records`` with the battery recommended for their transfer direction(s).
+
+    * style: ``style_accuracy`` and ``style_emd`` with the best style classifier for the direction
+      (``style_model="auto"``: the shipped classifier whose labels cover the direction's styles);
+    * content: ``content_model`` (``bertscore`` or ``sentence_cosine``) against the source, and ``bleu``,
+      ``chrf``, ``meteor`` against the source and, when records have references, against all references;
+    * fluency: ``perplexity`` under ``lm``, or under a target-style LM per style in ``style_lms``;
+    * overall: ``hm``/``gm`` of corpus style accuracy and content (BLEU/ref ÷ 100 when references exist, else the
+      source-side similarity) and ``j`` = mean over segments of STA·SIM·FL (ParaDetox), FL = 1[perplexity ≤
+      ``fluency_threshold``].
+
+    ``fast=True`` leaves out the neural content and fluency models (lexical metrics and the style classifier only);
+    SIM in J is then chrF/src ÷ 100 and J has no fluency factor.
+    """
+    from ..scoring import score
+
+    records = list(records)
+    if not records:
+        raise InputError("no records to evaluate")
+    if content_model not in CONTENT_MODELS:
+        raise InputError(f"content_model must be one of {', '.join(CONTENT_MODELS)}, got {content_model!r}")
+    if not fluency_threshold > 0:
+        raise InputError(f"fluency_threshold must be positive, got {fluency_threshold!r}")
+    directions, styles = _styles(records)
+    has_refs = any(r.references for r in records)
+    n_refs = max((len(r.references) for r in records), default=0)
+    rationale = [f"direction{'s' if len(directions) > 1 else ''}: {', '.join(directions)}; "
+                 f"{len(set(r.system for r in records))} system(s), {len(records)} records"
+                 + (f", up to {n_refs} reference(s) per segment." if has_refs else ", no references.")]
+
+    model = _style_model(style_model, styles, rationale, fast)
+    specs: list[Any] = [f"style_accuracy:model={model}", f"style_emd:model={model}"]
+    aspects: dict[str, list[str]] = {"style": ["style_accuracy", "style_emd"], "content": [], "fluency": []}
+    roles = {"style": "style_accuracy"}
+
+    if fast:
+        rationale.append("fast: neural content and fluency models left out (no BERTScore/embeddings, no perplexity); "
+                         "content is lexical only.")
+    else:
+        specs.append(f"{content_model}:against=source")
+        aspects["content"].append(f"{content_model}/src")
+        what = "BERTScore F1 (contextual token embeddings)" if content_model == "bertscore" else \
+            "cosine of sentence embeddings"
+        rationale.append(f"content: {what} against the source measures meaning preservation without rewarding the "
+                         "source's style words as lexical overlap does.")
+    lexical = ["bleu", "chrf", "meteor"]
+    for name in lexical:
+        specs.append(f"{name}:against=source")
+        aspects["content"].append(f"{name}/src")
+    if has_refs:
+        for name in lexical:
+            specs.append(f"{name}:against=references")
+            aspects["content"].append(f"{name}/ref")
+        rationale.append(f"content: BLEU, chrF and METEOR against the source and against all {n_refs} references "
+                         "(multi-reference), since copying the input scores high against the source only.")
+    else:
+        rationale.append("content: BLEU, chrF and METEOR against the source only (no references given); high values "
+                         "can mean the system copied its input, read them with style accuracy.")
+
+    lm_map: dict[str, str] = {}
+    if not fast:
+        from ..metrics.fluency.perplexity import parse_style_lms
+
+        lm_map = parse_style_lms(dict(style_lms) if isinstance(style_lms, Mapping) else style_lms)
+        from ..metrics import registry
+
+        # an instance, not a spec string: several style LMs need ';' inside one parameter value
+        spec = registry.create("perplexity", model=lm, style_lms=lm_map or None)
+        if lm_map:
+            targets = sorted({d.split("->")[1].lower() for d in directions})
+            missing = [t for t in targets if t not in lm_map]
+            rationale.append(f"fluency: perplexity under the target-style LM(s) given ({', '.join(sorted(lm_map))})"
+                             + (f"; segments with target {', '.join(missing)} fall back to {lm!r}" if missing else "")
+                             + " (Lai et al. 2022).")
+        else:
+            rationale.append(f"fluency: perplexity under the generic LM {lm!r}: no target-style LM was given "
+                             "(pass style_lms / --style-lm STYLE=DIR for one, which measures fluency in the target "
+                             "style); lower is better.")
+        specs.append(spec)
+        aspects["fluency"].append("perplexity")
+        roles["fluency"] = "perplexity"
+
+    if has_refs:
+        roles["content"] = "bleu/ref"
+        content_note = "BLEU/ref ÷ 100"
+    elif fast:
+        roles["content"] = "chrf/src"
+        content_note = "chrF/src ÷ 100"
+    else:
+        roles["content"] = f"{content_model}/src"
+        content_note = f"{content_model}/src clipped to [0, 1]"
+    roles["similarity"] = "chrf/src" if fast else f"{content_model}/src"
+
+    result = score(records, specs, against=("source", "references"), bootstrap=bootstrap,
+                   confidence=confidence, significance=significance, baseline=baseline, seed=seed,
+                   progress=progress)
+    overall = _overall(result, roles, fluency_threshold)
+    rationale.append(f"overall: hm and gm of corpus style accuracy and {content_note} (Lai et al. 2022); "
+                     f"j = mean over segments of STA·SIM·FL (ParaDetox, Logacheva et al. 2022) with STA the "
+                     f"classifier's 0/1 decision, SIM = {roles['similarity']}"
+                     + (" ÷ 100" if fast else " clipped to [0, 1]")
+                     + (f", FL = 1[perplexity ≤ {fluency_threshold:g}]." if "fluency" in roles
+                        else ", no fluency factor (fast)."))
+    if bootstrap > 0:
+        rationale.append(f"intervals: {confidence:.0%} bootstrap CIs ({bootstrap} resamples, seed {seed}); "
+                         f"significance: {significance}"
+                         + (f" against baseline {baseline!r}." if baseline else " between every pair of systems."))
+    settings = {"fast": fast, "style_model": model, "content_model": None if fast else content_model,
+                "lm": None if fast else lm, "style_lms": lm_map or None, "fluency_threshold": fluency_threshold,
+                "directions": directions, "has_references": has_refs, **result.settings}
+    return Evaluation(result=result, overall=overall, rationale=rationale, aspects=aspects, roles=roles,
+                      metric_specs=specs, settings=settings)
+
+
+def _unit(values: np.ndarray, metric: str) -> np.ndarray:
+    v = np.asarray(values, dtype=float)
+    if metric.startswith(("bleu", "chrf")):
+        v = v / 100.0
+    return np.clip(v, 0.0, 1.0)
+
+
+def _overall(result: ScoreResult, roles: Mapping[str, str], threshold: float) -> pd.DataFrame:
+    from ..metrics.overall.combine import geometric_mean, harmonic_mean, joint_segments
+
+    rows = []
+    for system in result.systems:
+        sta = result.get(roles["style"], system)
+        content = result.get(roles["content"], system)
+        s = float(np.clip(sta.corpus_score, 0.0, 1.0))
+        c = float(_unit(np.array([content.corpus_score]), roles["content"])[0])
+        rows.append({"system": system, "score": "hm", "value": harmonic_mean(s, c)})
+        rows.append({"system": system, "score": "gm", "value": geometric_mean(s, c)})
+        sim = result.get(roles["similarity"], system)
+        if list(sim.ids) != list(sta.ids):
+            raise InputError(f"system {system!r}: style and similarity scores cover different segments")
+        sta_seg = np.clip(np.asarray(sta.segment_scores, dtype=float), 0.0, 1.0)
+        sim_seg = _unit(sim.segment_scores, roles["similarity"])
+        if "fluency" in roles:
+            fl = result.get(roles["fluency"], system)
+            fl_seg = (np.asarray(fl.segment_scores, dtype=float) <= threshold).astype(float)
+        else:
+            fl_seg = np.ones_like(sta_seg)
+        seg = joint_segments(np.nan_to_num(sta_seg), np.nan_to_num(sim_seg), fl_seg)
+        rows.append({"system": system, "score": "j", "value": float(np.mean(seg)) if seg.size else float("nan")})
+    return pd.DataFrame(rows, columns=["system", "score", "value"])

@@ -1,0 +1,130 @@
+"""Per-aspect tables of an evaluation, shared by the terminal output and the HTML/Markdown report.
+
+Everything here reads the JSON form of an evaluation (``Evaluation.to_dict()`` or ``evaluate --json``), so a
+report written from a file shows the same numbers as one written from the Evaluation object. Scores are printed
+with ``.4g`` like ``styleval score``.
+"""
+from __future__ import annotations
+
+import math
+import string
+from typing import Any, Mapping
+
+ASPECTS = ("style", "content", "fluency")
+OVERALL_NAMES = {"hm": "HM(style acc., content)", "gm": "GM(style acc., content)", "j": "J (STA·SIM·FL)"}
+
+
+def fmt(value: float | None) -> str:
+    """A score as ``styleval score`` prints it (``.4g``); ``nan`` for a missing value."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "nan"
+    return f"{value:.4g}"
+
+
+def system_letters(systems: list[str]) -> dict[str, str]:
+    """One letter per system (a, b, ...; then a1, b1, ... after z), used by significance marks."""
+    letters = string.ascii_lowercase
+    return {s: letters[i % 26] + ("" if i < 26 else str(i // 26)) for i, s in enumerate(systems)}
+
+
+def significance_letters(data: Mapping[str, Any], metric: str, system: str, alpha: float = 0.05) -> str:
+    """Letters of the systems that ``system`` is significantly better than on ``metric`` (p < alpha)."""
+    score = data["score"]
+    systems = list(score["settings"].get("systems") or dict.fromkeys(c["system"] for c in score["corpus"]))
+    letters = system_letters(systems)
+    hib = next((c["higher_is_better"] for c in score["corpus"] if c["metric"] == metric), True)
+    beaten = []
+    for comp in score.get("comparisons", []):
+        if comp["metric"] != metric or comp["p_value"] is None or comp["p_value"] >= alpha:
+            continue
+        delta = comp["delta"] if hib else -comp["delta"]  # delta = system - baseline
+        if comp["system"] == system and delta > 0:
+            beaten.append(comp["baseline"])
+        elif comp["baseline"] == system and delta < 0:
+            beaten.append(comp["system"])
+    return "".join(sorted(letters[s] for s in set(beaten) if s in letters))
+
+
+def _corpus(data: Mapping[str, Any]) -> dict[tuple[str, str], dict[str, Any]]:
+    return {(c["metric"], c["system"]): c for c in data["score"]["corpus"]}
+
+
+def systems_of(data: Mapping[str, Any]) -> list[str]:
+    score = data["score"]
+    return list(score["settings"].get("systems") or dict.fromkeys(c["system"] for c in score["corpus"]))
+
+
+def format_cell(entry: Mapping[str, Any] | None, marks: str = "", interval: bool = True) -> str:
+    """``score [low, high]`` followed by ``^letters`` of the systems it significantly beats."""
+    if entry is None:
+        return "-"
+    text = fmt(entry["score"])
+    if interval and entry.get("ci"):
+        text += f" [{fmt(entry['ci'][0])}, {fmt(entry['ci'][1])}]"
+    if marks:
+        text += f" ^{marks}"
+    return text
+
+
+def aspect_rows(data: Mapping[str, Any], aspect: str) -> list[dict[str, Any]]:
+    """Rows of one aspect: ``metric``, ``higher_is_better``, and per system ``cells[system]`` with the corpus
+    entry (score, ci), the significance letters and the formatted text."""
+    corpus = _corpus(data)
+    systems = systems_of(data)
+    rows = []
+    for metric in data["aspects"].get(aspect, []):
+        first = next((corpus[(metric, s)] for s in systems if (metric, s) in corpus), None)
+        if first is None:
+            continue
+        cells = {}
+        for system in systems:
+            entry = corpus.get((metric, system))
+            marks = significance_letters(data, metric, system) if entry else ""
+            cells[system] = {"score": None if entry is None else entry["score"],
+                             "ci": None if entry is None else entry["ci"], "marks": marks,
+                             "text": format_cell(entry, marks)}
+        rows.append({"metric": metric, "higher_is_better": first["higher_is_better"], "cells": cells})
+    return rows
+
+
+def overall_rows(data: Mapping[str, Any]) -> list[dict[str, Any]]:
+    systems = systems_of(data)
+    values = {(o["system"], o["score"]): o["value"] for o in data["overall"]}
+    names = list(dict.fromkeys(o["score"] for o in data["overall"]))
+    return [{"metric": OVERALL_NAMES.get(n, n), "key": n, "higher_is_better": True,
+             "cells": {s: {"score": values.get((s, n)), "ci": None, "marks": "", "text": fmt(values.get((s, n)))}
+                       for s in systems}} for n in names]
+
+
+def text_report(data: Mapping[str, Any]) -> str:
+    """The terminal form: one table per aspect, the overall table, the legend and the rationale."""
+    from ..report.tables import text_table
+
+    systems = systems_of(data)
+    letters = system_letters(systems)
+    header = ["metric"] + [f"{s} ({letters[s]})" for s in systems]
+    parts = []
+    for aspect in ASPECTS:
+        rows = aspect_rows(data, aspect)
+        if rows:
+            parts.append(f"{aspect}\n" + text_table(header, [[f"{r['metric']} {'↑' if r['higher_is_better'] else '↓'}"]
+                                                             + [r["cells"][s]["text"] for s in systems]
+                                                             for r in rows]))
+    parts.append("overall\n" + text_table(header, [[r["metric"] + " ↑"] + [r["cells"][s]["text"] for s in systems]
+                                                   for r in overall_rows(data)]))
+    parts.append(legend(data))
+    parts.append("why these metrics:\n" + "\n".join(f"  - {line}" for line in data["rationale"]))
+    return "\n\n".join(parts)
+
+
+def legend(data: Mapping[str, Any]) -> str:
+    settings = data["score"]["settings"]
+    text = []
+    if settings.get("bootstrap"):
+        text.append(f"[low, high]: {settings.get('confidence', 0.95):.0%} bootstrap CI "
+                    f"({settings['bootstrap']} resamples, seed {settings.get('seed')})")
+    if settings.get("significance") not in (None, "none"):
+        text.append(f"^letters: significantly better (p < 0.05, {settings['significance']}) than the systems with "
+                    "those letters" + (f" (tested against baseline {settings['baseline']!r} only)"
+                                       if settings.get("baseline") else ""))
+    return "; ".join(text)
