@@ -20,9 +20,9 @@ pytest.importorskip("fastapi")
 uvicorn = pytest.importorskip("uvicorn")
 webdriver = pytest.importorskip("selenium.webdriver")
 
+from selenium.common.exceptions import WebDriverException  # noqa: E402
 from selenium.webdriver.chrome.service import Service  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
-from selenium.webdriver.support import expected_conditions as ec  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
 from styleval.human import CampaignSpec, Store, build_campaign  # noqa: E402
@@ -112,7 +112,18 @@ def _click_and_load(driver, by: str, value: str) -> None:
     """Click an element that leaves the page, and wait until the next page replaced it."""
     element = driver.find_element(by, value)
     element.click()
-    WebDriverWait(driver, 15).until(ec.staleness_of(element))
+
+    def replaced(_driver) -> bool:
+        # Chromium reports a node of the old document either as stale or, while the new document is being
+        # attached, as "Node with given id does not belong to the document": both mean the page was replaced.
+        try:
+            element.is_enabled()
+            return False
+        except WebDriverException:
+            return True
+
+    WebDriverWait(driver, 30).until(replaced)
+    WebDriverWait(driver, 30).until(lambda d: d.execute_script("return document.readyState") == "complete")
 
 
 def _answer_page(driver) -> None:

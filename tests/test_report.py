@@ -77,3 +77,27 @@ def test_cli_report(ev, tmp_path):
     with pytest.raises(InputError):
         args = parser.parse_args(["report", str(tmp_path / "ev.json")])
         args.run(args)
+
+
+def test_report_renders_in_headless_chromium(ev, tmp_path):
+    """The HTML report opens in Debian's Chromium; the screenshot is kept in $STYLEVAL_SCREENSHOTS."""
+    import os
+    import shutil
+    import subprocess
+    from pathlib import Path
+
+    chromium = shutil.which("chromium")
+    if chromium is None:
+        pytest.skip("Debian's chromium is not installed (scripts/setup_human_eval_deps.sh installs it)")
+    html = tmp_path / "report.html"
+    write_report(ev, html=str(html))
+    folder = Path(os.environ.get("STYLEVAL_SCREENSHOTS") or tmp_path / "screenshots")
+    folder.mkdir(parents=True, exist_ok=True)
+    shot = folder / "evaluation_report.png"
+    shot.unlink(missing_ok=True)
+    flags = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+             "--disable-background-networking", "--disable-component-update", "--disable-sync",
+             f"--user-data-dir={tmp_path / 'profile'}", "--window-size=1200,1600", f"--screenshot={shot}"]
+    subprocess.run([chromium, *flags, html.as_uri()], capture_output=True, timeout=120, check=False)
+    # a blank or error page is a few kB; the tables and two embedded figures make it far larger
+    assert shot.is_file() and shot.stat().st_size > 50_000
