@@ -107,3 +107,18 @@ def test_auto_picks_a_shipped_model() -> None:
     res = registry.create("style_accuracy").score(b)
     assert list(res.segment_scores) == [1.0, 0.0]
     assert res.signature.resources["style_model"] == "toxicity-classifier-paradetox"
+
+
+def test_style_regression_gets_an_interval_through_score():
+    """Its statistics hold no placeholder NaN, so the bootstrap interval is computed like any other metric's."""
+    import styleval
+    from styleval.examples import get
+    from styleval.readers import read_system_dir
+
+    ex = get("formality")
+    recs = read_system_dir(ex.systems_dir, ex.source, list(ex.references), direction=ex.direction)
+    result = styleval.score(recs, ["style_regression"], bootstrap=100)
+    for r in result:
+        assert r.ci is not None and r.ci[0] <= r.corpus_score <= r.ci[1]
+    # the full rewrite is more formal than the copied input
+    assert result.get("style_regression", "rewrite").corpus_score > result.get("style_regression", "copy").corpus_score

@@ -47,7 +47,7 @@ def add_statistics_arguments(p: argparse.ArgumentParser, significance: str = "no
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("score", help="score system outputs with content metrics",
+    p = sub.add_parser("score", help="score system outputs with chosen metrics (content, style, fluency)",
                        description="Score one or many systems. Give plain-text files (--system/--systems-dir with "
                                    "--source and --reference) or tables with named columns (--input).")
     add_input_arguments(p)

@@ -17,7 +17,8 @@ from ._model import StyleModelMetric
 class StyleRegression(StyleModelMetric):
     """The regressor's score of the output, negated when the target is the model's low pole (formal->informal
     flips the sign), so higher is always further toward the target. ``relative=True`` subtracts the source's
-    oriented score (the change made). Statistics: ``[oriented score, raw output score, raw source score]``."""
+    oriented score (the change made). Statistics: ``[oriented score, raw output score]``, plus the raw source
+    score when ``relative``."""
 
     name = "style_regression"
     description = "style regressor score oriented by the direction (default: PT16 formality regressor)"
@@ -36,9 +37,10 @@ class StyleRegression(StyleModelMetric):
         reg = self.load(batch)
         sign = np.where(self.target_index(reg, batch.directions) == 1, 1.0, -1.0)
         out = reg.regress(batch.outputs)
-        src = reg.regress(batch.sources) if self.relative else np.full(len(out), np.nan)
-        score = sign * (out - src) if self.relative else sign * out
-        return np.column_stack([score, out, src])
+        if not self.relative:
+            return np.column_stack([sign * out, out])
+        src = reg.regress(batch.sources)
+        return np.column_stack([sign * (out - src), out, src])
 
 
 @register
