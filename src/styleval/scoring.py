@@ -86,6 +86,7 @@ def _add_interval(result: MetricResult, metric: Metric, options: ResamplingOptio
 
     ok = _finite_rows(result.stats)
     if ok.sum() < 2:
+        result.extra["ci_skipped"] = f"{int(ok.sum())} segment(s) with finite statistics; an interval needs 2"
         return
     ci = bootstrap_ci(result.stats[ok], metric.aggregate, sum_then=metric.sum_aggregate(),
                       n_resamples=options.bootstrap, confidence=options.confidence, seed=options.seed)
