@@ -33,6 +33,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     o.add_argument("--json", metavar="FILE", help="write the evaluation as JSON (input of `styleval report`)")
     o.add_argument("--html", metavar="FILE", help="also write the HTML report")
     o.add_argument("--markdown", metavar="FILE", help="also write the Markdown report")
+    o.add_argument("--human", metavar="FILE",
+                   help="human judgments (CSV/TSV/JSONL, as for `styleval meta`) whose correlations with every "
+                        "metric the HTML/Markdown report shows; needs --html or --markdown")
     o.add_argument("--no-progress", action="store_true", help="no progress bar")
     o.add_argument("--quiet", "-q", action="store_true", help="print nothing but errors")
     p.set_defaults(run=run)
@@ -49,6 +52,13 @@ def run(args: argparse.Namespace) -> int:
         if not sep or not style.strip() or not path.strip():
             raise InputError(f"--style-lm {item!r}: expected STYLE=DIR")
         style_lms[style.strip()] = path.strip()
+    human = None
+    if getattr(args, "human", None):
+        if not (args.html or args.markdown):
+            raise InputError("--human adds correlations to the report: give --html FILE and/or --markdown FILE")
+        from ..meta.judgments import Judgments
+
+        human = Judgments.read(args.human)  # read before the long evaluation, so a bad file fails fast
     records = score_cmd.load_records(args)
     bar = progress.make(not (args.no_progress or args.quiet))
     ev = evaluate(records, style_model=args.style_model, content_model=args.content_model, lm=args.lm,
@@ -60,7 +70,7 @@ def run(args: argparse.Namespace) -> int:
     if args.html or args.markdown:
         from ..report.html import write_report
 
-        write_report(ev, html=args.html, markdown=args.markdown)
+        write_report(ev, html=args.html, markdown=args.markdown, human=human)
     if not args.quiet:
         print(text_report(ev.to_dict()))
         print("\nsignatures:")

@@ -15,6 +15,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--html", "-o", metavar="FILE", help="write the HTML report here")
     p.add_argument("--markdown", metavar="FILE", help="write the Markdown report here")
     p.add_argument("--title", default="styleval evaluation")
+    p.add_argument("--human", metavar="FILE",
+                   help="human judgments (CSV/TSV/JSONL: system, segment, annotator, aspect, score[, direction]); "
+                        "adds the correlation of every metric with every human aspect (system Pearson, segment "
+                        "Kendall tau-like per input) and top-N/last-N curves")
     p.set_defaults(run=run)
 
 
@@ -25,7 +29,12 @@ def run(args: argparse.Namespace) -> int:
 
     if not (args.html or args.markdown):
         raise InputError("nothing to write: give --html FILE and/or --markdown FILE")
+    human = None
+    if args.human:
+        from ..meta.judgments import Judgments
+
+        human = Judgments.read(args.human)
     data = load_evaluation(args.evaluation)
-    for path in write_report(data, html=args.html, markdown=args.markdown, title=args.title):
+    for path in write_report(data, html=args.html, markdown=args.markdown, title=args.title, human=human):
         print(f"wrote {path}", file=sys.stderr)
     return 0

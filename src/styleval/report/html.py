@@ -4,6 +4,12 @@ The report reads the JSON form of an evaluation, so it is the same whether it is
 :class:`~styleval.evaluation.Evaluation` or from ``styleval evaluate --json`` output; its numbers are the corpus
 scores and intervals of :func:`styleval.score`, printed with ``.4g`` like ``styleval score``. Figures are PNGs
 embedded as base64 data URIs, so the HTML file needs nothing else.
+
+With human judgments (``human=``, ``styleval report --human FILE``) the report adds how well every metric agrees
+with every human aspect (:func:`human_correlations`): a heatmap and table of system-level Pearson and segment-level
+Kendall tau-like per input (Lai et al. 2022's conventions, see docs/meta-conventions.md), and top-N / last-N
+curves. The numbers are those of :func:`styleval.meta.run`; the segment scores they need are part of the JSON form
+(``score.segments``), so a report from ``styleval evaluate --json`` output has them too.
 """
 from __future__ import annotations
 
@@ -11,6 +17,7 @@ import html
 from pathlib import Path
 from typing import Any, Mapping
 
+from ..errors import InputError
 from ..evaluation.battery import Evaluation, as_dict
 from ..evaluation.summary import ASPECTS, aspect_rows, legend, overall_rows, system_letters, systems_of
 from . import plots
@@ -48,11 +55,161 @@ def _html_table(rows: list[dict[str, Any]], systems: list[str], letters: Mapping
     return f"<table>{head}{body}</table>"
 
 
-def render_html(evaluation: "Evaluation | Mapping[str, Any]", *, title: str = "styleval evaluation",
-                correlations: "Mapping[str, Mapping[str, float]] | None" = None) -> str:
-    """The whole report as one HTML document. ``correlations``: optional metric × human-aspect table
-    (e.g. from ``styleval.meta``), drawn as a heatmap."""
+# ------------------------------------------------------------------------------- agreement with human judgments
+#: Lai et al. (2022)'s conventions (docs/meta-conventions.md) without their ``exclude=ref``: every system kept.
+SYSTEM_TASK = {"level": "system", "method": "pearson", "orientation": "abs", "human": "mean"}
+SEGMENT_TASK = {"level": "segment", "method": "kendall_tau_like", "average_by": "item", "aggregate": "mean",
+                "undefined": "skip", "threshold": 0.0, "tie_rule": "le", "human_ties": "skip",
+                "metric_ties": "discordant", "orientation": "abs", "human": "mean"}
+LEVEL_LABELS = {"system": "system Pearson r", "segment": "segment Kendall tau-like"}
+HumanInput = Any  # Judgments | str | Path | the dict of human_correlations
+_EXAMPLES = 5
+
+
+def _judgments(human: HumanInput):
+    from ..meta.judgments import Judgments
+
+    if isinstance(human, Judgments):
+        return human
+    if isinstance(human, (str, Path)):
+        return Judgments.read(human)
+    raise InputError(f"human judgments: expected a Judgments, a file path or human_correlations() output, got "
+                     f"{type(human).__name__}")
+
+
+def _check_match(judgments, metric_table, aspects: list[str]) -> None:
+    """Every judged (system, segment) must be in the evaluation, and every evaluated system judged per aspect."""
+    source = judgments.source
+    frame = judgments.frame
+    evaluated = set(zip(metric_table["system"], metric_table["segment"]))
+    systems = list(dict.fromkeys(metric_table["system"]))
+    segments = list(dict.fromkeys(metric_table["segment"]))
+    unknown_systems = sorted(set(frame["system"]) - set(systems))
+    if unknown_systems:
+        raise InputError(f"human judgments name system(s) not in the evaluation: "
+                         f"{', '.join(map(repr, unknown_systems[:_EXAMPLES]))}"
+                         + (f" (and {len(unknown_systems) - _EXAMPLES} more)" if len(unknown_systems) > _EXAMPLES
+                            else "")
+                         + f"; the evaluation's systems are {', '.join(map(repr, systems))}", source)
+    keys = frame[["system", "segment"]].drop_duplicates()
+    stray = [(s, g) for s, g in zip(keys["system"], keys["segment"]) if (s, g) not in evaluated]
+    if stray:
+        shown = "; ".join(f"system={s!r} segment={g!r}" for s, g in stray[:_EXAMPLES])
+        hint = ""
+        if {g.lstrip("0") or "0" for _, g in stray} & {g.lstrip("0") or "0" for g in segments}:
+            hint = "; the ids differ only in leading zeros: write both sides with the same ids"
+        raise InputError(f"{len(stray)} judged (system, segment) pair(s) are not in the evaluation, e.g. {shown}; "
+                         f"the evaluation's segment ids look like {', '.join(map(repr, segments[:_EXAMPLES]))}"
+                         f"{hint}", source)
+    for aspect in aspects:
+        judged = set(frame.loc[frame["aspect"] == aspect, "system"])
+        missing = [s for s in systems if s not in judged]
+        if missing:
+            raise InputError(f"human aspect {aspect!r} has no judgment of system(s) "
+                             f"{', '.join(map(repr, missing))}: every evaluated system needs judgments of every "
+                             "aspect for the system-level correlations", source)
+
+
+def human_correlations(evaluation: "Evaluation | Mapping[str, Any]", human: HumanInput, *,
+                       curves_min_n: int = 2) -> dict[str, Any]:
+    """Every metric of ``evaluation`` against every human aspect in ``human`` (a
+    :class:`~styleval.meta.Judgments` or a judgments file), computed by :func:`styleval.meta.run`.
+
+    Two tasks per aspect: system-level Pearson of per-system means (with top-N / last-N curves over the systems
+    sorted by human score, N from ``curves_min_n``) and segment-level Kendall tau-like per input averaged over
+    inputs (``SYSTEM_TASK`` / ``SEGMENT_TASK``: Lai et al. 2022's conventions). Human scores are the mean of the
+    annotators; lower-is-better metrics are negated (orientation abs). Segments nobody judged are left out (counted
+    in the notes); judged systems or segments absent from the evaluation are an :class:`InputError`.
+
+    Returns ``{"aspects", "metrics", "system": {metric: {aspect: r}}, "segment": {metric: {aspect: tau}},
+    "curves": {aspect: {metric: {"top": [(N, r)...], "last": [...]}}}, "tasks": {level: {aspect: task name}},
+    "notes": [text...], "negated": [metric...], "n_segments": {aspect: n}}``.
+    """
+    from ..meta import MetaTask, run
+    from ..meta.scores import lower_is_better_from_score_dict, metric_table_from_score_dict
+
     data = as_dict(evaluation)
+    judgments = _judgments(human)
+    if len(judgments) == 0:
+        raise InputError("no human judgments", judgments.source)
+    metric_table = metric_table_from_score_dict(data["score"])
+    metrics = list(dict.fromkeys(metric_table["metric"]))
+    lower = lower_is_better_from_score_dict(data["score"])
+    aspects = judgments.aspects
+    _check_match(judgments, metric_table, aspects)
+    out: dict[str, Any] = {"aspects": aspects, "metrics": metrics, "system": {m: {} for m in metrics},
+                           "segment": {m: {} for m in metrics}, "curves": {}, "tasks": {"system": {}, "segment": {}},
+                           "notes": [], "negated": [m for m in metrics if m in lower], "n_segments": {}}
+    for aspect in aspects:
+        for level, choices in (("system", SYSTEM_TASK), ("segment", SEGMENT_TASK)):
+            task = MetaTask(aspect=aspect, **choices)
+            res = run(task, judgments, metric_table, lower_is_better=lower, unmatched="report",
+                      curves=level == "system", curves_min_n=curves_min_n)
+            out["tasks"][level][aspect] = task.name
+            for metric in metrics:
+                out[level][metric][aspect] = res.statistic(metric)
+                for note in res.notes.get(metric, []):
+                    out["notes"].append(f"{metric} vs human {aspect} ({LEVEL_LABELS[level]}): {note}")
+            if level == "system":
+                out["curves"][aspect] = {m: {"top": list(c["top"]), "last": list(c["last"])}
+                                         for m, c in res.curves.items()}
+                out["n_segments"][aspect] = max(u["n_segments"] for u in res.options["metrics"].values())
+    return out
+
+
+def _human_data(evaluation: Mapping[str, Any], human: HumanInput) -> dict[str, Any]:
+    if isinstance(human, Mapping) and "system" in human and "segment" in human and "aspects" in human:
+        return dict(human)
+    return human_correlations(evaluation, human)
+
+
+def _human_columns(corr: Mapping[str, Any]) -> list[tuple[str, str]]:
+    return [(aspect, level) for aspect in corr["aspects"] for level in ("system", "segment")]
+
+
+def _corr_text(value: Any) -> str:
+    from ..evaluation.summary import fmt
+
+    return "-" if value is None or value != value else fmt(value)
+
+
+def _human_html(corr: Mapping[str, Any]) -> tuple[str, list[tuple[str, bytes]]]:
+    cols = _human_columns(corr)
+    head = ("<tr><th>metric</th>" + "".join(f"<th>{html.escape(a)}: {html.escape(LEVEL_LABELS[lv])}</th>"
+                                           for a, lv in cols) + "</tr>")
+    negated = set(corr.get("negated", []))
+    body = "".join("<tr><td>" + html.escape(m + (" (negated)" if m in negated else "")) + "</td>"
+                   + "".join(f"<td>{html.escape(_corr_text(corr[lv][m].get(a)))}</td>" for a, lv in cols) + "</tr>"
+                   for m in corr["metrics"])
+    text = ("<p>Agreement of every metric with the mean human score per output, as computed by "
+            "<code>styleval.meta.run</code>: system-level Pearson r of per-system means and segment-level Kendall "
+            "tau-like per input over its systems, averaged over inputs (Lai et al. 2022's conventions; lower-is-better "
+            "metrics negated). Segments judged: "
+            + html.escape(", ".join(f"{a}: {n}" for a, n in corr.get("n_segments", {}).items())) + ".</p>"
+            + f"<table class=\"human\">{head}{body}</table>")
+    if corr.get("notes"):
+        text += "<ul class=\"notes\">" + "".join(f"<li>{html.escape(n)}</li>" for n in corr["notes"]) + "</ul>"
+    tasks = corr.get("tasks", {})
+    text += "<details><summary>tasks</summary><ul>" + "".join(
+        f"<li><code>{html.escape(name)}</code></li>" for level in ("system", "segment")
+        for name in tasks.get(level, {}).values()) + "</ul></details>"
+    figures = [(f"Correlation with human judgments ({LEVEL_LABELS[level]})",
+                plots.correlation_heatmap({m: {a: corr[level][m][a] for a in corr["aspects"]}
+                                           for m in corr["metrics"]}, title=LEVEL_LABELS[level]))
+               for level in ("system", "segment")]
+    if any(corr.get("curves", {}).values()):
+        figures.append(("Top-N / last-N system-level correlation (systems sorted by human score)",
+                        plots.top_n_curves_plot(corr["curves"])))
+    return text, figures
+
+
+def render_html(evaluation: "Evaluation | Mapping[str, Any]", *, title: str = "styleval evaluation",
+                correlations: "Mapping[str, Mapping[str, float]] | None" = None, human: HumanInput = None) -> str:
+    """The whole report as one HTML document. ``correlations``: optional metric × human-aspect table
+    (e.g. from ``styleval.meta``), drawn as a heatmap. ``human``: judgments (a :class:`~styleval.meta.Judgments`,
+    a judgments file, or :func:`human_correlations` output) for the section "Agreement with human judgments"."""
+    data = as_dict(evaluation)
+    corr = None if human is None else _human_data(data, human)
     systems = systems_of(data)
     letters = system_letters(systems)
     parts = [f"<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>{html.escape(title)}</title>"
@@ -71,8 +228,12 @@ def render_html(evaluation: "Evaluation | Mapping[str, Any]", *, title: str = "s
     if correlations:
         figures.append(("Correlation with human judgments", plots.correlation_heatmap(correlations)))
     for caption, png in figures:
-        parts.append(f"<h2>{html.escape(caption)}</h2><figure><img alt=\"{html.escape(caption)}\" "
-                     f"src=\"{plots.data_uri(png)}\"><figcaption>{html.escape(caption)}</figcaption></figure>")
+        parts.append(_figure_html(caption, png))
+    if corr is not None:
+        text, human_figures = _human_html(corr)
+        parts.append("<h2 id=\"human\">Agreement with human judgments</h2>" + text)
+        for caption, png in human_figures:
+            parts.append(_figure_html(caption, png, level=3))
     parts.append("<h2>Why these metrics</h2><ul class=\"rationale\">"
                  + "".join(f"<li>{html.escape(line)}</li>" for line in data["rationale"]) + "</ul>")
     sigs = {c["metric"]: c["signature_string"] for c in data["score"]["corpus"]}
@@ -81,13 +242,21 @@ def render_html(evaluation: "Evaluation | Mapping[str, Any]", *, title: str = "s
     return "\n".join(parts)
 
 
+def _figure_html(caption: str, png: bytes, level: int = 2) -> str:
+    return (f"<h{level}>{html.escape(caption)}</h{level}><figure><img alt=\"{html.escape(caption)}\" "
+            f"src=\"{plots.data_uri(png)}\"><figcaption>{html.escape(caption)}</figcaption></figure>")
+
+
 def _md_escape(text: str) -> str:
     return str(text).replace("|", "\\|")
 
 
-def render_markdown(evaluation: "Evaluation | Mapping[str, Any]", *, title: str = "styleval evaluation") -> str:
-    """The report's tables, legend, rationale and signatures as Markdown (no figures)."""
+def render_markdown(evaluation: "Evaluation | Mapping[str, Any]", *, title: str = "styleval evaluation",
+                    human: HumanInput = None) -> str:
+    """The report's tables, legend, rationale and signatures as Markdown (no figures); with ``human`` (see
+    :func:`render_html`) also the table of correlations with the human judgments."""
     data = as_dict(evaluation)
+    corr = None if human is None else _human_data(data, human)
     systems = systems_of(data)
     letters = system_letters(systems)
     out = [f"# {title}", ""]
@@ -104,7 +273,17 @@ def render_markdown(evaluation: "Evaluation | Mapping[str, Any]", *, title: str 
         rows = aspect_rows(data, aspect)
         if rows:
             out += [f"## {aspect.capitalize()}", ""] + table(rows)
-    out += ["## Overall", ""] + table(overall_rows(data)) + [legend(data), "", "## Why these metrics", ""]
+    out += ["## Overall", ""] + table(overall_rows(data)) + [legend(data), ""]
+    if corr is not None:
+        cols = _human_columns(corr)
+        negated = set(corr.get("negated", []))
+        out += ["## Agreement with human judgments", "",
+                "| metric | " + " | ".join(f"{_md_escape(a)}: {LEVEL_LABELS[lv]}" for a, lv in cols) + " |",
+                "|---|" + "---:|" * len(cols)]
+        out += [f"| {_md_escape(m + (' (negated)' if m in negated else ''))} | "
+                + " | ".join(_corr_text(corr[lv][m].get(a)) for a, lv in cols) + " |" for m in corr["metrics"]]
+        out += [""] + [f"- {_md_escape(n)}" for n in corr.get("notes", [])] + [""]
+    out += ["## Why these metrics", ""]
     out += [f"- {line}" for line in data["rationale"]] + ["", "## Signatures", ""]
     sigs = {c["metric"]: c["signature_string"] for c in data["score"]["corpus"]}
     out += [f"- **{m}**: `{s}`" for m, s in sigs.items()]
@@ -112,14 +291,17 @@ def render_markdown(evaluation: "Evaluation | Mapping[str, Any]", *, title: str 
 
 
 def write_report(evaluation: "Evaluation | Mapping[str, Any]", *, html: str | Path | None = None,
-                 markdown: str | Path | None = None, title: str = "styleval evaluation") -> list[Path]:
-    """Write the HTML and/or Markdown report; returns the paths written."""
+                 markdown: str | Path | None = None, title: str = "styleval evaluation",
+                 human: HumanInput = None) -> list[Path]:
+    """Write the HTML and/or Markdown report; returns the paths written. ``human``: see :func:`render_html`
+    (the correlations are computed once for both files)."""
     written = []
     data = as_dict(evaluation)
+    corr = None if human is None else _human_data(data, human)
     if html:
-        Path(html).write_text(render_html(data, title=title), encoding="utf-8")
+        Path(html).write_text(render_html(data, title=title, human=corr), encoding="utf-8")
         written.append(Path(html))
     if markdown:
-        Path(markdown).write_text(render_markdown(data, title=title), encoding="utf-8")
+        Path(markdown).write_text(render_markdown(data, title=title, human=corr), encoding="utf-8")
         written.append(Path(markdown))
     return written

@@ -108,3 +108,39 @@ def correlation_heatmap(table: "Mapping[str, Mapping[str, float]]", title: str =
     fig.colorbar(im, ax=ax)
     ax.set_title(title)
     return _png(fig)
+
+
+def top_n_curves_plot(curves: "Mapping[str, Mapping[str, Mapping[str, Any]]]", *, ylabel: str = "Pearson r"
+                      ) -> bytes:
+    """Top-N / last-N correlation curves: one panel per human aspect, one colour per metric; solid lines are the
+    N best systems by human score, dashed lines the N worst. ``curves[aspect][metric] = {"top": [(N, r)...],
+    "last": [(N, r)...]}`` (``MetaResult.curves`` per aspect)."""
+    aspects = [a for a in curves if curves[a]]
+    if not aspects:
+        raise InputError("top-N curves: no curve to draw")
+    cols = min(2, len(aspects))
+    rows = math.ceil(len(aspects) / cols)
+    fig = _figure(5.5 * cols, 3.8 * rows)
+    for i, aspect in enumerate(aspects):
+        ax = fig.add_subplot(rows, cols, i + 1)
+        for k, (metric, curve) in enumerate(curves[aspect].items()):
+            colour = f"C{k % 10}"
+            for kind, style in (("top", "-"), ("last", "--")):
+                points = list(curve.get(kind) or [])
+                if not points:
+                    continue
+                xs = [n for n, _ in points]
+                ys = [np.nan if r is None else r for _, r in points]
+                ax.plot(xs, ys, style, marker="o", color=colour,
+                        label=f"{metric} ({'top' if kind == 'top' else 'last'}-N)")
+        from matplotlib.ticker import MaxNLocator
+
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.set_xlabel("N systems (sorted by human score)")
+        ax.set_ylabel(ylabel)
+        ax.set_ylim(-1.05, 1.05)
+        ax.set_title(f"human {aspect}", fontsize=10)
+        ax.grid(True, alpha=0.3)
+        ax.legend(fontsize=6, ncol=2)
+    fig.tight_layout()
+    return _png(fig)
