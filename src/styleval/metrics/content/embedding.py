@@ -76,6 +76,9 @@ class _FlaggingMixin:
 
 
 # -- static word vectors -------------------------------------------------------------------------
+_MAX_CACHED_TEXTS = 200_000
+
+
 class _WordVectorMetric(_FlaggingMixin, ContentMetric):
     libraries: ClassVar[tuple[str, ...]] = ("numpy",)
     n_stats: ClassVar[int] = 5
@@ -90,6 +93,9 @@ class _WordVectorMetric(_FlaggingMixin, ContentMetric):
         self.tokenize = tokenize
         self._tok = make_tokenizer(self.name, tokenize)  # cheap; no model loaded here
         self._wv = None
+        # representation of each text seen, so sources and references shared by many systems are tokenized
+        # and looked up once; it depends only on this instance's parameters
+        self._reps: dict[str, tuple[Any, int, list[str]]] = {}
 
     # lazy model
     @property
@@ -126,9 +132,12 @@ class _WordVectorMetric(_FlaggingMixin, ContentMetric):
 
     def pair_stats(self, outputs: list[str], comparisons: list[list[str]]) -> np.ndarray:
         check_lengths(self.name, outputs, comparisons)
-        reps: dict[str, tuple[Any, int, list[str]]] = {}
+        reps = self._reps
+        if len(reps) > _MAX_CACHED_TEXTS:
+            reps.clear()
         for text in {*outputs, *(c for comp in comparisons for c in comp)}:
-            reps[text] = self._represent(text)
+            if text not in reps:
+                reps[text] = self._represent(text)
         stats = np.zeros((len(outputs), self.n_stats))
         oov_counter: Counter[str] = Counter()
         nan_rows, oov_rows = [], []
