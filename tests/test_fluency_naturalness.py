@@ -40,3 +40,40 @@ def test_bad_arguments():
         adversarial_scores(["a"], ["b", "c"])
     with pytest.raises(InputError):
         adversarial_scores(HUMAN, MACHINE, classifier="cnn")
+
+
+def _records(outputs_by_system):
+    from styleval import Record
+
+    return [Record(id=str(i), source=HUMAN[i], output=out, system=system)
+            for system, outputs in outputs_by_system.items() for i, out in enumerate(outputs)]
+
+
+def test_naturalness_metric_equals_adversarial_share():
+    from styleval.metrics import registry
+    from styleval.metrics.base import Batch
+
+    metric = registry.create("naturalness", folds=5, seed=1)
+    noisy = [h if i % 3 else m for i, (h, m) in enumerate(zip(HUMAN, MACHINE))]  # a third of outputs degraded
+    batch = Batch.from_records(_records({"A": noisy}))
+    result = metric.score(batch)
+    direct = adversarial_scores(batch.sources, batch.outputs, classifier="unigram", folds=5, seed=1)
+    np.testing.assert_array_equal(result.segment_scores, (direct.p_output > direct.p_input).astype(float))
+    assert result.corpus_score == pytest.approx(direct.share_more_natural)
+    assert result.stats.shape == (len(HUMAN), 3)
+    sig = str(result.signature)
+    assert "naturalness.v1" in sig and "classifier:unigram" in sig and "folds:5" in sig and "encoder" not in sig
+    with pytest.raises(InputError):
+        registry.create("naturalness", classifier="bigram")
+
+
+def test_naturalness_through_score_with_interval_and_test():
+    import styleval
+
+    records = _records({"copy": HUMAN, "broken": MACHINE})
+    res = styleval.score(records, ["naturalness"], bootstrap=200, significance="paired-bootstrap", baseline="copy")
+    table = res.corpus_table()
+    assert table.loc["broken", "naturalness"] == 0.0
+    broken = res.get("naturalness", "broken")
+    assert broken.ci is not None
+    assert res.comparisons and res.comparisons[0].metric == "naturalness"

@@ -54,6 +54,14 @@ def smollm():
     return load_causal_lm()
 
 
+@pytest.fixture(scope="session")
+def smollm_hf(smollm):
+    """The same folder loaded by transformers (the reference the native loader must reproduce)."""
+    from styleval.models.causal_lm import load_causal_lm
+
+    return load_causal_lm(backend="transformers")
+
+
 def _direct_nll(lm, text: str) -> tuple[float, int]:
     """Token NLL the textbook way: one sentence, BOS prefix, full logits, log-softmax."""
     import torch
@@ -72,12 +80,14 @@ def _batch(outputs, directions=None) -> Batch:
                  references=[[] for _ in range(n)], directions=list(directions or [None] * n))
 
 
-def test_equals_direct_transformers(smollm):
+def test_equals_direct_transformers(smollm, smollm_hf):
+    """The batched scorer on the native model equals the textbook loop on transformers' own model and tokenizer."""
     from styleval.lm.causal import token_nll
 
+    assert smollm.backend == "native" and smollm_hf.backend == "transformers"
     res = token_nll(smollm, SENTENCES, batch_tokens=64)  # several batches
     for i, text in enumerate(SENTENCES):
-        nll, n = _direct_nll(smollm, text)
+        nll, n = _direct_nll(smollm_hf, text)
         assert res.n_tokens[i] == n
         assert res.nll[i] == pytest.approx(nll, rel=1e-4)
         assert res.perplexity()[i] == pytest.approx(math.exp(nll / n), rel=1e-4)
@@ -145,3 +155,75 @@ def test_parse_style_lms():
         parse_style_lms("formal")
     with pytest.raises(InputError):
         Perplexity(corpus="median")
+
+
+TRICKY = ["  leading and   inner spaces", "tabs\tand\nnewlines", "ünïcödé, emoji 😀 and CJK 漢字", "",
+          "<|im_start|> looks special", "I'M   gonna b there @5pm :)", "trailing space "]
+
+
+def test_native_tokenizer_and_logits_equal_transformers(smollm, smollm_hf):
+    import torch
+
+    ids = smollm.tokenizer(SENTENCES + TRICKY, add_special_tokens=False)["input_ids"]
+    assert ids == smollm_hf.tokenizer(SENTENCES + TRICKY, add_special_tokens=False)["input_ids"]
+    for attr in ("bos_token_id", "eos_token_id", "pad_token_id"):
+        assert getattr(smollm.tokenizer, attr) == getattr(smollm_hf.tokenizer, attr)
+    # a right-padded batch: real positions equal transformers' with its attention mask
+    rows = [[smollm.tokenizer.bos_token_id] + r for r in ids[:4]]
+    width = max(map(len, rows))
+    inp = torch.full((len(rows), width), smollm.tokenizer.pad_token_id)
+    att = torch.zeros_like(inp)
+    for r, row in enumerate(rows):
+        inp[r, :len(row)] = torch.tensor(row)
+        att[r, :len(row)] = 1
+    with torch.inference_mode():
+        ours = smollm.model(inp, att).logits[att.bool()]
+        theirs = smollm_hf.model(input_ids=inp, attention_mask=att).logits[att.bool()]
+    torch.testing.assert_close(ours, theirs, rtol=1e-4, atol=1e-4)
+    with pytest.raises(ValueError, match="right-padded"):
+        smollm.model(inp, att.flip(1))  # left padding would need a padding mask, which the native model refuses
+
+
+def test_default_lm_loads_without_transformers(smollm):
+    """A fresh process loads the default LM without importing transformers (the ~3 s part of a load)."""
+    import subprocess
+    import sys
+
+    code = ("import sys, torch; from styleval.models.causal_lm import load_causal_lm; lm = load_causal_lm(); "
+            "print(lm.backend, sorted(m for m in sys.modules if m.split('.')[0] in ('transformers', 'peft')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
+    assert out.stdout.split() == ["native", "[]"]
+    assert "Loading weights" not in out.stderr
+
+
+def test_lora_adapter_merged_natively_equals_peft(smollm, smollm_hf, tmp_path):
+    """A plain LoRA adapter (random, non-zero B) merged into the native weights equals peft's merge."""
+    if importlib.util.find_spec("peft") is None:
+        pytest.skip("peft is not installed")
+    import json
+
+    import peft
+    import torch
+
+    from styleval.lm.causal import token_nll
+    from styleval.lm.native import merge_lora
+    from styleval.models.causal_lm import ADAPTER_CARD, _load_transformers, ensure_converted, load_causal_lm
+
+    folder = ensure_converted(smollm.spec)
+    _, base = _load_transformers(folder)
+    torch.manual_seed(0)
+    cfg = peft.LoraConfig(r=4, lora_alpha=8, target_modules=["q_proj", "v_proj", "down_proj"],
+                          init_lora_weights=False)  # random A and B, so the adapter changes the scores
+    peft.get_peft_model(base, cfg).save_pretrained(str(tmp_path / "lora"))
+    (tmp_path / "lora" / ADAPTER_CARD).write_text(json.dumps({"name": "test-lora", "base_model": str(folder)}))
+    native = load_causal_lm(tmp_path / "lora")
+    via_peft = load_causal_lm(tmp_path / "lora", backend="transformers")
+    assert native.backend == "native" and via_peft.backend == "transformers"
+    a, b = token_nll(native, SENTENCES), token_nll(via_peft, SENTENCES)
+    np.testing.assert_allclose(a.nll, b.nll, rtol=1e-4)
+    assert not np.allclose(a.nll, token_nll(smollm, SENTENCES).nll, rtol=1e-3)  # the adapter did change them
+    # anything beyond plain LoRA is left to peft
+    cfg_path = tmp_path / "lora" / "adapter_config.json"
+    data = json.loads(cfg_path.read_text())
+    cfg_path.write_text(json.dumps({**data, "use_dora": True}))
+    assert merge_lora(smollm.model.state_dict(), tmp_path / "lora") is None

