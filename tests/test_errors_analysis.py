@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from styleval.analysis import analyze_errors, diagnose, rank_gaps, text_types
+from styleval.analysis import NO_CAUSE, analyze_errors, cause_rates, diagnose, rank_gaps, text_types
 from styleval.cli import errors_cmd
 from styleval.errors import InputError
 from styleval.nlp import parse
@@ -44,6 +44,59 @@ def test_diagnose_causes():
     assert d.entities_corrupted and d.entities_corrupted[0][0] == "Brian De Palma"
 
 
+# A hand-built case with known counts: 2 segments lose an entity ("Berlin"), 2 change sentence type, 4 are copies.
+# The metric over-rates the two entity losses (metric ranks 7, 8; human ranks 1, 2), so they are the 2 worst.
+_LOST = ("I want to go to Berlin.", "I want to go there.")
+_TYPE = ("Book a table for two.", "Could you book a table for two?")
+_COPY = ("I need a taxi.", "I need a taxi.")
+_HAND = [_LOST, _LOST, _TYPE, _TYPE, _COPY, _COPY, _COPY, _COPY]
+_HAND_METRIC = [0.9, 0.95, 0.3, 0.35, 0.5, 0.6, 0.7, 0.8]
+_HAND_HUMAN = [1.0, 1.1, 1.5, 1.6, 2.0, 2.2, 2.4, 2.6]
+
+
+def _hand_analysis(**kw):
+    return analyze_errors([s for s, _ in _HAND], [o for _, o in _HAND], _HAND_HUMAN, _HAND_METRIC, top=2, **kw)
+
+
+def test_cause_base_rates_hand_built():
+    a = _hand_analysis()
+    assert [r.id for r in a.rows] == ["0", "1"] and a.rows[0].gap == pytest.approx(0.75)
+    assert a.n_base == 8 and not a.base_sampled
+    assert a.base_counts == {"entity lost": 2, "PROPN lost": 2, "sentence type changed": 2, NO_CAUSE: 4}
+    rates = {r.cause: r for r in a.cause_rates()}
+    lost = rates["entity lost"]
+    assert (lost.top_count, lost.top_share, lost.base_count, lost.base_share) == (2, 1.0, 2, 0.25)
+    assert lost.lift == pytest.approx(4.0)
+    assert lost.p_over == pytest.approx(1 / 28)  # both worst show it: C(2,2) / C(8,2)
+    typ, none = rates["sentence type changed"], rates[NO_CAUSE]
+    assert (typ.top_count, typ.base_share, typ.lift, typ.p_over) == (0, 0.25, 0.0, 1.0)
+    assert (none.top_count, none.base_share, none.lift) == (0, 0.5, 0.0)
+    assert [r.cause for r in a.cause_rates()][:2] == ["PROPN lost", "entity lost"]  # lift 4, then by name
+    table = a.format_table()
+    assert "cause base rates" in table and "hypergeometric" in table
+    assert any(line.startswith("entity lost") and "4.00" in line for line in table.splitlines())
+    d = a.to_dict()["base_rates"]
+    assert d["n_base"] == 8 and not d["sampled"]
+    assert {c["cause"]: c["lift"] for c in d["causes"]}["entity lost"] == pytest.approx(4.0)
+    # without base rates nothing is added; with a sample the base is smaller and the p-value binomial
+    off = _hand_analysis(base_rates=False)
+    assert off.base_counts is None and off.cause_rates() == [] and off.to_dict()["base_rates"] is None
+    sampled = _hand_analysis(base_sample=4, seed=1)
+    assert sampled.n_base == 4 and sampled.base_sampled and "binomial" in sampled.format_table()
+    assert sum(v for k, v in sampled.base_counts.items() if k in ("entity lost", "sentence type changed",
+                                                                   NO_CAUSE)) == 4
+    with pytest.raises(InputError):
+        _hand_analysis(base_sample=0)
+
+
+def test_cause_rates_edge_cases():
+    # a sampled base that never shows a cause seen among the worst: no lift, p = 0 (binomial with share 0)
+    (r,) = cause_rates({"entity lost": 1}, 5, {}, 100)
+    assert r.lift is None and r.p_over == 0.0 and r.top_share == 0.2
+    (r,) = cause_rates({"ADJ lost": 2}, 4, {"ADJ lost": 10}, 100)  # binomial: P(X >= 2), X ~ B(4, 0.1)
+    assert r.p_over == pytest.approx(1 - 0.9 ** 4 - 4 * 0.1 * 0.9 ** 3)
+
+
 def test_analysis_on_sgdd_slice(shared_data, tmp_path):
     path = shared_data / "sgdd-tst" / "metric" / "SGDD-TST_with_metrics.csv"
     df = pd.read_csv(path).iloc[:200]
@@ -66,6 +119,11 @@ def test_analysis_on_sgdd_slice(shared_data, tmp_path):
     assert args.run(args) == 0
     data = json.loads(out.read_text())
     assert data["metric"] == "bleu" and len(data["segments"]) == 3
+    assert data["base_rates"]["n_base"] == 40 and data["base_rates"]["causes"]
+    assert sum(c["top_count"] for c in data["base_rates"]["causes"]) >= 3
+    args = parser.parse_args(["errors", str(small), "-m", "bleu", "--top", "3", "--json", str(out), "-q",
+                              "--no-base-rates"])
+    assert args.run(args) == 0 and json.loads(out.read_text())["base_rates"] is None
     with pytest.raises(InputError):
         args = parser.parse_args(["errors", str(small), "-m", "nope", "-q"])
         args.run(args)

@@ -44,11 +44,16 @@ def test_weighted_sentiment():
 
 
 def test_worked_examples(lexicon):
-    """The paper's two worked examples: 0.92 -> 0.46 and 0.85 -> 0.20 (p = |S_r - S_h| / 2, score = C(1 - p)).
+    """The score changes the issue quotes from the paper (0.92 -> 0.46, 0.85 -> 0.20), on CONSTRUCTED inputs.
+
+    The paper's own sentences, mismatched words and polarities could not be read offline (only its abstract and
+    bibliographic record were found), so these words and polarities are ours, chosen to give exactly those numbers
+    under styleval's p = |S_r - S_h| / 2 and score = C(1 - p). The test checks the arithmetic of our formula and
+    the modifier's plumbing; it does not show that the formula is the paper's.
 
     Example 1: the only mismatched sentiment words are "good" (+0.5, reference) and "bad" (-0.5, output):
     p = |0.5 - (-0.5)| / 2 = 0.5 and 0.92 * 0.5 = 0.46. Example 2: "excellent" (+0.8) against "terrible" (-0.73):
-    p = 1.53 / 2 = 0.765 and 0.85 * 0.235 = 0.19975, 0.20 to two decimals as reported.
+    p = 1.53 / 2 = 0.765 and 0.85 * 0.235 = 0.19975, 0.20 to two decimals.
     """
     refs = ["The food was good.", "The staff were excellent and helpful."]
     outs = ["The food was bad.", "The staff were terrible and helpful."]

@@ -1,7 +1,8 @@
-"""Error analysis of metrics against human judgments: rank gaps and likely causes of content change."""
-from .errors import (CONTENT_POS, DIRECTIONS, Diagnosis, ErrorAnalysis, SegmentError, analyze_errors, diagnose,
-                     rank_gaps)
+"""Error analysis of metrics against human judgments: rank gaps, likely causes of content change, base rates."""
+from .errors import (CONTENT_POS, DIRECTIONS, NO_CAUSE, CauseRate, Diagnosis, ErrorAnalysis, SegmentError,
+                     analyze_errors, cause_label_counts, cause_rates, diagnose, rank_gaps)
 from .sentence_type import SENTENCE_TYPES, sentence_type, text_types
 
-__all__ = ["CONTENT_POS", "DIRECTIONS", "Diagnosis", "ErrorAnalysis", "SegmentError", "analyze_errors", "diagnose",
-           "rank_gaps", "SENTENCE_TYPES", "sentence_type", "text_types"]
+__all__ = ["CONTENT_POS", "DIRECTIONS", "NO_CAUSE", "CauseRate", "Diagnosis", "ErrorAnalysis", "SegmentError",
+           "analyze_errors", "cause_label_counts", "cause_rates", "diagnose", "rank_gaps", "SENTENCE_TYPES",
+           "sentence_type", "text_types"]

@@ -10,16 +10,22 @@ default) are then diagnosed for likely causes of content change:
 * content words of the source (nouns, proper nouns, verbs, adjectives, adverbs, numerals, pronouns and
   adpositions) whose lemma is absent from the output, by part of speech;
 * a change of sentence type (declarative, interrogative, imperative, exclamatory).
+
+Base rates: the same diagnosis is run on every segment (or on a random sample of them), so that each cause's share
+among the worst segments can be set against its share overall. ``lift`` = share among the worst / share overall;
+``p_over`` is the chance of seeing at least as many worst segments with the cause if they were drawn at random
+(hypergeometric over all segments; binomial with the sampled share when the base is a sample). With many causes
+and few segments, read small p-values with a multiple-testing correction in mind.
 """
 from __future__ import annotations
 
 import difflib
 from collections import Counter
 from dataclasses import asdict, dataclass, field
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
-from scipy.stats import rankdata
+from scipy.stats import binom, hypergeom, rankdata
 
 from ..entities import entities_of
 from ..entities.numbers import digits_to_words
@@ -31,6 +37,9 @@ from .sentence_type import text_types
 CONTENT_POS = ("NOUN", "PROPN", "VERB", "ADJ", "ADV", "NUM", "PRON", "ADP")
 DIRECTIONS = ("abs", "over", "under")
 CORRUPTION_RATIO = 0.6
+NO_CAUSE = "no cause found"
+#: segments parsed per progress report when diagnosing the base
+_BASE_CHUNK = 1000
 
 
 @dataclass
@@ -129,6 +138,59 @@ def diagnose(source: ParsedText, output: ParsedText) -> Diagnosis:
     return d
 
 
+def cause_label_counts(diagnoses: Sequence[Diagnosis]) -> Counter:
+    """Segments per cause category (a segment counts once per category); ``no cause found`` for the rest."""
+    c: Counter = Counter()
+    for d in diagnoses:
+        labels = d.labels()
+        c.update(labels or [NO_CAUSE])
+    return c
+
+
+@dataclass(frozen=True)
+class CauseRate:
+    """One cause: how often it appears among the worst segments and in the base (all, or a sample)."""
+
+    cause: str
+    top_count: int
+    top_share: float
+    base_count: int
+    base_share: float
+    lift: float | None  # top_share / base_share; None when the base never shows the cause
+    p_over: float  # P(>= top_count of the worst segments show it by chance)
+
+
+def cause_rates(top: Counter | dict[str, int], n_top: int, base: Counter | dict[str, int], n_base: int, *,
+                n_population: int | None = None) -> list[CauseRate]:
+    """Shares, lift and over-representation p-value per cause, most over-represented first.
+
+    ``n_population`` (the number of segments the worst were drawn from) given and equal to ``n_base``: the base is
+    every segment and the p-value is hypergeometric; otherwise (a sampled base) binomial with the base share.
+    """
+    exact = n_population is not None and n_population == n_base
+    rates = []
+    for cause in set(top) | set(base):
+        k, kb = int(top.get(cause, 0)), int(base.get(cause, 0))
+        share_t = k / n_top if n_top else 0.0
+        share_b = kb / n_base if n_base else 0.0
+        if k == 0:
+            p = 1.0
+        elif exact:
+            p = float(hypergeom.sf(k - 1, n_base, kb, n_top))
+        else:
+            p = float(binom.sf(k - 1, n_top, share_b))
+        rates.append(CauseRate(cause, k, share_t, kb, share_b, share_t / share_b if share_b else None, p))
+    rates.sort(key=_rate_order)
+    return rates
+
+
+def _rate_order(r: CauseRate) -> tuple:
+    """Causes seen among the worst first, by lift then count; then the others by base share."""
+    if r.top_count:
+        return (0, -(r.lift if r.lift is not None else float("inf")), -r.top_count, r.cause)
+    return (1, -r.base_share, 0, r.cause)
+
+
 def rank_gaps(metric: Sequence[float], human: Sequence[float]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(gap, metric rank, human rank): average ranks divided by n; gap = metric rank − human rank."""
     m, h = np.asarray(metric, dtype=float), np.asarray(human, dtype=float)
@@ -169,20 +231,50 @@ class ErrorAnalysis:
     higher_is_better: bool
     rows: list[SegmentError]
     spacy_model: str
+    base_counts: dict[str, int] | None = None  # segments per cause in the base; None: base rates not computed
+    n_base: int = 0  # segments in the base (n_segments, or the sample size)
 
     def cause_counts(self) -> dict[str, int]:
         """How many of the listed segments show each cause category."""
-        c = Counter(label for r in self.rows for label in r.diagnosis.labels())
-        none = sum(1 for r in self.rows if not r.diagnosis.labels())
-        if none:
-            c["no cause found"] = none
-        return dict(c.most_common())
+        return dict(cause_label_counts([r.diagnosis for r in self.rows]).most_common())
+
+    @property
+    def base_sampled(self) -> bool:
+        return self.base_counts is not None and self.n_base != self.n_segments
+
+    def cause_rates(self) -> list[CauseRate]:
+        """Each cause's share among the listed segments against its base rate (empty without base rates)."""
+        if self.base_counts is None:
+            return []
+        return cause_rates(self.cause_counts(), len(self.rows), self.base_counts, self.n_base,
+                           n_population=self.n_segments)
+
+    def format_rates(self) -> str:
+        """The base-rate table: count and share among the listed segments and in the base, lift, p."""
+        if self.base_counts is None:
+            return ""
+        sampled = self.base_sampled
+        lines = [f"cause base rates: lift = share among these {len(self.rows)} / share in "
+                 f"{'a random sample of ' + str(self.n_base) if sampled else 'all ' + str(self.n_base)} segments; "
+                 f"p = chance of at least as many among {len(self.rows)} random segments "
+                 f"({'binomial' if sampled else 'hypergeometric'})",
+                 f"{'cause':<22}  {'worst ' + str(len(self.rows)):>12}  {'base':>14}  {'lift':>5}  {'p':>7}"]
+        for r in self.cause_rates():
+            lift = "-" if r.lift is None else f"{r.lift:.2f}"
+            lines.append(f"{r.cause:<22}  {r.top_count:>4} {r.top_share:>7.1%}  {r.base_count:>6} {r.base_share:>7.1%}"
+                         f"  {lift:>5}  {r.p_over:>7.2g}")
+        return "\n".join(lines)
 
     def to_dict(self) -> dict[str, Any]:
         return {"metric": self.metric, "n_segments": self.n_segments, "direction": self.direction,
                 "higher_is_better": self.higher_is_better, "spacy_model": self.spacy_model,
                 "ranking": "gap = rank(metric)/n - rank(human)/n, average ranks for ties",
-                "cause_counts": self.cause_counts(), "segments": [r.to_dict() for r in self.rows]}
+                "cause_counts": self.cause_counts(),
+                "base_rates": None if self.base_counts is None else {
+                    "n_base": self.n_base, "sampled": self.base_sampled,
+                    "p_value": "binomial (sampled base)" if self.base_sampled else "hypergeometric (all segments)",
+                    "causes": [asdict(r) for r in self.cause_rates()]},
+                "segments": [r.to_dict() for r in self.rows]}
 
     def format_table(self, width: int = 120) -> str:
         """A terminal table: one block per segment, then the cause counts."""
@@ -205,17 +297,24 @@ class ErrorAnalysis:
                 lines.append(f"{pad}- {clip(cause)}")
         lines.append("-" * min(width, 100))
         lines.append("causes among these segments: " + ", ".join(f"{k} {v}" for k, v in self.cause_counts().items()))
+        if self.base_counts is not None:
+            lines.append(self.format_rates())
         return "\n".join(lines)
 
 
 def analyze_errors(sources: Sequence[str], outputs: Sequence[str], human: Sequence[float],
                    metric: Sequence[float], *, metric_name: str = "metric", ids: Sequence[str] | None = None,
                    top: int = 20, direction: str = "abs", higher_is_better: bool = True,
-                   spacy_model: str = cat.DEFAULT_SPACY) -> ErrorAnalysis:
+                   spacy_model: str = cat.DEFAULT_SPACY, base_rates: bool = True, base_sample: int | None = None,
+                   seed: int = 0, progress: Callable[[str, int, int], None] | None = None) -> ErrorAnalysis:
     """Rank segments by the gap between metric and human ranks and diagnose the ``top`` worst.
 
     ``direction``: ``abs`` (largest |gap|, Babakov et al.), ``over`` (metric rates higher than humans) or
     ``under`` (metric rates lower). Lower-is-better metrics are negated before ranking.
+
+    ``base_rates``: also diagnose every segment (every one is parsed: about 100 texts a second on one core), or a
+    random sample of ``base_sample`` segments (``seed``), to set each cause's share among the worst against its
+    base rate. ``progress(description, done, total)`` is called while the base is diagnosed.
     """
     n = len(sources)
     if not (len(outputs) == len(human) == len(metric) == n):
@@ -225,6 +324,8 @@ def analyze_errors(sources: Sequence[str], outputs: Sequence[str], human: Sequen
         raise InputError(f"direction must be one of {', '.join(DIRECTIONS)}; got {direction!r}")
     if top < 1:
         raise InputError(f"top must be >= 1, got {top}")
+    if base_sample is not None and base_sample < 1:
+        raise InputError(f"base_sample must be >= 1, got {base_sample}")
     ids = [str(i) for i in range(n)] if ids is None else [str(i) for i in ids]
     m = np.asarray(metric, dtype=float)
     gap, rm, rh = rank_gaps(m if higher_is_better else -m, human)
@@ -236,4 +337,27 @@ def analyze_errors(sources: Sequence[str], outputs: Sequence[str], human: Sequen
                          metric=float(m[i]), rank_human=float(rh[i]), rank_metric=float(rm[i]), gap=float(gap[i]),
                          diagnosis=diagnose(parsed[j], parsed[k + j]))
             for j, i in enumerate(order)]
-    return ErrorAnalysis(metric_name, n, direction, higher_is_better, rows, spacy_model)
+    analysis = ErrorAnalysis(metric_name, n, direction, higher_is_better, rows, spacy_model)
+    if base_rates:
+        if base_sample is None or base_sample >= n:
+            base = np.arange(n)
+        else:
+            base = np.sort(np.random.default_rng(seed).choice(n, size=base_sample, replace=False))
+        analysis.base_counts = dict(_base_counts(sources, outputs, base, spacy_model, progress))
+        analysis.n_base = len(base)
+    return analysis
+
+
+def _base_counts(sources: Sequence[str], outputs: Sequence[str], base: np.ndarray, spacy_model: str,
+                 progress: Callable[[str, int, int], None] | None) -> Counter:
+    """Cause counts over the base segments, parsed in chunks (progress reported per chunk)."""
+    counts: Counter = Counter()
+    total = len(base)
+    for start in range(0, total, _BASE_CHUNK):
+        chunk = base[start:start + _BASE_CHUNK]
+        parsed = parse_many([sources[i] for i in chunk] + [outputs[i] for i in chunk], spacy_model)
+        k = len(chunk)
+        counts += cause_label_counts([diagnose(parsed[j], parsed[k + j]) for j in range(k)])
+        if progress is not None:
+            progress("diagnosing segments for base rates", min(start + k, total), total)
+    return counts

@@ -14,7 +14,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("errors", help="segments where a metric disagrees most with human scores, with likely causes",
                        description="Rank segments by the gap between their metric rank and their human rank "
                                    "(Babakov et al. 4.2) and diagnose the worst: entities lost or corrupted, "
-                                   "content words lost by part of speech, sentence type changed.")
+                                   "content words lost by part of speech, sentence type changed; and each cause's "
+                                   "share among the worst against its share among all segments (base rate, lift).")
     p.add_argument("table", help="CSV/TSV/JSONL with source, output, human score (and metric columns)")
     p.add_argument("--metric", "-m", action="append", required=True,
                    help="metric column of TABLE, or metric name in --scores (repeatable)")
@@ -29,6 +30,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--direction", choices=("abs", "over", "under"), default="abs",
                    help="abs: largest |gap|; over: metric rates higher than humans; under: lower")
     p.add_argument("--lower-is-better", action="store_true", help="the metric is a distance")
+    p.add_argument("--no-base-rates", action="store_true",
+                   help="skip the base rates (they diagnose every segment: about 100 texts a second on one core)")
+    p.add_argument("--base-sample", type=int, metavar="N",
+                   help="base rates from a random sample of N segments instead of all")
+    p.add_argument("--seed", type=int, default=0, help="seed of --base-sample (default: 0)")
     p.add_argument("--json", metavar="FILE", help="write the analysis as JSON")
     p.add_argument("--quiet", "-q", action="store_true", help="print nothing")
     p.set_defaults(run=run)
@@ -73,6 +79,7 @@ def run(args: argparse.Namespace) -> int:
     import numpy as np
 
     from ..analysis import analyze_errors
+    from .progress import make as make_progress
 
     frame = _read_table(args.table)
     src_col = _column(frame, args.source_col, "source", args.table)
@@ -100,7 +107,9 @@ def run(args: argparse.Namespace) -> int:
         analysis = analyze_errors([str(frame[src_col].iloc[i]) for i in idx],
                                   [str(frame[out_col].iloc[i]) for i in idx], human[idx], values[idx],
                                   metric_name=metric, ids=[ids[i] for i in idx], top=args.top,
-                                  direction=args.direction, higher_is_better=not args.lower_is_better)
+                                  direction=args.direction, higher_is_better=not args.lower_is_better,
+                                  base_rates=not args.no_base_rates, base_sample=args.base_sample, seed=args.seed,
+                                  progress=make_progress(not args.quiet))
         results.append(analysis)
         if not args.quiet:
             dropped = len(frame) - len(idx)

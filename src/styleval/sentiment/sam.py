@@ -11,6 +11,11 @@ For an output h and a comparison text r (reference, or the source):
 4. ``p = |S_r − S_h| / 2`` in [0, 1], and the sentiment-aware score is ``C·(1 − p)`` for a content score C.
 
 Negation and intensifiers are not modelled (the method compares prior polarities of changed words only).
+
+Provenance: the paper's body text (its equations and worked examples) could not be read offline here; only its
+abstract and bibliographic record were found. Steps 1-4 follow the method as the project's issue describes it
+(prior polarities of mismatched words, a closeness p in [0, 1], score ``C·(1 − p)``); the |s|-weighted mean in
+step 3 and the halving in step 4 are styleval's choices and have not been checked against the paper's formulas.
 """
 from __future__ import annotations
 

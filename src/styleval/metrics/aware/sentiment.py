@@ -3,8 +3,9 @@
 ``p = |S_r − S_h| / 2`` from the prior polarities of the words that differ between the output and the comparison
 text (see :mod:`styleval.sentiment.sam`). With several references the smallest p is used (the reference whose
 sentiment the output matches best). Statistics: ``[score, p, S_output, S_comparison, *inner statistics]``; the
-corpus score is the mean adjusted score. As in the paper the score shrinks towards 0 (C in the
-inner metric's own units); lower-is-better metrics are refused.
+corpus score is the mean adjusted score. The score shrinks towards 0 (C in the inner metric's own units);
+lower-is-better metrics are refused. How S and p are computed is styleval's reading of the method, not checked
+against the paper's equations (see :mod:`styleval.sentiment.sam`).
 
 For sentiment *transfer* scored against the source, a successful transfer changes the sentiment on purpose, so
 SAM penalises it: use it against references, or for tasks where sentiment must be kept (formality, detoxification,
