@@ -14,7 +14,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                        description="Evaluate systems with the metrics recommended for their transfer direction: "
                                    "style classifier accuracy and EMD, content against the source (BERTScore or "
                                    "sentence cosine) and the references (BLEU, chrF, METEOR), perplexity, and "
-                                   "overall HM and J. Inputs are those of `styleval score`.")
+                                   "overall HM, GM and J, each with a bootstrap interval and paired tests (for the "
+                                   "overall scores the segments are resampled jointly). Inputs are those of "
+                                   "`styleval score`. Name systems MODEL@SETTING (e.g. caae@0.1, caae@0.5) to have "
+                                   "the report's trade-off plots draw one line per model through its settings.")
     score_cmd.add_input_arguments(p)
     score_cmd.add_statistics_arguments(p, significance="paired-bootstrap")
     b = p.add_argument_group("battery")
@@ -29,6 +32,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="a target-style LM for perplexity (repeatable), e.g. formal=lms/formal")
     b.add_argument("--fluency-threshold", type=float, default=200.0,
                    help="perplexity at or below which an output counts as fluent in J (default: 200)")
+    b.add_argument("--naturalness", nargs="?", const="unigram", choices=("unigram", "embedding"), default=None,
+                   help="also compute Mir et al.'s adversarial naturalness (share of outputs a classifier trained to "
+                        "tell inputs from outputs finds more human-like than their input) with a unigram (default) "
+                        "or sentence-embedding classifier; the report then plots naturalness against style "
+                        "intensity")
     o = p.add_argument_group("outputs")
     o.add_argument("--json", metavar="FILE", help="write the evaluation as JSON (input of `styleval report`)")
     o.add_argument("--html", metavar="FILE", help="also write the HTML report")
@@ -36,6 +44,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     o.add_argument("--human", metavar="FILE",
                    help="human judgments (CSV/TSV/JSONL, as for `styleval meta`) whose correlations with every "
                         "metric the HTML/Markdown report shows; needs --html or --markdown")
+    o.add_argument("--exclude-system", action="append", default=[], metavar="SYSTEM",
+                   help="leave SYSTEM out of the correlations with --human (repeatable), e.g. the human references "
+                        "as Lai et al. 2022 do (--exclude-system ref); the report names the systems left out")
     o.add_argument("--no-progress", action="store_true", help="no progress bar")
     o.add_argument("--quiet", "-q", action="store_true", help="print nothing but errors")
     p.set_defaults(run=run)
@@ -53,6 +64,8 @@ def run(args: argparse.Namespace) -> int:
             raise InputError(f"--style-lm {item!r}: expected STYLE=DIR")
         style_lms[style.strip()] = path.strip()
     human = None
+    if args.exclude_system and not args.human:
+        raise InputError("--exclude-system leaves systems out of the correlations with human judgments: give --human")
     if getattr(args, "human", None):
         if not (args.html or args.markdown):
             raise InputError("--human adds correlations to the report: give --html FILE and/or --markdown FILE")
@@ -64,13 +77,13 @@ def run(args: argparse.Namespace) -> int:
     ev = evaluate(records, style_model=args.style_model, content_model=args.content_model, lm=args.lm,
                   style_lms=style_lms or None, fluency_threshold=args.fluency_threshold, fast=args.fast,
                   bootstrap=args.bootstrap, confidence=args.confidence, significance=args.significance,
-                  baseline=args.baseline, seed=args.seed, progress=bar)
+                  baseline=args.baseline, seed=args.seed, naturalness=args.naturalness, progress=bar)
     if args.json:
         ev.write_json(args.json)
     if args.html or args.markdown:
         from ..report.html import write_report
 
-        write_report(ev, html=args.html, markdown=args.markdown, human=human)
+        write_report(ev, html=args.html, markdown=args.markdown, human=human, exclude_systems=args.exclude_system)
     if not args.quiet:
         print(text_report(ev.to_dict()))
         print("\nsignatures:")

@@ -10,7 +10,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("report", help="write an HTML/Markdown report of an evaluation",
                        description="Render `styleval evaluate --json FILE` output as a self-contained HTML page "
                                    "(tables with intervals and significance marks, trade-off and distribution "
-                                   "plots) and/or Markdown.")
+                                   "plots) and/or Markdown. Trade-off plots follow Mir et al. 2019, Fig. 2: systems "
+                                   "named MODEL@SETTING are drawn as one line per model through its settings "
+                                   "(numeric settings in numeric order); with naturalness scores (`evaluate "
+                                   "--naturalness`, or a metric whose name contains 'natural') a naturalness vs "
+                                   "style intensity plot is added.")
     p.add_argument("evaluation", metavar="EVALUATION_JSON", help="the file written by `styleval evaluate --json`")
     p.add_argument("--html", "-o", metavar="FILE", help="write the HTML report here")
     p.add_argument("--markdown", metavar="FILE", help="write the Markdown report here")
@@ -19,6 +23,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="human judgments (CSV/TSV/JSONL: system, segment, annotator, aspect, score[, direction]); "
                         "adds the correlation of every metric with every human aspect (system Pearson, segment "
                         "Kendall tau-like per input) and top-N/last-N curves")
+    p.add_argument("--exclude-system", action="append", default=[], metavar="SYSTEM",
+                   help="leave SYSTEM out of the correlations with --human (repeatable), e.g. the human references "
+                        "as Lai et al. 2022 do (--exclude-system ref); the report names the systems left out")
     p.set_defaults(run=run)
 
 
@@ -30,11 +37,14 @@ def run(args: argparse.Namespace) -> int:
     if not (args.html or args.markdown):
         raise InputError("nothing to write: give --html FILE and/or --markdown FILE")
     human = None
+    if args.exclude_system and not args.human:
+        raise InputError("--exclude-system leaves systems out of the correlations with human judgments: give --human")
     if args.human:
         from ..meta.judgments import Judgments
 
         human = Judgments.read(args.human)
     data = load_evaluation(args.evaluation)
-    for path in write_report(data, html=args.html, markdown=args.markdown, title=args.title, human=human):
+    for path in write_report(data, html=args.html, markdown=args.markdown, title=args.title, human=human,
+                             exclude_systems=args.exclude_system):
         print(f"wrote {path}", file=sys.stderr)
     return 0

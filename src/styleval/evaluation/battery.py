@@ -1,8 +1,10 @@
 """The evaluation battery: style, content, fluency and overall scores chosen for a transfer direction.
 
-``evaluate(records)`` picks the metrics, scores them in one call to :func:`styleval.score` (so corpus scores,
-intervals and paired tests are exactly those of ``styleval score`` with the same metric specs), adds the overall
-scores and records why each metric was chosen (``Evaluation.rationale``).
+``evaluate(records)`` picks the metrics, scores them in one call to the engine behind :func:`styleval.score` (so
+corpus scores, intervals and paired tests are exactly those of ``styleval score`` with the same metric specs), adds
+the overall scores with intervals and paired tests from a joint bootstrap over segments (:mod:`.overall`), and
+records why each metric was chosen (``Evaluation.rationale``). Asked to, it adds Mir et al.'s adversarial
+naturalness (the ``naturalness`` metric) to the fluency aspect.
 """
 from __future__ import annotations
 
@@ -16,10 +18,12 @@ import pandas as pd
 
 from ..errors import InputError
 from ..records import Record
-from ..results import ScoreResult
+from ..results import Comparison, ScoreResult
+from .overall import Resampling, overall_table
 
 FORMAT = "styleval-evaluation/1"
 CONTENT_MODELS = ("bertscore", "sentence_cosine")
+NATURALNESS_CLASSIFIERS = ("unigram", "embedding")  # those of styleval.naturalness
 DEFAULT_LM = "smollm2-135m"
 DEFAULT_FLUENCY_THRESHOLD = 200.0
 
@@ -32,7 +36,9 @@ class Evaluation:
 
     ``result``: the ScoreResult of every metric; ``aspects``: aspect -> metric names in display order;
     ``roles``: which metric plays style / content / similarity / fluency in the overall scores;
-    ``overall``: rows ``system, score, value`` (``hm``, ``gm``, ``j``); ``rationale``: one sentence per choice;
+    ``overall``: rows ``system, score, value, ci_low, ci_high, ci_excluded_segments`` (``hm``, ``gm``, ``j``;
+    intervals from the joint bootstrap over segments, NaN without one); ``overall_comparisons``: paired tests of
+    the overall scores between the systems the metrics' tests compare; ``rationale``: one sentence per choice;
     ``metric_specs``: the specs given to :func:`styleval.score` (re-run them to reproduce every number).
     """
 
@@ -43,24 +49,43 @@ class Evaluation:
     roles: dict[str, str]
     metric_specs: list[Any]  # spec strings and metric instances
     settings: dict[str, Any] = field(default_factory=dict)
+    overall_comparisons: list[Comparison] = field(default_factory=list)
 
     @property
     def systems(self) -> list[str]:
         return self.result.systems
 
-    def overall_score(self, system: str, name: str) -> float:
+    def _overall_row(self, system: str, name: str) -> Any:
         rows = self.overall[(self.overall["system"] == system) & (self.overall["score"] == name)]
         if rows.empty:
             raise KeyError(f"no overall score {name!r} for system {system!r}")
-        return float(rows["value"].iloc[0])
+        return rows.iloc[0]
+
+    def overall_score(self, system: str, name: str) -> float:
+        return float(self._overall_row(system, name)["value"])
+
+    def overall_ci(self, system: str, name: str) -> tuple[float, float] | None:
+        """The joint-bootstrap interval of an overall score, or None when none was computed."""
+        row = self._overall_row(system, name)
+        low, high = row.get("ci_low", np.nan), row.get("ci_high", np.nan)
+        return (float(low), float(high)) if np.isfinite(low) and np.isfinite(high) else None
 
     def to_dict(self) -> dict[str, Any]:
+        def clean(x: Any) -> float | None:
+            return None if x is None or not np.isfinite(x) else float(x)
+
+        overall = []
+        for r in self.overall.to_dict("records"):
+            ci = (clean(r.get("ci_low")), clean(r.get("ci_high")))
+            entry = {"system": r["system"], "score": r["score"], "value": clean(r["value"]),
+                     "ci": list(ci) if None not in ci else None}
+            if r.get("ci_excluded_segments"):
+                entry["ci_excluded_segments"] = int(r["ci_excluded_segments"])
+            overall.append(entry)
         return {"format": FORMAT, "settings": self.settings,
                 "metric_specs": [s if isinstance(s, str) else repr(s) for s in self.metric_specs],
                 "aspects": {k: list(v) for k, v in self.aspects.items()}, "roles": dict(self.roles),
-                "overall": [{"system": r.system, "score": r.score,
-                             "value": None if not np.isfinite(r.value) else float(r.value)}
-                            for r in self.overall.itertuples(index=False)],
+                "overall": overall, "overall_comparisons": [c.to_dict() for c in self.overall_comparisons],
                 "rationale": list(self.rationale), "score": self.result.to_dict()}
 
     def write_json(self, path: str | Path) -> None:
@@ -131,7 +156,8 @@ def evaluate(records: Sequence[Record], *, style_model: str = "auto", content_mo
              lm: str = DEFAULT_LM, style_lms: "str | Mapping[str, str] | None" = None,
              fluency_threshold: float = DEFAULT_FLUENCY_THRESHOLD, fast: bool = False, bootstrap: int = 1000,
              confidence: float = 0.95, significance: str = "paired-bootstrap", baseline: str | None = None,
-             seed: int = 12345, progress: Progress | None = None) -> Evaluation:
+             seed: int = 12345, naturalness: "str | bool | None" = None,
+             progress: Progress | None = None) -> Evaluation:
     """Score ``records`` with the battery recommended for their transfer direction(s).
 
     * style: ``style_accuracy`` and ``style_emd`` with the best style classifier for the direction
@@ -141,12 +167,17 @@ def evaluate(records: Sequence[Record], *, style_model: str = "auto", content_mo
     * fluency: ``perplexity`` under ``lm``, or under a target-style LM per style in ``style_lms``;
     * overall: ``hm``/``gm`` of corpus style accuracy and content (BLEU/ref ÷ 100 when references exist, else the
       source-side similarity) and ``j`` = mean over segments of STA·SIM·FL (ParaDetox), FL = 1[perplexity ≤
-      ``fluency_threshold``].
+      ``fluency_threshold``]; each with a percentile interval from one bootstrap over segments (the style and
+      content aggregates and the overall score recomputed on every resample, same seed and resample count as the
+      metrics' intervals) and the same paired tests between systems as the metrics;
+    * naturalness (``naturalness="unigram"`` or ``"embedding"``, ``True`` = unigram): the ``naturalness`` metric,
+      Mir et al.'s adversarial naturalness (the share of outputs a classifier trained to tell the inputs from the
+      system's outputs finds more human-like than their input), fitted with ``seed``.
 
     ``fast=True`` leaves out the neural content and fluency models (lexical metrics and the style classifier only);
     SIM in J is then chrF/src ÷ 100 and J has no fluency factor.
     """
-    from ..scoring import score
+    from ..scoring import ResamplingOptions, build_metrics, score_records
 
     records = list(records)
     if not records:
@@ -155,6 +186,9 @@ def evaluate(records: Sequence[Record], *, style_model: str = "auto", content_mo
         raise InputError(f"content_model must be one of {', '.join(CONTENT_MODELS)}, got {content_model!r}")
     if not fluency_threshold > 0:
         raise InputError(f"fluency_threshold must be positive, got {fluency_threshold!r}")
+    natural = "unigram" if naturalness is True else (naturalness or None)
+    if natural is not None and natural not in NATURALNESS_CLASSIFIERS:
+        raise InputError(f"naturalness must be one of {', '.join(NATURALNESS_CLASSIFIERS)}, got {naturalness!r}")
     directions, styles = _styles(records)
     has_refs = any(r.references for r in records)
     n_refs = max((len(r.references) for r in records), default=0)
@@ -213,6 +247,13 @@ def evaluate(records: Sequence[Record], *, style_model: str = "auto", content_mo
         specs.append(spec)
         aspects["fluency"].append("perplexity")
         roles["fluency"] = "perplexity"
+    if natural is not None:
+        specs.append(f"naturalness:classifier={natural},seed={seed}")
+        aspects["fluency"].append("naturalness")
+        rationale.append(f"naturalness: share of outputs that a {natural} classifier, trained per system to tell "
+                         "the inputs from that system's outputs (5-fold cross-fitting), finds more human-like than "
+                         "their input (Mir et al. 2019); near 0.5 the classifier cannot tell the outputs from human "
+                         "text, and an output identical to its input never counts as more natural.")
 
     if has_refs:
         roles["content"] = "bleu/ref"
@@ -225,10 +266,15 @@ def evaluate(records: Sequence[Record], *, style_model: str = "auto", content_mo
         content_note = f"{content_model}/src clipped to [0, 1]"
     roles["similarity"] = "chrf/src" if fast else f"{content_model}/src"
 
-    result = score(records, specs, against=("source", "references"), bootstrap=bootstrap,
-                   confidence=confidence, significance=significance, baseline=baseline, seed=seed,
-                   progress=progress)
-    overall = _overall(result, roles, fluency_threshold)
+    # styleval.score in two steps, to keep the metric instances whose aggregates the overall bootstrap reuses
+    built = build_metrics(specs, ("source", "references"), has_refs)
+    options = ResamplingOptions(bootstrap=bootstrap, confidence=confidence, significance=significance,
+                                baseline=baseline, seed=seed)
+    result = score_records(records, built, options=options, progress=progress)
+    resampling = Resampling(bootstrap=bootstrap, confidence=confidence, seed=seed, significance=significance,
+                            baseline=baseline, n_trials=options.n_trials)
+    overall, overall_comparisons = overall_table(result, {m.display_name: m for m in built}, roles,
+                                                 fluency_threshold, resampling)
     rationale.append(f"overall: hm and gm of corpus style accuracy and {content_note} (Lai et al. 2022); "
                      f"j = mean over segments of STA·SIM·FL (ParaDetox, Logacheva et al. 2022) with STA the "
                      f"classifier's 0/1 decision, SIM = {roles['similarity']}"
@@ -238,42 +284,12 @@ def evaluate(records: Sequence[Record], *, style_model: str = "auto", content_mo
     if bootstrap > 0:
         rationale.append(f"intervals: {confidence:.0%} bootstrap CIs ({bootstrap} resamples, seed {seed}); "
                          f"significance: {significance}"
-                         + (f" against baseline {baseline!r}." if baseline else " between every pair of systems."))
+                         + (f" against baseline {baseline!r}." if baseline else " between every pair of systems.")
+                         + " For hm, gm and j the segments are resampled jointly: each resample recomputes the "
+                           "style and content corpus scores and the J products of the same segments, then the "
+                           "overall score.")
     settings = {"fast": fast, "style_model": model, "content_model": None if fast else content_model,
                 "lm": None if fast else lm, "style_lms": lm_map or None, "fluency_threshold": fluency_threshold,
-                "directions": directions, "has_references": has_refs, **result.settings}
+                "directions": directions, "has_references": has_refs, "naturalness": natural, **result.settings}
     return Evaluation(result=result, overall=overall, rationale=rationale, aspects=aspects, roles=roles,
-                      metric_specs=specs, settings=settings)
-
-
-def _unit(values: np.ndarray, metric: str) -> np.ndarray:
-    v = np.asarray(values, dtype=float)
-    if metric.startswith(("bleu", "chrf")):
-        v = v / 100.0
-    return np.clip(v, 0.0, 1.0)
-
-
-def _overall(result: ScoreResult, roles: Mapping[str, str], threshold: float) -> pd.DataFrame:
-    from ..metrics.overall.combine import geometric_mean, harmonic_mean, joint_segments
-
-    rows = []
-    for system in result.systems:
-        sta = result.get(roles["style"], system)
-        content = result.get(roles["content"], system)
-        s = float(np.clip(sta.corpus_score, 0.0, 1.0))
-        c = float(_unit(np.array([content.corpus_score]), roles["content"])[0])
-        rows.append({"system": system, "score": "hm", "value": harmonic_mean(s, c)})
-        rows.append({"system": system, "score": "gm", "value": geometric_mean(s, c)})
-        sim = result.get(roles["similarity"], system)
-        if list(sim.ids) != list(sta.ids):
-            raise InputError(f"system {system!r}: style and similarity scores cover different segments")
-        sta_seg = np.clip(np.asarray(sta.segment_scores, dtype=float), 0.0, 1.0)
-        sim_seg = _unit(sim.segment_scores, roles["similarity"])
-        if "fluency" in roles:
-            fl = result.get(roles["fluency"], system)
-            fl_seg = (np.asarray(fl.segment_scores, dtype=float) <= threshold).astype(float)
-        else:
-            fl_seg = np.ones_like(sta_seg)
-        seg = joint_segments(np.nan_to_num(sta_seg), np.nan_to_num(sim_seg), fl_seg)
-        rows.append({"system": system, "score": "j", "value": float(np.mean(seg)) if seg.size else float("nan")})
-    return pd.DataFrame(rows, columns=["system", "score", "value"])
+                      metric_specs=specs, settings=settings, overall_comparisons=overall_comparisons)

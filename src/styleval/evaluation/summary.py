@@ -27,22 +27,30 @@ def system_letters(systems: list[str]) -> dict[str, str]:
     return {s: letters[i % 26] + ("" if i < 26 else str(i // 26)) for i, s in enumerate(systems)}
 
 
-def significance_letters(data: Mapping[str, Any], metric: str, system: str, alpha: float = 0.05) -> str:
-    """Letters of the systems that ``system`` is significantly better than on ``metric`` (p < alpha)."""
-    score = data["score"]
-    systems = list(score["settings"].get("systems") or dict.fromkeys(c["system"] for c in score["corpus"]))
-    letters = system_letters(systems)
-    hib = next((c["higher_is_better"] for c in score["corpus"] if c["metric"] == metric), True)
+def _beaten(comparisons: Any, letters: Mapping[str, str], metric: str, system: str, higher_is_better: bool,
+            alpha: float) -> str:
     beaten = []
-    for comp in score.get("comparisons", []):
+    for comp in comparisons:
         if comp["metric"] != metric or comp["p_value"] is None or comp["p_value"] >= alpha:
             continue
-        delta = comp["delta"] if hib else -comp["delta"]  # delta = system - baseline
+        delta = comp["delta"] if higher_is_better else -comp["delta"]  # delta = system - baseline
         if comp["system"] == system and delta > 0:
             beaten.append(comp["baseline"])
         elif comp["baseline"] == system and delta < 0:
             beaten.append(comp["system"])
     return "".join(sorted(letters[s] for s in set(beaten) if s in letters))
+
+
+def significance_letters(data: Mapping[str, Any], metric: str, system: str, alpha: float = 0.05) -> str:
+    """Letters of the systems that ``system`` is significantly better than on ``metric`` (p < alpha)."""
+    score = data["score"]
+    hib = next((c["higher_is_better"] for c in score["corpus"] if c["metric"] == metric), True)
+    return _beaten(score.get("comparisons", []), system_letters(systems_of(data)), metric, system, hib, alpha)
+
+
+def overall_letters(data: Mapping[str, Any], name: str, system: str, alpha: float = 0.05) -> str:
+    """Letters of the systems that ``system`` is significantly better than on overall score ``name``."""
+    return _beaten(data.get("overall_comparisons", []), system_letters(systems_of(data)), name, system, True, alpha)
 
 
 def _corpus(data: Mapping[str, Any]) -> dict[tuple[str, str], dict[str, Any]]:
@@ -88,12 +96,21 @@ def aspect_rows(data: Mapping[str, Any], aspect: str) -> list[dict[str, Any]]:
 
 
 def overall_rows(data: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """Rows of the overall scores (HM, GM, J) with their joint-bootstrap intervals and significance letters."""
     systems = systems_of(data)
-    values = {(o["system"], o["score"]): o["value"] for o in data["overall"]}
+    entries = {(o["system"], o["score"]): o for o in data["overall"]}
     names = list(dict.fromkeys(o["score"] for o in data["overall"]))
-    return [{"metric": OVERALL_NAMES.get(n, n), "key": n, "higher_is_better": True,
-             "cells": {s: {"score": values.get((s, n)), "ci": None, "marks": "", "text": fmt(values.get((s, n)))}
-                       for s in systems}} for n in names]
+    rows = []
+    for n in names:
+        cells = {}
+        for s in systems:
+            o = entries.get((s, n))
+            entry = None if o is None else {"score": o["value"], "ci": o.get("ci")}
+            marks = overall_letters(data, n, s) if o else ""
+            cells[s] = {"score": None if o is None else o["value"], "ci": None if o is None else o.get("ci"),
+                        "marks": marks, "text": format_cell(entry, marks)}
+        rows.append({"metric": OVERALL_NAMES.get(n, n), "key": n, "higher_is_better": True, "cells": cells})
+    return rows
 
 
 def text_report(data: Mapping[str, Any]) -> str:
@@ -122,7 +139,9 @@ def legend(data: Mapping[str, Any]) -> str:
     text = []
     if settings.get("bootstrap"):
         text.append(f"[low, high]: {settings.get('confidence', 0.95):.0%} bootstrap CI "
-                    f"({settings['bootstrap']} resamples, seed {settings.get('seed')})")
+                    f"({settings['bootstrap']} resamples, seed {settings.get('seed')}"
+                    + ("; overall scores: segments resampled jointly, style and content recomputed on each "
+                       "resample" if any(o.get("ci") for o in data.get("overall", [])) else "") + ")")
     if settings.get("significance") not in (None, "none"):
         text.append(f"^letters: significantly better (p < 0.05, {settings['significance']}) than the systems with "
                     "those letters" + (f" (tested against baseline {settings['baseline']!r} only)"

@@ -9,13 +9,18 @@ With human judgments (``human=``, ``styleval report --human FILE``) the report a
 with every human aspect (:func:`human_correlations`): a heatmap and table of system-level Pearson and segment-level
 Kendall tau-like per input (Lai et al. 2022's conventions, see docs/meta-conventions.md), and top-N / last-N
 curves. The numbers are those of :func:`styleval.meta.run`; the segment scores they need are part of the JSON form
-(``score.segments``), so a report from ``styleval evaluate --json`` output has them too.
+(``score.segments``), so a report from ``styleval evaluate --json`` output has them too. Systems can be left out
+of the correlations (``exclude_systems``, ``--exclude-system ref``), as Lai et al. leave out the human references;
+the report names them.
+
+Trade-off plots draw systems named ``model@setting`` as one line per model through its settings (Mir et al. 2019,
+Fig. 2); with naturalness scores (``evaluate --naturalness``) a naturalness–style intensity plot is added.
 """
 from __future__ import annotations
 
 import html
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 from ..errors import InputError
 from ..evaluation.battery import Evaluation, as_dict
@@ -30,6 +35,8 @@ th:first-child,td:first-child{text-align:left}th{background:#f3f3f3}sup{color:#a
 
 def _figures(data: Mapping[str, Any]) -> list[tuple[str, bytes]]:
     figs = [("Style–content trade-off", plots.tradeoff_plot(data))]
+    if plots.naturalness_points(data) is not None:
+        figs.append(("Naturalness–style intensity trade-off", plots.naturalness_plot(data)))
     metrics = [m for aspect in ASPECTS for m in data["aspects"].get(aspect, [])]
     figs.append(("Segment score distributions", plots.distribution_plot(data, metrics)))
     return figs
@@ -56,7 +63,8 @@ def _html_table(rows: list[dict[str, Any]], systems: list[str], letters: Mapping
 
 
 # ------------------------------------------------------------------------------- agreement with human judgments
-#: Lai et al. (2022)'s conventions (docs/meta-conventions.md) without their ``exclude=ref``: every system kept.
+#: Lai et al. (2022)'s conventions (docs/meta-conventions.md); their ``exclude=ref`` is the caller's choice
+#: (``exclude_systems``), every system is kept by default.
 SYSTEM_TASK = {"level": "system", "method": "pearson", "orientation": "abs", "human": "mean"}
 SEGMENT_TASK = {"level": "segment", "method": "kendall_tau_like", "average_by": "item", "aggregate": "mean",
                 "undefined": "skip", "threshold": 0.0, "tie_rule": "le", "human_ties": "skip",
@@ -77,10 +85,18 @@ def _judgments(human: HumanInput):
                      f"{type(human).__name__}")
 
 
-def _check_match(judgments, metric_table, aspects: list[str]) -> None:
-    """Every judged (system, segment) must be in the evaluation, and every evaluated system judged per aspect."""
+def _check_match(judgments, metric_table, aspects: list[str], exclude: "tuple[str, ...]" = ()) -> None:
+    """Every judged (system, segment) must be in the evaluation, and every evaluated system judged per aspect;
+    excluded systems are left out of both checks but must exist on one side."""
     source = judgments.source
     frame = judgments.frame
+    unknown = [s for s in exclude if s not in set(frame["system"]) and s not in set(metric_table["system"])]
+    if unknown:
+        raise InputError(f"excluded system(s) {', '.join(map(repr, unknown))} are neither evaluated nor judged; "
+                         f"the evaluation's systems are {', '.join(map(repr, dict.fromkeys(metric_table['system'])))}",
+                         source)
+    frame = frame[~frame["system"].isin(exclude)]
+    metric_table = metric_table[~metric_table["system"].isin(exclude)]
     evaluated = set(zip(metric_table["system"], metric_table["segment"]))
     systems = list(dict.fromkeys(metric_table["system"]))
     segments = list(dict.fromkeys(metric_table["segment"]))
@@ -111,7 +127,7 @@ def _check_match(judgments, metric_table, aspects: list[str]) -> None:
 
 
 def human_correlations(evaluation: "Evaluation | Mapping[str, Any]", human: HumanInput, *,
-                       curves_min_n: int = 2) -> dict[str, Any]:
+                       exclude_systems: "Sequence[str]" = (), curves_min_n: int = 2) -> dict[str, Any]:
     """Every metric of ``evaluation`` against every human aspect in ``human`` (a
     :class:`~styleval.meta.Judgments` or a judgments file), computed by :func:`styleval.meta.run`.
 
@@ -120,10 +136,13 @@ def human_correlations(evaluation: "Evaluation | Mapping[str, Any]", human: Huma
     inputs (``SYSTEM_TASK`` / ``SEGMENT_TASK``: Lai et al. 2022's conventions). Human scores are the mean of the
     annotators; lower-is-better metrics are negated (orientation abs). Segments nobody judged are left out (counted
     in the notes); judged systems or segments absent from the evaluation are an :class:`InputError`.
+    ``exclude_systems`` are left out of every correlation (the tasks' ``exclude``, e.g. ``("ref",)`` for Lai et
+    al.'s 8 systems without the human references); a name neither evaluated nor judged is an :class:`InputError`.
 
     Returns ``{"aspects", "metrics", "system": {metric: {aspect: r}}, "segment": {metric: {aspect: tau}},
     "curves": {aspect: {metric: {"top": [(N, r)...], "last": [...]}}}, "tasks": {level: {aspect: task name}},
-    "notes": [text...], "negated": [metric...], "n_segments": {aspect: n}}``.
+    "notes": [text...], "negated": [metric...], "n_segments": {aspect: n}, "excluded": [system...],
+    "systems": [system...]}`` (``systems``: those the correlations use).
     """
     from ..meta import MetaTask, run
     from ..meta.scores import lower_is_better_from_score_dict, metric_table_from_score_dict
@@ -136,13 +155,19 @@ def human_correlations(evaluation: "Evaluation | Mapping[str, Any]", human: Huma
     metrics = list(dict.fromkeys(metric_table["metric"]))
     lower = lower_is_better_from_score_dict(data["score"])
     aspects = judgments.aspects
-    _check_match(judgments, metric_table, aspects)
+    exclude = tuple(dict.fromkeys(str(s) for s in exclude_systems))
+    _check_match(judgments, metric_table, aspects, exclude)
+    kept = [s for s in dict.fromkeys(metric_table["system"]) if s not in exclude]
+    if len(kept) < 2:
+        raise InputError(f"excluding {', '.join(map(repr, exclude))} leaves {len(kept)} system(s); the correlations "
+                         "need at least 2")
     out: dict[str, Any] = {"aspects": aspects, "metrics": metrics, "system": {m: {} for m in metrics},
                            "segment": {m: {} for m in metrics}, "curves": {}, "tasks": {"system": {}, "segment": {}},
-                           "notes": [], "negated": [m for m in metrics if m in lower], "n_segments": {}}
+                           "notes": [], "negated": [m for m in metrics if m in lower], "n_segments": {},
+                           "excluded": list(exclude), "systems": kept}
     for aspect in aspects:
         for level, choices in (("system", SYSTEM_TASK), ("segment", SEGMENT_TASK)):
-            task = MetaTask(aspect=aspect, **choices)
+            task = MetaTask(aspect=aspect, exclude=exclude, **choices)
             res = run(task, judgments, metric_table, lower_is_better=lower, unmatched="report",
                       curves=level == "system", curves_min_n=curves_min_n)
             out["tasks"][level][aspect] = task.name
@@ -157,10 +182,21 @@ def human_correlations(evaluation: "Evaluation | Mapping[str, Any]", human: Huma
     return out
 
 
-def _human_data(evaluation: Mapping[str, Any], human: HumanInput) -> dict[str, Any]:
+def _human_data(evaluation: Mapping[str, Any], human: HumanInput, exclude_systems: "Sequence[str]" = ()
+                ) -> dict[str, Any]:
     if isinstance(human, Mapping) and "system" in human and "segment" in human and "aspects" in human:
+        if exclude_systems and list(exclude_systems) != list(human.get("excluded", [])):
+            raise InputError("exclude_systems differs from the exclusion the given correlations were computed with")
         return dict(human)
-    return human_correlations(evaluation, human)
+    return human_correlations(evaluation, human, exclude_systems=exclude_systems)
+
+
+def _excluded_text(corr: Mapping[str, Any]) -> str:
+    excluded = corr.get("excluded") or []
+    if not excluded:
+        return "No system is excluded from the correlations."
+    return (f"Excluded from the correlations: {', '.join(excluded)} (their scores stay in the tables above); "
+            f"correlations over {', '.join(corr.get('systems', []))}.")
 
 
 def _human_columns(corr: Mapping[str, Any]) -> list[tuple[str, str]]:
@@ -186,6 +222,7 @@ def _human_html(corr: Mapping[str, Any]) -> tuple[str, list[tuple[str, bytes]]]:
             "tau-like per input over its systems, averaged over inputs (Lai et al. 2022's conventions; lower-is-better "
             "metrics negated). Segments judged: "
             + html.escape(", ".join(f"{a}: {n}" for a, n in corr.get("n_segments", {}).items())) + ".</p>"
+            + f"<p class=\"excluded\">{html.escape(_excluded_text(corr))}</p>"
             + f"<table class=\"human\">{head}{body}</table>")
     if corr.get("notes"):
         text += "<ul class=\"notes\">" + "".join(f"<li>{html.escape(n)}</li>" for n in corr["notes"]) + "</ul>"
@@ -204,12 +241,14 @@ def _human_html(corr: Mapping[str, Any]) -> tuple[str, list[tuple[str, bytes]]]:
 
 
 def render_html(evaluation: "Evaluation | Mapping[str, Any]", *, title: str = "styleval evaluation",
-                correlations: "Mapping[str, Mapping[str, float]] | None" = None, human: HumanInput = None) -> str:
+                correlations: "Mapping[str, Mapping[str, float]] | None" = None, human: HumanInput = None,
+                exclude_systems: "Sequence[str]" = ()) -> str:
     """The whole report as one HTML document. ``correlations``: optional metric × human-aspect table
     (e.g. from ``styleval.meta``), drawn as a heatmap. ``human``: judgments (a :class:`~styleval.meta.Judgments`,
-    a judgments file, or :func:`human_correlations` output) for the section "Agreement with human judgments"."""
+    a judgments file, or :func:`human_correlations` output) for the section "Agreement with human judgments";
+    ``exclude_systems``: systems left out of those correlations (see :func:`human_correlations`)."""
     data = as_dict(evaluation)
-    corr = None if human is None else _human_data(data, human)
+    corr = None if human is None else _human_data(data, human, exclude_systems)
     systems = systems_of(data)
     letters = system_letters(systems)
     parts = [f"<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>{html.escape(title)}</title>"
@@ -252,11 +291,11 @@ def _md_escape(text: str) -> str:
 
 
 def render_markdown(evaluation: "Evaluation | Mapping[str, Any]", *, title: str = "styleval evaluation",
-                    human: HumanInput = None) -> str:
+                    human: HumanInput = None, exclude_systems: "Sequence[str]" = ()) -> str:
     """The report's tables, legend, rationale and signatures as Markdown (no figures); with ``human`` (see
     :func:`render_html`) also the table of correlations with the human judgments."""
     data = as_dict(evaluation)
-    corr = None if human is None else _human_data(data, human)
+    corr = None if human is None else _human_data(data, human, exclude_systems)
     systems = systems_of(data)
     letters = system_letters(systems)
     out = [f"# {title}", ""]
@@ -277,7 +316,7 @@ def render_markdown(evaluation: "Evaluation | Mapping[str, Any]", *, title: str 
     if corr is not None:
         cols = _human_columns(corr)
         negated = set(corr.get("negated", []))
-        out += ["## Agreement with human judgments", "",
+        out += ["## Agreement with human judgments", "", _md_escape(_excluded_text(corr)), "",
                 "| metric | " + " | ".join(f"{_md_escape(a)}: {LEVEL_LABELS[lv]}" for a, lv in cols) + " |",
                 "|---|" + "---:|" * len(cols)]
         out += [f"| {_md_escape(m + (' (negated)' if m in negated else ''))} | "
@@ -292,12 +331,12 @@ def render_markdown(evaluation: "Evaluation | Mapping[str, Any]", *, title: str 
 
 def write_report(evaluation: "Evaluation | Mapping[str, Any]", *, html: str | Path | None = None,
                  markdown: str | Path | None = None, title: str = "styleval evaluation",
-                 human: HumanInput = None) -> list[Path]:
-    """Write the HTML and/or Markdown report; returns the paths written. ``human``: see :func:`render_html`
-    (the correlations are computed once for both files)."""
+                 human: HumanInput = None, exclude_systems: "Sequence[str]" = ()) -> list[Path]:
+    """Write the HTML and/or Markdown report; returns the paths written. ``human``, ``exclude_systems``: see
+    :func:`render_html` (the correlations are computed once for both files)."""
     written = []
     data = as_dict(evaluation)
-    corr = None if human is None else _human_data(data, human)
+    corr = None if human is None else _human_data(data, human, exclude_systems)
     if html:
         Path(html).write_text(render_html(data, title=title, human=corr), encoding="utf-8")
         written.append(Path(html))

@@ -1,11 +1,17 @@
 """Figures for the evaluation report, drawn with matplotlib's object API (no global backend) and returned as PNG
-bytes; every function reads the JSON form of an evaluation (``Evaluation.to_dict()``)."""
+bytes (the ``*_figure`` functions return the matplotlib Figure itself); every function reads the JSON form of an
+evaluation (``Evaluation.to_dict()``).
+
+Trade-off plots follow Mir et al. 2019, Fig. 2: systems named ``model@setting`` (e.g. ``caae@0.1``,
+``caae@0.5``) are drawn as one line per model through its settings, in setting order.
+"""
 from __future__ import annotations
 
 import base64
 import io
 import math
-from typing import Any, Mapping
+import re
+from typing import Any, Callable, Mapping
 
 import numpy as np
 
@@ -35,30 +41,148 @@ def _corpus(data: Mapping[str, Any]) -> dict[tuple[str, str], Mapping[str, Any]]
     return {(c["metric"], c["system"]): c for c in data["score"]["corpus"]}
 
 
-def tradeoff_plot(data: Mapping[str, Any], style: str | None = None, content: str | None = None) -> bytes:
-    """Style (x) against content (y) per system, with the bootstrap intervals as error bars."""
+# ------------------------------------------------------------------------------------- trade-off plots
+#: Separator of a system name's model and setting: ``caae@0.5`` is model ``caae`` at setting ``0.5``.
+SETTING_SEPARATOR = "@"
+
+
+def split_setting(system: str) -> tuple[str, str | None]:
+    """``"model@setting"`` -> ``("model", "setting")``; a name without ``@`` (or with an empty part) is a model
+    with no setting. The last ``@`` separates, so a model name may itself contain ``@``."""
+    model, sep, setting = system.rpartition(SETTING_SEPARATOR)
+    if not sep or not model or not setting:
+        return system, None
+    return model, setting
+
+
+def _setting_key(settings: list[str]) -> Callable[[str], Any]:
+    """Numeric order when every setting of a model is a number, else natural order (``s2`` before ``s10``)."""
+    try:
+        [float(s) for s in settings]
+        return float
+    except ValueError:
+        return lambda s: [(0, int(p), "") if p.isdigit() else (1, 0, p) for p in re.split(r"(\d+)", s) if p]
+
+
+def model_curves(systems: list[str]) -> dict[str, list[tuple[str | None, str]]]:
+    """Systems grouped by model, in first-seen model order: ``model -> [(setting, system), ...]`` sorted by
+    setting (see :func:`split_setting`; a system without a setting is its own model)."""
+    groups: dict[str, list[tuple[str | None, str]]] = {}
+    for system in systems:
+        model, setting = split_setting(system)
+        groups.setdefault(model, []).append((setting, system))
+    out = {}
+    for model, members in groups.items():
+        settings = [s for s, _ in members if s is not None]
+        if len(settings) == len(members):
+            key = _setting_key(settings)
+            members = sorted(members, key=lambda m: key(m[0]))
+        out[model] = members
+    return out
+
+
+Point = tuple[float, "list[float] | None"]  # (score, [low, high] or None)
+
+
+def _tradeoff_figure(points_x: Mapping[str, Point], points_y: Mapping[str, Point], systems: list[str], *,
+                     xlabel: str, ylabel: str, title: str, ylim: tuple[float, float] | None = None):
+    """Each system a point with its intervals as error bars; a model with several settings is one line through
+    its settings in setting order (``gid="curve:<model>"``), each point labelled with its setting."""
+    fig = _figure(5.8, 4.4)
+    ax = fig.add_subplot(1, 1, 1)
+    for k, (model, members) in enumerate(model_curves(systems).items()):
+        colour = f"C{k % 10}"
+        xs, ys, labels = [], [], []
+        for setting, system in members:
+            if system not in points_x or system not in points_y:
+                continue
+            (x, xci), (y, yci) = points_x[system], points_y[system]
+            if x is None or y is None:
+                continue
+            xerr = None if not xci else [[x - xci[0]], [xci[1] - x]]
+            yerr = None if not yci else [[y - yci[0]], [yci[1] - y]]
+            ax.errorbar([x], [y], xerr=xerr, yerr=yerr, fmt="o", capsize=3, color=colour, alpha=0.9,
+                        gid=f"point:{system}", label=model if len(members) == 1 else "_nolegend_")
+            xs.append(x)
+            ys.append(y)
+            labels.append(system if setting is None or len(members) == 1 else setting)
+        if not xs:
+            continue
+        if len(xs) > 1:
+            ax.plot(xs, ys, "-", color=colour, label=model, gid=f"curve:{model}")
+        for x, y, label in zip(xs, ys, labels):
+            ax.annotate(label, (x, y), textcoords="offset points", xytext=(5, 5), fontsize=8)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    if ylim is not None:
+        ax.set_ylim(*ylim)
+    ax.grid(True, alpha=0.3)
+    if len(ax.get_legend_handles_labels()[0]) > 1:
+        ax.legend(fontsize=7)
+    return fig
+
+
+def _metric_points(data: Mapping[str, Any], metric: str) -> dict[str, Point]:
+    return {system: (c["score"], c.get("ci")) for (m, system), c in _corpus(data).items() if m == metric}
+
+
+def tradeoff_figure(data: Mapping[str, Any], style: str | None = None, content: str | None = None):
+    """The style–content trade-off as a matplotlib Figure: style (x) against content (y), one point per system
+    with its bootstrap intervals, one line per model through its settings (``model@setting`` systems)."""
     style = style or data["roles"]["style"]
     content = content or data["roles"]["content"]
-    corpus = _corpus(data)
     systems = list(data["score"]["settings"]["systems"])
-    fig = _figure(5.5, 4.2)
-    ax = fig.add_subplot(1, 1, 1)
+    xs, ys = _metric_points(data, style), _metric_points(data, content)
     for system in systems:
-        s, c = corpus.get((style, system)), corpus.get((content, system))
-        if s is None or c is None:
+        if system not in xs or system not in ys:
             raise InputError(f"trade-off plot: no {style!r} or {content!r} score for system {system!r}")
-        x, y = s["score"], c["score"]
-        if x is None or y is None:
-            continue
-        xerr = None if not s.get("ci") else [[x - s["ci"][0]], [s["ci"][1] - x]]
-        yerr = None if not c.get("ci") else [[y - c["ci"][0]], [c["ci"][1] - y]]
-        ax.errorbar([x], [y], xerr=xerr, yerr=yerr, fmt="o", capsize=3, label=system)
-        ax.annotate(system, (x, y), textcoords="offset points", xytext=(5, 5), fontsize=9)
-    ax.set_xlabel(f"{style} (style, higher is better)")
-    ax.set_ylabel(f"{content} (content, higher is better)")
-    ax.set_title("style–content trade-off")
-    ax.grid(True, alpha=0.3)
-    return _png(fig)
+    return _tradeoff_figure(xs, ys, systems, xlabel=f"{style} (style, higher is better)",
+                            ylabel=f"{content} (content, higher is better)", title="style–content trade-off")
+
+
+def tradeoff_plot(data: Mapping[str, Any], style: str | None = None, content: str | None = None) -> bytes:
+    """:func:`tradeoff_figure` as PNG bytes."""
+    return _png(tradeoff_figure(data, style, content))
+
+
+def naturalness_points(data: Mapping[str, Any]) -> tuple[str, dict[str, Point]] | None:
+    """The naturalness metric and its score per system: ``naturalness`` (Mir et al.'s adversarial naturalness,
+    ``evaluate --naturalness``) when scored, else the first metric whose name contains ``natural``; None when
+    there is neither."""
+    metrics = list(dict.fromkeys(c["metric"] for c in data["score"]["corpus"]))
+    metric = "naturalness" if "naturalness" in metrics else next((m for m in metrics if "natural" in m.lower()), None)
+    if metric is None:
+        return None
+    return metric, _metric_points(data, metric)
+
+
+def intensity_metric(data: Mapping[str, Any]) -> str:
+    """The style-intensity axis: the direction-corrected EMD when computed (Mir et al. 2019), else the style role."""
+    metrics = {c["metric"] for c in data["score"]["corpus"]}
+    return "style_emd" if "style_emd" in metrics else data["roles"]["style"]
+
+
+def naturalness_figure(data: Mapping[str, Any], style: str | None = None):
+    """Naturalness (y) against style intensity (x), Mir et al. 2019 Fig. 2: one point per system, one line per
+    model through its settings. :class:`InputError` when the evaluation has no naturalness scores."""
+    found = naturalness_points(data)
+    if found is None:
+        raise InputError("naturalness plot: the evaluation has no naturalness scores (run `styleval evaluate "
+                         "--naturalness`, or score a metric whose name contains 'natural')")
+    label, ys = found
+    style = style or intensity_metric(data)
+    systems = list(data["score"]["settings"]["systems"])
+    xs = _metric_points(data, style)
+    share = label == "naturalness"  # the adversarial naturalness is a share in [0, 1]
+    return _tradeoff_figure(xs, ys, systems, xlabel=f"{style} (style intensity, higher is better)",
+                            ylabel=f"{label} (higher is better)", title="naturalness–style intensity trade-off",
+                            ylim=(-0.03, 1.03) if share else None)
+
+
+def naturalness_plot(data: Mapping[str, Any], style: str | None = None) -> bytes:
+    """:func:`naturalness_figure` as PNG bytes."""
+    return _png(naturalness_figure(data, style))
 
 
 def distribution_plot(data: Mapping[str, Any], metrics: list[str]) -> bytes:
