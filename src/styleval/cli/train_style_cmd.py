@@ -12,8 +12,18 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--output", "-o", required=True, help="model folder to write")
     p.add_argument("--kind", choices=["classifier", "regressor"], default="classifier")
     p.add_argument("--features", default="tfidf",
-                   help="feature blocks joined by '+': tfidf, embedding, hand (default: tfidf)")
-    p.add_argument("--encoder", default="minilm", help="sentence encoder for the embedding block")
+                   help="feature blocks joined by '+': tfidf, embedding, hand (default: tfidf); or 'finetune' to "
+                   "fine-tune the encoder with low-rank adapters and a linear head")
+    p.add_argument("--encoder", default="minilm", help="sentence encoder for the embedding block or fine-tuning "
+                   "(catalog name or local transformers folder)")
+    ft = p.add_argument_group("fine-tuning (--features finetune)")
+    ft.add_argument("--epochs", type=int, default=4, help="epochs; the best on the selection data is kept")
+    ft.add_argument("--lr", type=float, default=5e-4, help="learning rate of the adapters")
+    ft.add_argument("--rank", type=int, default=8, help="rank of the low-rank adapters")
+    ft.add_argument("--batch-size", type=int, default=32)
+    ft.add_argument("--device", default=None, help="torch device, e.g. cuda or cpu (default: cuda if available)")
+    ft.add_argument("--seed", type=int, default=13)
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--text-col", default="text")
     p.add_argument("--label-col", default="label")
     p.add_argument("--selection", help="table to choose the regularisation on (default: 10%% of the training data)")
@@ -31,7 +41,8 @@ def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from ..errors import InputError
-    from ..style import read_labelled, train_style_model
+    from ..style import finetune_style_model, read_labelled, train_style_model
+    from .progress import make as make_progress
 
     numeric = args.kind == "regressor"
 
@@ -47,12 +58,18 @@ def run(args: argparse.Namespace) -> int:
     poles = tuple(s.strip() for s in args.poles.split(","))
     if len(poles) != 2:
         raise InputError(f"--poles needs two styles, got {args.poles!r}")
-    model = train_style_model(read(args.train), kind=args.kind, features=args.features,
-                              feature_options={"embedding": {"model": args.encoder}},
-                              selection=read(args.selection) if args.selection else None,
-                              held_out=read(args.held_out) if args.held_out else None, poles=poles,  # type: ignore[arg-type]
-                              aliases=aliases, name=args.name or Path(args.output).name, description=args.description,
-                              command="styleval " + " ".join(shlex.quote(a) for a in sys.argv[1:]))
+    common = dict(kind=args.kind, selection=read(args.selection) if args.selection else None,
+                  held_out=read(args.held_out) if args.held_out else None, poles=poles, aliases=aliases,
+                  name=args.name or Path(args.output).name, description=args.description,
+                  command="styleval " + " ".join(shlex.quote(a) for a in sys.argv[1:]))
+    if args.features == "finetune":
+        bar = make_progress(not args.no_progress)
+        model = finetune_style_model(read(args.train), model=args.encoder, epochs=args.epochs, lr=args.lr,
+                                     rank=args.rank, alpha=2.0 * args.rank, batch_size=args.batch_size,
+                                     device=args.device, seed=args.seed, progress=bar, **common)
+    else:
+        model = train_style_model(read(args.train), features=args.features,
+                                  feature_options={"embedding": {"model": args.encoder}}, **common)
     folder = model.save(args.output)
     held = model.card.get("held_out", {}).get("scores")
     sys.stdout.write(f"wrote {folder}\n" + (f"held-out: {held}\n" if held else ""))

@@ -12,7 +12,12 @@ from .data import LabelledData, load_paradetox, load_pt16, load_yelp_shen, read_
 from .model import CLASSIFIER, REGRESSOR, StyleModel
 from .pretrained import load_style_model, resolve_style_model, shipped_models
 from .train import evaluate, train_style_model
+from .features import BLOCKS
+from .finetune import AdaptedEncoderBlock, finetune_style_model
+
+BLOCKS[AdaptedEncoderBlock.kind] = AdaptedEncoderBlock
 
 __all__ = ["LabelledData", "read_labelled", "load_pt16", "load_yelp_shen", "load_paradetox", "split_data",
            "StyleModel", "CLASSIFIER", "REGRESSOR", "train_style_model", "evaluate", "load_style_model",
-           "resolve_style_model", "shipped_models"]
+           "resolve_style_model", "shipped_models", "finetune_style_model",
+           "AdaptedEncoderBlock"]
