@@ -41,9 +41,11 @@ def write_readme(card: dict[str, Any], path: str | Path) -> None:
     lines = [f"# {card.get('name', 'style model')}", ""]
     if card.get("description"):
         lines += [card["description"], ""]
+    libs = [f"{name} {card[key]}" for name, key in (("scikit-learn", "sklearn_version"), ("torch", "torch_version"),
+                                                    ("transformers", "transformers_version")) if card.get(key)]
     lines += [f"- kind: {card.get('kind')}", f"- labels: {', '.join(card.get('labels', []))}",
-              f"- model version: {card.get('version')}; styleval {card.get('styleval_version')}; "
-              f"scikit-learn {card.get('sklearn_version')} at training time", ""]
+              f"- model version: {card.get('version')}; styleval {card.get('styleval_version')}"
+              + (f"; {', '.join(libs)} at training time" if libs else ""), ""]
     tr = card.get("training", {})
     if tr:
         lines += ["## Training data", "", f"- {tr.get('data')}", f"- {tr.get('n')} texts, sha256 {tr.get('data_hash')}"]
@@ -52,8 +54,13 @@ def write_readme(card: dict[str, Any], path: str | Path) -> None:
         lines.append("")
     sel = card.get("selection", {})
     if sel:
-        lines += ["## Model selection", "", f"- on {sel.get('data')} ({sel.get('n')} texts), by {sel.get('metric')}",
-                  f"- grid: {json.dumps(sel.get('grid'))}", f"- chosen: {json.dumps(sel.get('chosen'))}", ""]
+        lines += ["## Model selection", "", f"- on {sel.get('data')} ({sel.get('n')} texts), by {sel.get('metric')}"]
+        if sel.get("grid") is not None:
+            lines.append(f"- grid: {json.dumps(sel.get('grid'))}")
+        for e in sel.get("epochs") or []:  # fine-tuned models: one line per epoch
+            lines.append(f"- epoch {e['epoch']}: training loss {e['train_loss']:.4f}, {sel.get('metric')} "
+                         f"{e['selection']:.4f}")
+        lines += [f"- chosen: {json.dumps(sel.get('chosen'))}", ""]
     for key, title in (("held_out", "Held-out scores"),):
         ho = card.get(key, {})
         if ho:
