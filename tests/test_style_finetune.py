@@ -134,3 +134,20 @@ def test_cli_train_style_tfidf(tmp_path):
     bad = subprocess.run([sys.executable, "-m", "styleval.cli.main", "train-style", str(table), "-o", str(out),
                           "--alias", "formality"], capture_output=True, text=True, timeout=300)
     assert bad.returncode != 0 and "STYLE=LABEL" in bad.stderr
+
+
+def test_ridge_on_a_fine_tuned_encoder_and_hand_features(tiny_regressor, tmp_path):
+    """The shipped PT16 regressor's second stage: a fitted encoder block reused as features of a linear head."""
+    from styleval.style import train_style_model
+
+    ft, data = tiny_regressor
+    encoder = ft.blocks[0]
+    model = train_style_model(data, kind="regressor", features="hand", fitted_blocks=[encoder], selection=data,
+                              grid=[1.0], poles=("informal", "formal"))
+    assert [b.kind for b in model.blocks] == ["adapted-encoder", "hand"]
+    assert model.card["parameters"]["features"][0]["kind"] == "adapted-encoder"
+    assert spearmanr(model.regress(data.texts), data.labels)[0] > 0.8
+    again = StyleModel.load(model.save(tmp_path / "hybrid"))
+    np.testing.assert_allclose(again.regress(data.texts), model.regress(data.texts), rtol=1e-5, atol=1e-5)
+    with pytest.raises(InputError, match="no feature blocks"):
+        train_style_model(data, kind="regressor", features="", selection=data)

@@ -54,12 +54,14 @@ def train_style_model(train: LabelledData, *, kind: str = CLASSIFIER, features: 
                       poles: tuple[str, str] = ("low", "high"), aliases: dict[str, str] | None = None,
                       name: str = "style-model", version: str = "1", description: str = "", command: str = "",
                       notes: Sequence[str] = (), extra_held_out: Callable[[StyleModel], dict[str, float]] | None = None,
-                      seed: int = 13) -> StyleModel:
+                      fitted_blocks: Sequence[Block] = (), seed: int = 13) -> StyleModel:
     """Train a classifier (string labels) or regressor (numeric labels, ``poles`` = the low and high styles).
 
     The regularisation (``C`` of logistic regression, ``alpha`` of ridge) is chosen from ``grid`` on
     ``selection`` (10% of ``train`` when not given; the model is then refitted on all of ``train``).
     ``held_out`` is scored once, after selection, and recorded in the card; it never influences training.
+    ``fitted_blocks`` are feature blocks trained elsewhere (e.g. the encoder of a fine-tuned model), put before the
+    blocks named in ``features`` (which may then be empty) and used as they are.
     """
     if kind not in (CLASSIFIER, REGRESSOR):
         raise InputError(f"kind must be {CLASSIFIER!r} or {REGRESSOR!r}, not {kind!r}")
@@ -81,8 +83,11 @@ def train_style_model(train: LabelledData, *, kind: str = CLASSIFIER, features: 
         except (TypeError, ValueError):
             raise InputError("a regressor needs numeric labels", train.origin or None) from None
         labels = list(poles)
-    blocks = _blocks(features, options)
-    for b in blocks:
+    own = _blocks(features, options) if features else []
+    blocks = [*fitted_blocks, *own]
+    if not blocks:
+        raise InputError("no feature blocks: name some in features or give fitted_blocks")
+    for b in own:
         b.fit(fit_part.texts)
     model = StyleModel(kind, labels, blocks, np.zeros((1, 1)), np.zeros(1), dict(aliases or {}))
     x_fit, x_sel = model.features(fit_part.texts), model.features(sel_part.texts)
@@ -90,7 +95,7 @@ def train_style_model(train: LabelledData, *, kind: str = CLASSIFIER, features: 
     results = {str(v): _score(kind, labels, _fit_head(kind, x_fit, y_fit, v, len(labels)), x_sel, y_sel) for v in grid}
     best = max(grid, key=lambda v: results[str(v)])
     if refit:
-        for b in blocks:
+        for b in own:
             b.fit(train.texts)
         x_fit = model.features(train.texts)
         y_fit = [str(v) for v in train.labels] if kind == CLASSIFIER else [float(v) for v in train.labels]
