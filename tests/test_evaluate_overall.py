@@ -138,3 +138,20 @@ def test_cli_options():
         evaluate(load_records(argparse.Namespace(example="formality", input=[], gyafc=None, system=[],
                                                  systems_dir=None, source=None, reference=[], direction=None)),
                  fast=True, naturalness="bigram")
+
+
+def test_rationale_warns_when_the_fluency_threshold_rejects_most_outputs():
+    from types import SimpleNamespace
+
+    from styleval.evaluation.battery import _fluency_warning
+
+    ppl = {"A": [250.0, 300.0, 150.0, 900.0, 1200.0, 400.0], "B": [500.0, 210.0, 800.0, 950.0, 199.0, 1e4]}
+
+    def result(scores):
+        return SimpleNamespace(systems=list(scores),
+                               get=lambda metric, system: SimpleNamespace(segment_scores=scores[system]))
+
+    lines = _fluency_warning(result(ppl), "perplexity", 200.0)  # A passes 1/6, B 1/6
+    assert len(lines) == 1 and "at most 17% of any system's outputs" in lines[0] and "≤ 200" in lines[0]
+    assert _fluency_warning(result(ppl), "perplexity", 260.0) == []  # A passes 2/6 = 33%
+    assert _fluency_warning(result({"A": ppl["A"], "C": [10.0] * 6}), "perplexity", 200.0) == []

@@ -152,6 +152,26 @@ def _style_model(style_model: str, styles: set[str], rationale: list[str], fast:
     return name
 
 
+#: Below this share of outputs passing J's fluency test in every system, the rationale warns that J mostly
+#: measures the threshold.
+FLUENCY_PASS_WARNING = 0.2
+
+
+def _fluency_warning(result: Any, metric: str, threshold: float) -> list[str]:
+    """A rationale line when J's fluency factor rejects most outputs of every system (J then says little)."""
+    shares = {}
+    for system in result.systems:
+        seg = np.asarray(result.get(metric, system).segment_scores, dtype=float)
+        shares[system] = float(np.mean(seg <= threshold)) if seg.size else float("nan")
+    if shares and all(v < FLUENCY_PASS_WARNING for v in shares.values()):
+        top = max(shares.values())
+        return [f"warning: at most {top:.0%} of any system's outputs have perplexity ≤ {threshold:g}, so j is "
+                "close to 0 for every system and mostly reflects the threshold (lower-cased or tokenized text "
+                "reads as unlikely to the LM); set --fluency-threshold from the references' perplexities, or "
+                "compare systems on hm/gm."]
+    return []
+
+
 def evaluate(records: Sequence[Record], *, style_model: str = "auto", content_model: str = "bertscore",
              lm: str = DEFAULT_LM, style_lms: "str | Mapping[str, str] | None" = None,
              fluency_threshold: float = DEFAULT_FLUENCY_THRESHOLD, fast: bool = False, bootstrap: int = 1000,
@@ -281,6 +301,8 @@ def evaluate(records: Sequence[Record], *, style_model: str = "auto", content_mo
                      + (" ÷ 100" if fast else " clipped to [0, 1]")
                      + (f", FL = 1[perplexity ≤ {fluency_threshold:g}]." if "fluency" in roles
                         else ", no fluency factor (fast)."))
+    if "fluency" in roles:
+        rationale.extend(_fluency_warning(result, roles["fluency"], fluency_threshold))
     if bootstrap > 0:
         rationale.append(f"intervals: {confidence:.0%} bootstrap CIs ({bootstrap} resamples, seed {seed}); "
                          f"significance: {significance}"
