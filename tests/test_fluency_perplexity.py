@@ -118,6 +118,7 @@ def test_metric_corpus_and_segment(smollm):
     assert result.segment_scores[4] > result.segment_scores[2]
     sig = str(result.signature)
     assert "lm:smollm2-135m" in sig and "lm_hash:" in sig and "perplexity.v1" in sig
+    assert result.signature.to_dict()["resources"]["lm_backend"] == "native"  # SmolLM2 runs on the native path
     mean = Perplexity(corpus="mean").aggregate(stats)
     assert mean == pytest.approx(np.nanmean(result.segment_scores))
 

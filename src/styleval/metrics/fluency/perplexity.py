@@ -61,6 +61,7 @@ class Perplexity(Metric):
         self.max_tokens = int(max_tokens)
         self._style_lms = parse_style_lms(style_lms)
         self.progress: Callable[[str, int, int], None] | None = None
+        self._backends: dict[str, str] = {}  # LM name -> the code that ran it ("native" or "transformers")
 
     def get_params(self) -> dict[str, Any]:
         params = super().get_params()
@@ -81,6 +82,7 @@ class Perplexity(Metric):
         stats = np.zeros((len(batch), 3))
         for lm_name, rows in groups.items():
             lm = load_causal_lm(lm_name, progress=self.progress)
+            self._backends[lm_name] = lm.backend
             res = token_nll(lm, [batch.outputs[i] for i in rows], batch_tokens=self.batch_tokens,
                             max_tokens=self.max_tokens or None, progress=self.progress)
             stats[rows, NLL] = res.nll
@@ -121,9 +123,12 @@ class Perplexity(Metric):
             return sig
         missing = sorted({(d.target_style if d is not None else "none") for d in batch.directions
                           if d is None or d.target_style.lower() not in self._style_lms})
+        res = dict(sig.resources)
         if missing and self._style_lms:
-            res = dict(sig.resources)
             res["lm_fallback"] = ",".join(missing) + "->generic"
+        if self._backends:  # known once the LMs have run: which forward pass computed the scores
+            res["lm_backend"] = ",".join(sorted(set(self._backends.values())))
+        if res != sig.resources:
             from dataclasses import replace
 
             sig = replace(sig, resources=res)
