@@ -334,6 +334,7 @@ def main() -> int:
                         help="torch threads for both paths (0: each library's default, all cores)")
     parser.add_argument("--sample", type=int, default=200, help="pairs for the bert_score batch_size=1 check")
     parser.add_argument("--no-wmd", action="store_true", help="skip the WMD part")
+    parser.add_argument("--wmd-only", action="store_true", help="only the WMD part (skips BERTScore)")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     parser.add_argument("--spec", help=argparse.SUPPRESS)
     parser.add_argument("--out", help=argparse.SUPPRESS)
@@ -354,57 +355,60 @@ def main() -> int:
 
     with tempfile.TemporaryDirectory(prefix="bench_neural_") as tmpdir:
         tmp = Path(tmpdir)
-        ours = spawn("bs-styleval", spec, tmp)
-        theirs = spawn("bs-direct", spec, tmp)
+        if not args.wmd_only:
+            ours = spawn("bs-styleval", spec, tmp)
+            theirs = spawn("bs-direct", spec, tmp)
 
-        # agreement with the batched bert_score call
-        diffs = {k: np.abs(ours["f1"][k] - theirs["f1"][k]) for k in ours["f1"]}
-        all_d = np.concatenate(list(diffs.values()))
-        within = float(np.mean(all_d <= 1e-6))
-        # the sample: half random, half the largest differences
-        rng = np.random.default_rng(12345)
-        keys = list(diffs)
-        flat = [(s, side, i) for (s, side) in keys for i in range(len(diffs[(s, side)]))]
-        n_rand = args.sample // 2
-        picked = {tuple(flat[j]) for j in rng.choice(len(flat), size=min(n_rand, len(flat)), replace=False)}
-        for j in np.argsort(-all_d, kind="stable"):
-            if len(picked) >= args.sample:
-                break
-            picked.add(tuple(flat[j]))
-        sample = sorted(picked, key=lambda x: (list(groups).index(x[0]), x[1], x[2]))
-        enc = spawn("encoder", {**spec, "sample": sample}, tmp)
-        ours_s = np.array([ours["f1"][(s, side)][i] for s, side, i in sample])
-        theirs_s = np.array([theirs["f1"][(s, side)][i] for s, side, i in sample])
-        b1_d = np.abs(ours_s - enc["b1_f1"])
-        batched_d = np.abs(theirs_s - enc["b1_f1"])
+            # agreement with the batched bert_score call
+            diffs = {k: np.abs(ours["f1"][k] - theirs["f1"][k]) for k in ours["f1"]}
+            all_d = np.concatenate(list(diffs.values()))
+            within = float(np.mean(all_d <= 1e-6))
+            # the sample: half random, half the largest differences
+            rng = np.random.default_rng(12345)
+            keys = list(diffs)
+            flat = [(s, side, i) for (s, side) in keys for i in range(len(diffs[(s, side)]))]
+            n_rand = args.sample // 2
+            picked = {tuple(flat[j]) for j in rng.choice(len(flat), size=min(n_rand, len(flat)), replace=False)}
+            for j in np.argsort(-all_d, kind="stable"):
+                if len(picked) >= args.sample:
+                    break
+                picked.add(tuple(flat[j]))
+            sample = sorted(picked, key=lambda x: (list(groups).index(x[0]), x[1], x[2]))
+            enc = spawn("encoder", {**spec, "sample": sample}, tmp)
+            ours_s = np.array([ours["f1"][(s, side)][i] for s, side, i in sample])
+            theirs_s = np.array([theirs["f1"][(s, side)][i] for s, side, i in sample])
+            b1_d = np.abs(ours_s - enc["b1_f1"])
+            batched_d = np.abs(theirs_s - enc["b1_f1"])
 
         if not args.no_wmd:
             w_ours = spawn("wmd-styleval", spec, tmp)
             w_theirs = spawn("wmd-direct", spec, tmp)
 
-    to, tt = statistics.median(ours["times"]), statistics.median(theirs["times"])
-    print("\nBERTScore F1, MiniLM layer 6 (both sides; torch threads: styleval "
-          f"{ours['threads']}, bert_score {theirs['threads']})")
-    print(f"  bert_score, BERTScorer per system: {runs(theirs['times'])}  {n_seg / tt:,.0f} segments/s  "
-          f"{n_pairs / tt:,.0f} pairs/s  (BERTScorer built in {theirs['build_s']:.1f} s, not timed)")
-    print(f"  styleval.score:                    {runs(ours['times'])}  {n_seg / to:,.0f} segments/s  "
-          f"{n_pairs / to:,.0f} pairs/s")
-    print(f"  ratio bert_score/styleval: {tt / to:.2f}x  (target >= 1.5)")
-    print(f"  peak RSS (own process): bert_score {mib(theirs['peak_rss'])} (after model load + warm-up "
-          f"{mib(theirs['setup_rss'])}, +{mib(theirs['peak_rss'] - theirs['setup_rss'])} scoring); styleval "
-          f"{mib(ours['peak_rss'])} (after load {mib(ours['setup_rss'])}, "
-          f"+{mib(ours['peak_rss'] - ours['setup_rss'])} scoring)")
-    fwd_rate = enc["n_texts"] / enc["forward_s"]
-    print(f"  MiniLM forward pass alone: {enc['n_texts']:,} distinct texts ({enc['n_tokens']:,} tokens) in "
-          f"{enc['forward_s']:.2f} s = {fwd_rate:,.0f} sentences/s (batch 64, length-sorted; slow tokenizer "
-          f"{enc['tokenize_s']:.2f} s more); styleval time / forward floor: {to / enc['forward_s']:.2f}")
-    print(f"  styleval vs bert_score batched: max |F1 difference| {all_d.max():.2e}; segments within 1e-6: "
-          f"{within:.2%} ({int((all_d <= 1e-6).sum())} of {len(all_d)}); differing by > 1e-4: "
-          f"{int((all_d > 1e-4).sum())}")
-    print(f"  vs bert_score batch_size=1 on {len(sample)} pairs ({n_rand} random + the largest batched "
-          f"differences; {enc['b1_s']:.1f} s): styleval max |diff| {b1_d.max():.2e}; "
-          f"batched bert_score max |diff| {batched_d.max():.2e}")
-    ok = bool(b1_d.max() <= 1e-6)
+    ok = True
+    if not args.wmd_only:
+        to, tt = statistics.median(ours["times"]), statistics.median(theirs["times"])
+        print("\nBERTScore F1, MiniLM layer 6 (both sides; torch threads: styleval "
+              f"{ours['threads']}, bert_score {theirs['threads']})")
+        print(f"  bert_score, BERTScorer per system: {runs(theirs['times'])}  {n_seg / tt:,.0f} segments/s  "
+              f"{n_pairs / tt:,.0f} pairs/s  (BERTScorer built in {theirs['build_s']:.1f} s, not timed)")
+        print(f"  styleval.score:                    {runs(ours['times'])}  {n_seg / to:,.0f} segments/s  "
+              f"{n_pairs / to:,.0f} pairs/s")
+        print(f"  ratio bert_score/styleval: {tt / to:.2f}x  (target >= 1.5)")
+        print(f"  peak RSS (own process): bert_score {mib(theirs['peak_rss'])} (after model load + warm-up "
+              f"{mib(theirs['setup_rss'])}, +{mib(theirs['peak_rss'] - theirs['setup_rss'])} scoring); styleval "
+              f"{mib(ours['peak_rss'])} (after load {mib(ours['setup_rss'])}, "
+              f"+{mib(ours['peak_rss'] - ours['setup_rss'])} scoring)")
+        fwd_rate = enc["n_texts"] / enc["forward_s"]
+        print(f"  MiniLM forward pass alone: {enc['n_texts']:,} distinct texts ({enc['n_tokens']:,} tokens) in "
+              f"{enc['forward_s']:.2f} s = {fwd_rate:,.0f} sentences/s (batch 64, length-sorted; slow tokenizer "
+              f"{enc['tokenize_s']:.2f} s more); styleval time / forward floor: {to / enc['forward_s']:.2f}")
+        print(f"  styleval vs bert_score batched: max |F1 difference| {all_d.max():.2e}; segments within 1e-6: "
+              f"{within:.2%} ({int((all_d <= 1e-6).sum())} of {len(all_d)}); differing by > 1e-4: "
+              f"{int((all_d > 1e-4).sum())}")
+        print(f"  vs bert_score batch_size=1 on {len(sample)} pairs ({n_rand} random + the largest batched "
+              f"differences; {enc['b1_s']:.1f} s): styleval max |diff| {b1_d.max():.2e}; "
+              f"batched bert_score max |diff| {batched_d.max():.2e}")
+        ok = bool(b1_d.max() <= 1e-6)
 
     if not args.no_wmd:
         a = np.concatenate([w_ours["scores"][k] for k in sorted(w_ours["scores"])])
