@@ -117,6 +117,8 @@ class AdaptedEncoderBlock(Block):
         self.lora: dict[str, tuple[np.ndarray, np.ndarray]] = {}  # module name -> (A, B)
         self._dim = 0
         self._runtime: tuple[Any, Any] | None = None  # (tokenizer, merged encoder)
+        # text -> pooled vector, when a caller turns it on (``memo = {}``) to reuse features across several fits
+        self.memo: dict[str, np.ndarray] | None = None
 
     @property
     def scale(self) -> float:
@@ -144,6 +146,15 @@ class AdaptedEncoderBlock(Block):
         return self._runtime
 
     def transform(self, texts: Sequence[str]) -> sp.csr_matrix:
+        if self.memo is not None:
+            todo = list(dict.fromkeys(t for t in texts if t not in self.memo))
+            if todo:
+                self.memo.update(zip(todo, self._encode(todo)))
+            return sp.csr_matrix(np.stack([self.memo[t] for t in texts]) if texts
+                                 else np.zeros((0, self._dim), dtype=np.float32))
+        return sp.csr_matrix(self._encode(texts))
+
+    def _encode(self, texts: Sequence[str]) -> np.ndarray:
         import torch
 
         tok, enc = self._encoder()
@@ -155,7 +166,7 @@ class AdaptedEncoderBlock(Block):
                         return_tensors="pt").to(dev)
                 pooled = _mean_pool(enc(**x).last_hidden_state, x["attention_mask"])
                 out[idx] = pooled.float().cpu().numpy()
-        return sp.csr_matrix(out)
+        return out
 
     def config(self) -> dict[str, Any]:
         return {"kind": self.kind, "model": self.model, "rank": self.rank, "alpha": self.alpha,
@@ -317,7 +328,7 @@ def finetune_style_model(train: LabelledData, *, kind: str = CLASSIFIER, selecti
             best = (score, epoch, snapshot())
     for a in adapters.values():
         a.handle.remove()
-    del enc
+    enc = None  # release the training copy of the encoder
     if dev.type == "cuda":
         torch.cuda.empty_cache()
 
