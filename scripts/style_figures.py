@@ -91,8 +91,8 @@ def mir_figures(data: Path) -> dict:
         out = clf.predict_proba([r.output for r in recs])
         target = [clf.style_index(r.direction.target_style) for r in recs]
         emd = direction_corrected_emd(src, out, target)
-        rows += [(system, r.id, "emd:ours-yelp-tfidf", float(v), str(r.direction)) for r, v in zip(recs, emd)]
-        rows += [(system, r.id, "target:ours-yelp-tfidf", float(o[t]), str(r.direction))
+        rows += [(system, r.id, "emd:ours-yelp", float(v), str(r.direction)) for r, v in zip(recs, emd)]
+        rows += [(system, r.id, "target:ours-yelp", float(o[t]), str(r.direction))
                  for r, o, t in zip(recs, out, target)]
         batch = Batch.from_records(recs)
         for label, metric in (("unmasked:sentBLEU", registry.create("bleu", against="source")),
@@ -111,7 +111,7 @@ def mir_figures(data: Path) -> dict:
         common = dict(level="segment", method="pearson", average_by="none", orientation="signed",
                       systems=tuple(systems), human="mean")
         sti = run(MetaTask(aspect="style_transfer_intensity", **common), ds.judgments, table,
-                  metrics=["emd:ours-yelp-tfidf", "target:ours-yelp-tfidf", "emd:textcnn", "target:textcnn"])
+                  metrics=["emd:ours-yelp", "target:ours-yelp", "emd:textcnn", "target:textcnn"])
         cp = run(MetaTask(aspect="content_preservation", **common), ds.judgments, table,
                  metrics=["unmasked:sentBLEU", "style_masked:sentBLEU", "style_removed:sentBLEU", "unmasked:BLEU",
                           "style_masked:BLEU", "style_removed:BLEU"])
