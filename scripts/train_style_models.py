@@ -33,6 +33,7 @@ sys.path.insert(0, str(ROOT / "src"))
 
 from styleval.style import (StyleModel, evaluate, finetune_style_model, load_paradetox, load_pt16,  # noqa: E402
                             load_yelp_shen, split_data, train_style_model)
+from styleval.style.train import held_out_entry  # noqa: E402
 
 FORMALITY_ALIASES = {"formality": "formal", "informality": "informal"}
 PT16_FEATURES = "tfidf+embedding+hand"
@@ -66,32 +67,29 @@ def progress_printer(every: int = 50):
     return report
 
 
-def finetuned_pt16_regressor(train, tune, test, reg_args: dict, options: dict, note: str, *,
-                              device: str | None = None, encoder_from: str | None = None) -> StyleModel:
+def finetuned_pt16_regressor(train, reg_args: dict, options: dict, note: str, *, device: str | None = None,
+                              encoder_from: str | None = None) -> StyleModel:
     """Two stages, both chosen on tune: MiniLM fine-tuned with adapters (epoch), then a ridge on its pooled
     features plus the hand features (alpha). The hand features see what an uncased encoder cannot (capitals,
     punctuation), which is much of what separates system outputs for one input in Lai et al.'s data."""
     if encoder_from:  # the first stage of an earlier run (same data and seed give the same adapters)
         stage1 = StyleModel.load(encoder_from)
         note = note + f"; the fine-tuned encoder was reused from an earlier build ({Path(encoder_from).name})"
-        fine_tuning = stage1.card["parameters"]["fine_tuning"]
-        epochs, chosen = stage1.card["selection"]["epochs"], stage1.card["selection"]["chosen"]
-        if "encoder_epochs" in stage1.card["selection"]:
-            epochs = stage1.card["selection"]["encoder_epochs"]
     else:
         stage1 = finetune_style_model(train, device=device, progress=progress_printer(), **PT16_FINETUNE,
                                       **{**reg_args, "held_out": None})
-        fine_tuning = stage1.card["parameters"]["fine_tuning"]
-        epochs, chosen = stage1.card["selection"]["epochs"], stage1.card["selection"]["chosen"]
+    # stage1 is a fine-tuned model, or a shipped two-stage regressor whose card already names the encoder's epochs
+    sel = stage1.card["selection"]
+    epochs = sel.get("encoder_epochs", sel.get("epochs"))
+    chosen_epoch = sel["chosen"].get("encoder_epoch", sel["chosen"].get("epoch"))
     encoder = next(b for b in stage1.blocks if b.kind == "adapted-encoder")
     encoder.memo = {}  # each text is encoded once across the alpha grid and the held-out scoring
     reg = train_style_model(train, features="hand", feature_options=options, fitted_blocks=[encoder],
                             grid=PT16_HYBRID_GRID, notes=[note, PT16_HYBRID_NOTE], **reg_args)
     encoder.memo = None
-    reg.card["parameters"]["fine_tuning"] = fine_tuning
+    reg.card["parameters"]["fine_tuning"] = stage1.card["parameters"]["fine_tuning"]
     reg.card["selection"]["encoder_epochs"] = epochs
-    reg.card["selection"]["chosen"] = {"encoder_epoch": chosen.get("epoch", chosen.get("encoder_epoch")),
-                                       **reg.card["selection"]["chosen"]}
+    reg.card["selection"]["chosen"] = {"encoder_epoch": chosen_epoch, **reg.card["selection"]["chosen"]}
     return reg
 
 
@@ -108,8 +106,7 @@ def pt16_models(data: Path, command: str, features: str = PT16_FEATURES, options
     if linear:
         reg = train_style_model(train, features=features, feature_options=options, notes=[note], **reg_args)
     else:
-        reg = finetuned_pt16_regressor(train, tune, test, reg_args, options, note, device=device,
-                                       encoder_from=encoder_from)
+        reg = finetuned_pt16_regressor(train, reg_args, options, note, device=device, encoder_from=encoder_from)
     btrain, btune, btest = (load_pt16(data, s, binary=True) for s in ("train", "tune", "test"))
 
     def spearman_with_scores(model: StyleModel) -> dict[str, float]:
@@ -132,18 +129,16 @@ YELP_FINETUNE = {"rank": 8, "alpha": 16.0, "lr": 5e-4, "epochs": 1, "batch_size"
 YELP_FINETUNE_N = 24000
 YELP_TFIDF = {"tfidf": {"word_ngrams": (1, 3), "max_word_features": 60000, "max_char_features": 60000}}
 YELP_GRID = [1.0, 4.0, 16.0, 64.0]
-WORK = "/tmp/styleval-style-work"
 YELP_ALIASES = {"neg": "negative", "pos": "positive", "0": "negative", "1": "positive"}
 
 
 def score_held_out(model: StyleModel, held_out) -> StyleModel:
-    model.card["held_out"] = {"data": held_out.origin, "n": len(held_out), "data_hash": held_out.data_hash(),
-                              "scores": evaluate(model, held_out)}
+    model.card["held_out"] = held_out_entry(model, held_out)
     return model
 
 
 def yelp_model(data: Path, command: str, *, linear: bool = False, device: str | None = None,
-               encoder_from: str | None = None) -> StyleModel:
+               encoder_from: str | None = None, work: str = "/tmp/styleval-style-work") -> StyleModel:
     dev, test = load_yelp_shen(data, "dev"), load_yelp_shen(data, "test")
     common = dict(kind="classifier", aliases=YELP_ALIASES, name="sentiment-classifier-yelp",
                   description="Negative vs positive Yelp review sentences (Shen et al. 2017 data).", command=command)
@@ -166,7 +161,7 @@ def yelp_model(data: Path, command: str, *, linear: bool = False, device: str | 
                                   **YELP_FINETUNE, **common, notes=[
                                       f"stage 1: trained on {len(sample)} sentences of 90% of the dev split, scored "
                                       "on the other 10% (seed 13)"])
-        ft.save(Path(WORK) / "yelp-finetuned-encoder")
+        ft.save(Path(work) / "yelp-finetuned-encoder")
     encoder = next(b for b in ft.blocks if b.kind == "adapted-encoder")
     encoder.memo = {}  # each dev text is encoded once across the C grid and the refit
     stack = train_style_model(dev, features="tfidf", feature_options=YELP_TFIDF, fitted_blocks=[encoder],
@@ -218,7 +213,8 @@ def main() -> int:
     ap.add_argument("--out", default=str(ROOT / "src" / "styleval" / "style" / "pretrained"))
     ap.add_argument("--only", nargs="*", default=None)
     ap.add_argument("--compare", choices=["pt16"], default=None)
-    ap.add_argument("--linear", action="store_true", help="PT16 regressor and Yelp classifier: linear models only, no fine-tuning")
+    ap.add_argument("--linear", action="store_true",
+                    help="PT16 regressor and Yelp classifier: linear models only, no fine-tuning")
     ap.add_argument("--device", default=None, help="torch device for fine-tuning (default: cuda if available)")
     ap.add_argument("--yelp-encoder-from", default=None, metavar="FOLDER",
                     help="Yelp: take the fine-tuned encoder of this folder (saved by an earlier run under --work)")
@@ -228,8 +224,6 @@ def main() -> int:
                     "again (only the ridge stage is refitted)")
     args = ap.parse_args()
     data = Path(args.data)
-    global WORK
-    WORK = args.work
     if args.compare:
         compare_pt16(data)
         return 0
@@ -242,8 +236,9 @@ def main() -> int:
     for group in groups:
         t0 = time.time()
         models = {"pt16": lambda: pt16_models(data, command, linear=args.linear, device=args.device,
-                                            encoder_from=args.encoder_from), "yelp": lambda: [yelp_model(data, command, linear=args.linear, device=args.device,
-                                            encoder_from=args.yelp_encoder_from)],
+                                              encoder_from=args.encoder_from),
+                  "yelp": lambda: [yelp_model(data, command, linear=args.linear, device=args.device,
+                                              encoder_from=args.yelp_encoder_from, work=args.work)],
                   "paradetox": lambda: [paradetox_model(data, command)]}[group]()
         for m in models:
             if m.card["name"] not in wanted:

@@ -43,7 +43,8 @@ def test_hooked_adapter_equals_merged_weight():
 def test_target_modules_of_minilm_and_unknown_targets():
     from styleval.style.finetune import _load_base
 
-    _, enc, ident = _load_base("minilm")
+    _, enc = _load_base("minilm")
+    ident = AdaptedEncoderBlock().resources()
     names = _target_modules(enc, ("query", "value"))
     layers = enc.config.num_hidden_layers
     assert len(names) == 2 * layers and all(n.endswith((".query", ".value")) for n in names)

@@ -137,6 +137,14 @@ class TfidfBlock(Block):
 
 
 # -- sentence embeddings ---------------------------------------------------------------------------------
+def encoder_identity(model: str) -> dict[str, str]:
+    """The resources entry of a block built on an encoder: its name and content hash."""
+    from ..models.resolve import resolve
+
+    ident = resolve(model).identity()
+    return {"encoder": ident["model"], "encoder_hash": ident["model_hash"]}
+
+
 def encode(model: str, texts: Sequence[str], batch_size: int = 64) -> np.ndarray:
     """Unit-normalised sentence embeddings, through the model pool and the shared embedding cache."""
     from ..models.pool import embedding_cache, sentence_encoder
@@ -188,10 +196,7 @@ class EmbeddingBlock(Block):
         return {"kind": self.kind, "model": self.model, "scale": self.scale, "dim": self._dim}
 
     def resources(self) -> dict[str, str]:
-        from ..models.resolve import resolve
-
-        ident = resolve(self.model).identity()
-        return {"encoder": ident["model"], "encoder_hash": ident["model_hash"]}
+        return encoder_identity(self.model)
 
     @classmethod
     def from_stored(cls, config: dict[str, Any], arrays: dict[str, np.ndarray], vocab: dict[str, list[str]]

@@ -22,9 +22,9 @@ import scipy.sparse as sp
 
 from ..errors import InputError
 from ..signature import library_version
-from .data import LabelledData, split_data
-from .features import Block
-from .model import CLASSIFIER, REGRESSOR, StyleModel
+from .data import LabelledData
+from .features import Block, encoder_identity
+from .model import CLASSIFIER, REGRESSOR, StyleModel, preprocess
 
 # The linear layers of BERT-like encoders (MiniLM, BERT, RoBERTa...), by the last part of their module name.
 DEFAULT_TARGETS = ("query", "key", "value", "attention.output.dense", "intermediate.dense", "output.dense")
@@ -41,8 +41,9 @@ def _target_modules(model: Any, targets: Sequence[str]) -> list[str]:
     return names
 
 
-def _load_base(model: str) -> tuple[Any, Any, dict[str, str]]:
-    """A fresh (tokenizer, encoder, identity) from a catalog name or folder; the encoder is private to the caller."""
+def _load_base(model: str) -> tuple[Any, Any]:
+    """A fresh (tokenizer, encoder) from a catalog name or folder; the encoder is private to the caller (its weights
+    are adapted), so the model pool's shared copy is not used."""
     from ..models.pool import configure_torch, transformers_dir
     from ..models.resolve import resolve
 
@@ -59,8 +60,7 @@ def _load_base(model: str) -> tuple[Any, Any, dict[str, str]]:
     import torch
 
     enc = AutoModel.from_pretrained(str(folder), local_files_only=True, dtype=torch.float32)
-    ident = spec.identity()
-    return tok, enc, {"encoder": ident["model"], "encoder_hash": ident["model_hash"]}
+    return tok, enc
 
 
 def _device(device: str | None) -> Any:
@@ -132,7 +132,7 @@ class AdaptedEncoderBlock(Block):
         if self._runtime is None:
             import torch
 
-            tok, enc, _ = _load_base(self.model)
+            tok, enc = _load_base(self.model)
             modules = dict(enc.named_modules())
             with torch.no_grad():
                 for name, (a, b) in self.lora.items():
@@ -183,10 +183,7 @@ class AdaptedEncoderBlock(Block):
         return {"layers": sorted(self.lora)}
 
     def resources(self) -> dict[str, str]:
-        from ..models.resolve import resolve
-
-        ident = resolve(self.model).identity()
-        return {"encoder": ident["model"], "encoder_hash": ident["model_hash"]}
+        return encoder_identity(self.model)
 
     @classmethod
     def from_stored(cls, config: dict[str, Any], arrays: dict[str, np.ndarray], vocab: dict[str, list[str]]
@@ -218,28 +215,18 @@ def finetune_style_model(train: LabelledData, *, kind: str = CLASSIFIER, selecti
     """
     import torch
 
-    if kind not in (CLASSIFIER, REGRESSOR):
-        raise InputError(f"kind must be {CLASSIFIER!r} or {REGRESSOR!r}, not {kind!r}")
-    if len(train) < 4:
-        raise InputError(f"need at least 4 training texts, got {len(train)}", train.origin or None)
-    held_back = selection is None
-    fit_part, sel_part = split_data(train, 0.1, seed=seed) if held_back else (train, selection)
-    import html
+    from .train import prepare_targets
 
-    texts = [html.unescape(t) for t in fit_part.texts]  # as StyleModel.features does at prediction time
+    held_back = selection is None
+    fit_part, sel_part, labels, y_fit, _ = prepare_targets(train, selection, kind, poles, seed)
+    texts = preprocess(fit_part.texts)  # as StyleModel.features does at prediction time
     if kind == CLASSIFIER:
-        labels = sorted({str(v) for v in fit_part.labels})
-        if len(labels) < 2:
-            raise InputError(f"a classifier needs at least two labels, found {labels}", train.origin or None)
-        y = np.asarray([labels.index(str(v)) for v in fit_part.labels])
+        y = np.asarray([labels.index(v) for v in y_fit])
         n_out = 1 if len(labels) == 2 else len(labels)
         mean, std = 0.0, 1.0
     else:
-        try:
-            y = np.asarray([float(v) for v in fit_part.labels], dtype=np.float64)
-        except (TypeError, ValueError):
-            raise InputError("a regressor needs numeric labels", train.origin or None) from None
-        labels, n_out = list(poles), 1
+        y = np.asarray(y_fit, dtype=np.float64)
+        n_out = 1
         mean, std = float(y.mean()), float(y.std() or 1.0)
         y = (y - mean) / std
 
@@ -247,7 +234,7 @@ def finetune_style_model(train: LabelledData, *, kind: str = CLASSIFIER, selecti
     np.random.seed(seed)
     torch.manual_seed(seed)
     dev = _device(device)
-    tok, enc, _ = _load_base(model)
+    tok, enc = _load_base(model)
     enc.to(dev).train()
     for p in enc.parameters():
         p.requires_grad_(False)
@@ -360,12 +347,9 @@ def finetune_style_model(train: LabelledData, *, kind: str = CLASSIFIER, selecti
         "command": command, "notes": list(notes),
     }
     if held_out is not None:
-        from .train import evaluate
+        from .train import held_out_entry
 
-        result.card["held_out"] = {"data": held_out.origin, "n": len(held_out), "data_hash": held_out.data_hash(),
-                                   "scores": evaluate(result, held_out)}
-        if extra_held_out is not None:
-            result.card["held_out"]["scores"].update(extra_held_out(result))
+        result.card["held_out"] = held_out_entry(result, held_out, extra_held_out)
     return result
 
 

@@ -27,6 +27,11 @@ from ..errors import InputError
 from .features import BLOCKS, Block
 
 FORMAT = "styleval-style-model/1"
+
+
+def preprocess(texts: Sequence[str]) -> list[str]:
+    """What every style model does to a text before its features (recorded as ``preprocess`` in the card)."""
+    return [html.unescape(t) for t in texts]  # corpora differ in escaping (&apos; in PT16 test)
 CLASSIFIER, REGRESSOR = "classifier", "regressor"
 
 
@@ -46,7 +51,7 @@ class StyleModel:
 
     # -- prediction ----------------------------------------------------------------------------------
     def features(self, texts: Sequence[str]) -> sp.csr_matrix:
-        texts = [html.unescape(t) for t in texts]  # corpora differ in escaping (&apos; in PT16 test)
+        texts = preprocess(texts)
         return sp.hstack([b.transform(texts) for b in self.blocks], format="csr")
 
     def decision(self, texts: Sequence[str]) -> np.ndarray:

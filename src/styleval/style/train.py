@@ -48,6 +48,43 @@ def _score(kind: str, labels: list[str], head, x, y) -> float:
     return float(spearmanr(y, head.predict(x))[0])
 
 
+def prepare_targets(train: LabelledData, selection: LabelledData | None, kind: str, poles: tuple[str, str],
+                    seed: int) -> tuple[LabelledData, LabelledData, list[str], list[Any], list[Any]]:
+    """Check the training data and split off the selection part (10% of ``train`` when ``selection`` is None).
+
+    Returns ``(fit_part, sel_part, labels, y_fit, y_sel)``: string targets for a classifier, floats for a
+    regressor (whose labels are ``poles``); bad input is a clear error naming the data.
+    """
+    if kind not in (CLASSIFIER, REGRESSOR):
+        raise InputError(f"kind must be {CLASSIFIER!r} or {REGRESSOR!r}, not {kind!r}")
+    if len(train) < 4:
+        raise InputError(f"need at least 4 training texts, got {len(train)}", train.origin or None)
+    fit_part, sel_part = split_data(train, 0.1, seed=seed) if selection is None else (train, selection)
+    if kind == CLASSIFIER:
+        y_fit: list[Any] = [str(v) for v in fit_part.labels]
+        labels = sorted(set(y_fit))
+        if len(labels) < 2:
+            raise InputError(f"a classifier needs at least two labels, found {labels}", train.origin or None)
+        y_sel: list[Any] = [str(v) for v in sel_part.labels]
+    else:
+        try:
+            y_fit = [float(v) for v in fit_part.labels]
+            y_sel = [float(v) for v in sel_part.labels]
+        except (TypeError, ValueError):
+            raise InputError("a regressor needs numeric labels", train.origin or None) from None
+        labels = list(poles)
+    return fit_part, sel_part, labels, y_fit, y_sel
+
+
+def held_out_entry(model: StyleModel, held_out: LabelledData,
+                   extra: Callable[[StyleModel], dict[str, float]] | None = None) -> dict[str, Any]:
+    """The card's ``held_out`` section: the data's identity and the model's scores on it (plus ``extra``)."""
+    scores = evaluate(model, held_out)
+    if extra is not None:
+        scores.update(extra(model))
+    return {"data": held_out.origin, "n": len(held_out), "data_hash": held_out.data_hash(), "scores": scores}
+
+
 def train_style_model(train: LabelledData, *, kind: str = CLASSIFIER, features: str | Sequence[str] = "tfidf",
                       feature_options: dict[str, dict[str, Any]] | None = None, selection: LabelledData | None = None,
                       held_out: LabelledData | None = None, grid: Sequence[float] | None = None,
@@ -63,26 +100,9 @@ def train_style_model(train: LabelledData, *, kind: str = CLASSIFIER, features: 
     ``fitted_blocks`` are feature blocks trained elsewhere (e.g. the encoder of a fine-tuned model), put before the
     blocks named in ``features`` (which may then be empty) and used as they are.
     """
-    if kind not in (CLASSIFIER, REGRESSOR):
-        raise InputError(f"kind must be {CLASSIFIER!r} or {REGRESSOR!r}, not {kind!r}")
-    if len(train) < 4:
-        raise InputError(f"need at least 4 training texts, got {len(train)}", train.origin or None)
     options = feature_options or {}
     refit = selection is None
-    fit_part, sel_part = split_data(train, 0.1, seed=seed) if refit else (train, selection)
-    if kind == CLASSIFIER:
-        y_fit = [str(v) for v in fit_part.labels]
-        labels = sorted(set(y_fit))
-        if len(labels) < 2:
-            raise InputError(f"a classifier needs at least two labels, found {labels}", train.origin or None)
-        y_sel = [str(v) for v in sel_part.labels]
-    else:
-        try:
-            y_fit = [float(v) for v in fit_part.labels]
-            y_sel = [float(v) for v in sel_part.labels]
-        except (TypeError, ValueError):
-            raise InputError("a regressor needs numeric labels", train.origin or None) from None
-        labels = list(poles)
+    fit_part, sel_part, labels, y_fit, y_sel = prepare_targets(train, selection, kind, poles, seed)
     own = _blocks(features, options) if features else []
     blocks = [*fitted_blocks, *own]
     if not blocks:
@@ -126,10 +146,7 @@ def train_style_model(train: LabelledData, *, kind: str = CLASSIFIER, features: 
     }
     model.card = card
     if held_out is not None:
-        card["held_out"] = {"data": held_out.origin, "n": len(held_out), "data_hash": held_out.data_hash(),
-                            "scores": evaluate(model, held_out)}
-        if extra_held_out is not None:
-            card["held_out"]["scores"].update(extra_held_out(model))
+        card["held_out"] = held_out_entry(model, held_out, extra_held_out)
     return model
 
 
