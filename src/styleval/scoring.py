@@ -72,7 +72,7 @@ def _check_alignment(groups: dict[str, list[Record]]) -> None:
                              "do not cover the same segment ids in the same order; paired tests need aligned systems")
 
 
-def _finite_rows(*stats: np.ndarray) -> np.ndarray:
+def finite_rows(*stats: np.ndarray) -> np.ndarray:
     """Mask of segments whose statistics are all finite in every given array (NaN marks an unscorable segment,
     e.g. WMD of an output with no in-vocabulary word; the metric's own aggregate leaves those out too)."""
     mask = np.ones(len(stats[0]), dtype=bool)
@@ -84,7 +84,7 @@ def _finite_rows(*stats: np.ndarray) -> np.ndarray:
 def _add_interval(result: MetricResult, metric: Metric, options: ResamplingOptions) -> None:
     from .stats.significance import bootstrap_ci
 
-    ok = _finite_rows(result.stats)
+    ok = finite_rows(result.stats)
     if ok.sum() < 2:
         result.extra["ci_skipped"] = f"{int(ok.sum())} segment(s) with finite statistics; an interval needs 2"
         return
@@ -95,21 +95,32 @@ def _add_interval(result: MetricResult, metric: Metric, options: ResamplingOptio
         result.extra["ci_excluded_segments"] = int((~ok).sum())
 
 
-def _paired_test(a: MetricResult, b: MetricResult, metric: Metric, options: ResamplingOptions) -> Comparison:
+def paired_comparison(metric: str, system: str, a: np.ndarray, baseline: str, b: np.ndarray,
+                      aggregate: Callable[[np.ndarray], float] | None,
+                      sum_then: Callable[[np.ndarray], float] | None, options: ResamplingOptions) -> Comparison:
+    """``system`` (statistics ``a``) against ``baseline`` (``b``) on the segments finite in both, by the test that
+    ``options`` names; ``aggregate``/``sum_then`` turn rows or summed rows into the corpus score."""
     from .stats.significance import approximate_randomization, paired_bootstrap
 
-    ok = _finite_rows(a.stats, b.stats)
-    kwargs = dict(sum_then=metric.sum_aggregate(), seed=options.seed)
+    ok = finite_rows(a, b)
     if options.significance == "paired-bootstrap":
-        test = paired_bootstrap(a.stats[ok], b.stats[ok], metric.aggregate, n_resamples=options.bootstrap, **kwargs)
+        test = paired_bootstrap(a[ok], b[ok], aggregate, sum_then=sum_then, n_resamples=options.bootstrap,
+                                seed=options.seed)
         n = options.bootstrap
     else:
-        test = approximate_randomization(a.stats[ok], b.stats[ok], metric.aggregate, n_trials=options.n_trials,
-                                         **kwargs)
+        test = approximate_randomization(a[ok], b[ok], aggregate, sum_then=sum_then, n_trials=options.n_trials,
+                                         seed=options.seed)
         n = options.n_trials
-    return Comparison(metric=a.metric, system=a.system, baseline=b.system, delta=float(test.delta),
+    return Comparison(metric=metric, system=system, baseline=baseline, delta=float(test.delta),
                       p_value=float(test.pvalue), method=options.significance, n_resamples=n, seed=options.seed,
                       excluded_segments=int((~ok).sum()))
+
+
+def comparison_pairs(systems: Sequence[str], baseline: str | None) -> list[tuple[str, str]]:
+    """The (system, baseline) pairs that paired tests compare: each system against ``baseline``, or every pair."""
+    if baseline is not None:
+        return [(s, baseline) for s in systems if s != baseline]
+    return list(combinations(systems, 2))
 
 
 def score_records(records: Sequence[Record], metrics: Sequence[Metric], *,
@@ -142,13 +153,12 @@ def score_records(records: Sequence[Record], metrics: Sequence[Metric], *,
         systems = list(batches)
         if options.baseline is not None and options.baseline not in batches:
             raise InputError(f"baseline system {options.baseline!r} not found; systems: {', '.join(systems)}")
-        pairs = ([(s, options.baseline) for s in systems if s != options.baseline] if options.baseline
-                 else list(combinations(systems, 2)))
         by_key = {(r.metric, r.system): r for r in results}
         for metric in metrics:
-            for system, baseline in pairs:
-                comparisons.append(_paired_test(by_key[(metric.display_name, system)],
-                                                by_key[(metric.display_name, baseline)], metric, options))
+            for system, baseline in comparison_pairs(systems, options.baseline):
+                a, b = by_key[(metric.display_name, system)], by_key[(metric.display_name, baseline)]
+                comparisons.append(paired_comparison(metric.display_name, system, a.stats, baseline, b.stats,
+                                                     metric.aggregate, metric.sum_aggregate(), options))
     settings = {"bootstrap": options.bootstrap, "confidence": options.confidence, "seed": options.seed,
                 "significance": options.significance, "baseline": options.baseline,
                 "n_trials": options.n_trials if options.significance == "approx-randomization" else None,

@@ -19,7 +19,7 @@ import pandas as pd
 from ..errors import InputError
 from ..records import Record
 from ..results import Comparison, ScoreResult
-from .overall import Resampling, overall_table
+from .overall import overall_table
 
 FORMAT = "styleval-evaluation/1"
 CONTENT_MODELS = ("bertscore", "sentence_cosine")
@@ -291,10 +291,8 @@ def evaluate(records: Sequence[Record], *, style_model: str = "auto", content_mo
     options = ResamplingOptions(bootstrap=bootstrap, confidence=confidence, significance=significance,
                                 baseline=baseline, seed=seed)
     result = score_records(records, built, options=options, progress=progress)
-    resampling = Resampling(bootstrap=bootstrap, confidence=confidence, seed=seed, significance=significance,
-                            baseline=baseline, n_trials=options.n_trials)
     overall, overall_comparisons = overall_table(result, {m.display_name: m for m in built}, roles,
-                                                 fluency_threshold, resampling)
+                                                 fluency_threshold, options)
     rationale.append(f"overall: hm and gm of corpus style accuracy and {content_note} (Lai et al. 2022); "
                      f"j = mean over segments of STA·SIM·FL (ParaDetox, Logacheva et al. 2022) with STA the "
                      f"classifier's 0/1 decision, SIM = {roles['similarity']}"

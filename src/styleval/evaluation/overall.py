@@ -11,8 +11,7 @@ resample are exactly the resamples behind ``style_accuracy``'s and ``bleu/ref``'
 from __future__ import annotations
 
 from dataclasses import dataclass
-from itertools import combinations
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Mapping
 
 import numpy as np
 import pandas as pd
@@ -20,27 +19,10 @@ import pandas as pd
 from ..errors import InputError
 from ..metrics.base import Metric
 from ..results import Comparison, ScoreResult
+from ..scoring import ResamplingOptions, comparison_pairs, finite_rows, paired_comparison
 
 OVERALL_SCORES = ("hm", "gm", "j")
 Aggregate = Callable[[np.ndarray], float]
-
-
-@dataclass(frozen=True)
-class Resampling:
-    """The resampling choices of a scoring run (``ScoreResult.settings``)."""
-
-    bootstrap: int = 1000
-    confidence: float = 0.95
-    seed: int = 12345
-    significance: str = "none"
-    baseline: str | None = None
-    n_trials: int = 10000
-
-    @classmethod
-    def from_settings(cls, settings: Mapping[str, Any]) -> "Resampling":
-        return cls(bootstrap=int(settings.get("bootstrap") or 0), confidence=float(settings.get("confidence", 0.95)),
-                   seed=int(settings.get("seed", 12345)), significance=str(settings.get("significance") or "none"),
-                   baseline=settings.get("baseline"), n_trials=int(settings.get("n_trials") or 10000))
 
 
 @dataclass(frozen=True)
@@ -106,21 +88,14 @@ def overall_scorer(name: str, style: Metric, content: Metric, content_metric: st
     return Scorer(aggregate=aggregate, sum_then=from_sums)
 
 
-def _finite(*stats: np.ndarray) -> np.ndarray:
-    mask = np.ones(len(stats[0]), dtype=bool)
-    for st in stats:
-        mask &= np.isfinite(st).all(axis=1)
-    return mask
-
-
-def interval(stats: np.ndarray, make_scorer: Callable[[int], Scorer], options: Resampling
+def interval(stats: np.ndarray, make_scorer: Callable[[int], Scorer], options: ResamplingOptions
              ) -> tuple[tuple[float, float] | None, int]:
     """Percentile bootstrap interval over segments whose statistics are finite, with the metrics' draws
     (:func:`styleval.stats.significance.bootstrap_ci`); returns the interval (None when it cannot be computed)
     and the number of segments left out."""
     from ..stats.significance import bootstrap_ci
 
-    ok = _finite(stats)
+    ok = finite_rows(stats)
     if options.bootstrap <= 0 or ok.sum() < 2:
         return None, int((~ok).sum())
     scorer = make_scorer(int(ok.sum()))
@@ -132,33 +107,11 @@ def interval(stats: np.ndarray, make_scorer: Callable[[int], Scorer], options: R
 
 
 def paired_test(name: str, system: str, a: np.ndarray, baseline: str, b: np.ndarray,
-                make_scorer: Callable[[int], Scorer], options: Resampling) -> Comparison:
+                make_scorer: Callable[[int], Scorer], options: ResamplingOptions) -> Comparison:
     """``system`` against ``baseline`` on score ``name``, by the test and draws the metrics' comparisons use."""
-    from ..stats.significance import approximate_randomization, paired_bootstrap
-
-    ok = _finite(a, b)
-    scorer = make_scorer(int(ok.sum()))
-    agg = None if scorer.sum_then else scorer.aggregate
-    if options.significance == "paired-bootstrap":
-        test = paired_bootstrap(a[ok], b[ok], agg, sum_then=scorer.sum_then, n_resamples=options.bootstrap,
-                                seed=options.seed)
-        n = options.bootstrap
-    else:
-        test = approximate_randomization(a[ok], b[ok], agg, sum_then=scorer.sum_then, n_trials=options.n_trials,
-                                         seed=options.seed)
-        n = options.n_trials
-    return Comparison(metric=name, system=system, baseline=baseline, delta=float(test.delta),
-                      p_value=float(test.pvalue), method=options.significance, n_resamples=n, seed=options.seed,
-                      excluded_segments=int((~ok).sum()))
-
-
-def pairs(systems: Sequence[str], options: Resampling) -> list[tuple[str, str]]:
-    """The (system, baseline) pairs the metrics' comparisons test."""
-    if options.significance == "none" or len(systems) < 2:
-        return []
-    if options.baseline is not None:
-        return [(s, options.baseline) for s in systems if s != options.baseline]
-    return list(combinations(systems, 2))
+    scorer = make_scorer(int(finite_rows(a, b).sum()))
+    return paired_comparison(name, system, a, baseline, b, None if scorer.sum_then else scorer.aggregate,
+                             scorer.sum_then, options)
 
 
 # ------------------------------------------------------------------------------------------------- overall
@@ -182,7 +135,7 @@ def joint_segments_of(result: ScoreResult, roles: Mapping[str, str], system: str
 
 
 def overall_table(result: ScoreResult, metrics: Mapping[str, Metric], roles: Mapping[str, str], threshold: float,
-                  options: Resampling) -> tuple[pd.DataFrame, list[Comparison]]:
+                  options: ResamplingOptions) -> tuple[pd.DataFrame, list[Comparison]]:
     """Overall scores per system with their joint-bootstrap intervals, and the paired tests between systems.
 
     Rows ``system, score, value, ci_low, ci_high, ci_excluded_segments`` (scores ``hm``, ``gm``, ``j``); ``value``
@@ -207,9 +160,11 @@ def overall_table(result: ScoreResult, metrics: Mapping[str, Metric], roles: Map
             rows.append({"system": system, "score": name, "value": values[name],
                          "ci_low": ci[0] if ci else float("nan"), "ci_high": ci[1] if ci else float("nan"),
                          "ci_excluded_segments": excluded})
+    tested = options.significance != "none" and len(result.systems) > 1
+    pairs = comparison_pairs(result.systems, options.baseline) if tested else []
     comparisons = []
     for name in OVERALL_SCORES:
-        for system, baseline in pairs(result.systems, options):
+        for system, baseline in pairs:
             sta = result.get(style_name, system)
             con = result.get(content_name, system)
             comparisons.append(paired_test(name, system, stats[system], baseline, stats[baseline],
