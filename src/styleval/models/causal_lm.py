@@ -22,7 +22,6 @@ Models are loaded once per process through :func:`styleval.models.pool.get_pool`
 """
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import shutil
@@ -30,7 +29,7 @@ import tempfile
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Callable
 
 from ..errors import InputError, ResourceUnavailableError
 from .catalog import CATALOG, SMOLLM2_GGUF_FILE
@@ -142,8 +141,10 @@ def ensure_converted(spec: CausalLMSpec, progress: Progress | None = None) -> Pa
         import torch
         from transformers import AutoModelForCausalLM, AutoTokenizer
 
+        from .pool import quiet_transformers
+
         folder = str(spec.path.parent)
-        with _quiet_transformers():  # progress goes through the callback
+        with quiet_transformers():  # progress goes through the callback
             model = AutoModelForCausalLM.from_pretrained(folder, gguf_file=spec.path.name, dtype=torch.float32)
             if progress:
                 progress(f"converting {spec.name} from GGUF (once)", 1, 3)
@@ -193,25 +194,13 @@ class CausalLM:
         return next(self.model.parameters()).device
 
 
-@contextlib.contextmanager
-def _quiet_transformers() -> Iterator[None]:
-    """No transformers progress bars ("Loading weights") while loading: library code does not print."""
-    from transformers.utils import logging as hf_logging
-
-    bars = hf_logging.is_progress_bar_enabled()
-    hf_logging.disable_progress_bar()
-    try:
-        yield
-    finally:
-        if bars:
-            hf_logging.enable_progress_bar()
-
-
 def _load_transformers(folder: Path) -> tuple[Any, Any]:
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    with _quiet_transformers():
+    from .pool import quiet_transformers
+
+    with quiet_transformers():
         tok = AutoTokenizer.from_pretrained(str(folder), local_files_only=True)
         model = AutoModelForCausalLM.from_pretrained(str(folder), local_files_only=True, dtype=torch.float32)
     return tok, model

@@ -9,13 +9,14 @@ explicit folder), so that BERTScore, sentence cosine and their variants encode e
 """
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import sqlite3
 import threading
 from collections import OrderedDict
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 import numpy as np
 
@@ -146,6 +147,20 @@ def transformer(name: str = cat.DEFAULT_ENCODER, *, allow_hub: bool | None = Non
         return tok, model
 
     return _POOL.get("hf:" + spec.key, load)
+
+
+@contextlib.contextmanager
+def quiet_transformers() -> Iterator[None]:
+    """No transformers progress bars ("Loading weights") while loading: library code does not print."""
+    from transformers.utils import logging as hf_logging
+
+    bars = hf_logging.is_progress_bar_enabled()
+    hf_logging.disable_progress_bar()
+    try:
+        yield
+    finally:
+        if bars:
+            hf_logging.enable_progress_bar()
 
 
 def transformers_dir(spec: ModelSpec) -> Path:

@@ -44,22 +44,20 @@ def _target_modules(model: Any, targets: Sequence[str]) -> list[str]:
 def _load_base(model: str) -> tuple[Any, Any]:
     """A fresh (tokenizer, encoder) from a catalog name or folder; the encoder is private to the caller (its weights
     are adapted), so the model pool's shared copy is not used."""
-    from ..models.pool import configure_torch, transformers_dir
+    from ..models.pool import configure_torch, quiet_transformers, transformers_dir
     from ..models.resolve import resolve
 
     configure_torch()
+    import torch
     from transformers import AutoModel, AutoTokenizer
-    from transformers.utils import logging as hf_logging
 
-    hf_logging.disable_progress_bar()  # library code stays quiet; callers get a progress callback
     spec = resolve(model)
     if spec.path is None:
         raise InputError(f"fine-tuned style models need a local encoder folder, not {model!r}")
     folder = transformers_dir(spec)
-    tok = AutoTokenizer.from_pretrained(str(folder), local_files_only=True)
-    import torch
-
-    enc = AutoModel.from_pretrained(str(folder), local_files_only=True, dtype=torch.float32)
+    with quiet_transformers():  # library code stays quiet; callers get a progress callback
+        tok = AutoTokenizer.from_pretrained(str(folder), local_files_only=True)
+        enc = AutoModel.from_pretrained(str(folder), local_files_only=True, dtype=torch.float32)
     return tok, enc
 
 
