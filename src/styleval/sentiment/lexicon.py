@@ -31,6 +31,20 @@ from ..errors import InputError, ResourceUnavailableError
 LEX_POS = ("n", "v", "a", "r", "*")
 #: spaCy universal POS -> lexicon POS (other parts of speech are not looked up)
 UPOS_TO_LEX = {"NOUN": "n", "PROPN": "n", "VERB": "v", "AUX": "v", "ADJ": "a", "ADV": "r"}
+#: Penn Treebank tag prefix -> lexicon POS, used when the universal POS is not mapped: spaCy tags "not" and
+#: "n't" as PART with the Penn tag RB, and WordNet-based lexicons (SentiWords) list them as adverbs (``not#r``).
+PENN_TO_LEX = (("NN", "n"), ("VB", "v"), ("JJ", "a"), ("RB", "r"))
+
+
+def lexicon_pos(upos: str, tag: str = "") -> str | None:
+    """Lexicon POS (n, v, a, r) of a token from its universal POS, else its Penn tag; None when neither maps."""
+    mapped = UPOS_TO_LEX.get(upos)
+    if mapped is not None:
+        return mapped
+    for prefix, pos in PENN_TO_LEX:
+        if tag.startswith(prefix):
+            return pos
+    return None
 SWN_PRIORS = ("rank", "mean", "first")
 
 

@@ -1,21 +1,22 @@
-"""SAM, the sentiment-aware measure of Saadany et al. (2021), on parsed texts.
+"""SAM, the sentiment-aware measure of Saadany et al. (RANLP 2021), on parsed texts.
 
-For an output h and a comparison text r (reference, or the source):
+For an output (hypothesis) h and a comparison text r (reference, or the source):
 
-1. align the two word sequences and keep the **mismatched** words of each side (``alignment="sequence"``: the
-   words outside the longest matching blocks of the lemma sequences, as difflib finds them; ``"bag"``: lemma
-   multiset difference, order ignored). Words are tokens with a letter or digit, compared by lower-cased lemma;
-2. look up each mismatched word's prior polarity s by (lemma, POS) in a lexicon (0 when absent);
-3. the sentiment of a side is the |s|-weighted mean of its polarities, ``S = Σ s·|s| / Σ |s|`` (0 when no
-   mismatched word carries polarity), so S lies in [-1, 1] and strong words dominate weak ones;
-4. ``p = |S_r − S_h| / 2`` in [0, 1], and the sentiment-aware score is ``C·(1 − p)`` for a content score C.
+1. *matching step* (styleval's): align the two word sequences and keep the **mismatched** words of each side
+   (``alignment="sequence"``: the words outside the longest matching blocks of the lemma sequences, as difflib
+   finds them; ``"bag"``: lemma multiset difference, order ignored). Words are tokens with a letter or digit,
+   compared by lower-cased lemma;
+2. *lexicon lookup* (styleval's): each mismatched word's prior polarity s by (lemma, POS), POS from spaCy mapped to
+   n/v/a/r by :func:`~styleval.sentiment.lexicon.lexicon_pos`; 0 when absent;
+3. (the paper's eq. 1-4) weights ``w_i = |s_i|``, side sentiment ``S = Σ (w_i / Σ_j w_j)·s_i = Σ s·|s| / Σ |s|``;
+   when every weight is zero (no mismatched word, or only neutral ones) ``S = 0``, as the paper's Table 1 gives
+   ``S_h = 0`` for a hypothesis whose only mismatched word has polarity 0;
+4. (eq. 5, 6) ``p = |S_r − S_h| / 2`` in [0, 1], and the sentiment-aware score is ``C·(1 − p)`` for a content
+   score C.
 
-Negation and intensifiers are not modelled (the method compares prior polarities of changed words only).
-
-Provenance: the paper's body text (its equations and worked examples) could not be read offline here; only its
-abstract and bibliographic record were found. Steps 1-4 follow the method as the project's issue describes it
-(prior polarities of mismatched words, a closeness p in [0, 1], score ``C·(1 − p)``); the |s|-weighted mean in
-step 3 and the halving in step 4 are styleval's choices and have not been checked against the paper's formulas.
+Steps 3-4 are checked against the paper's equations and both worked examples of its Table 1 (tests/test_sam.py);
+steps 1-2 are where styleval chooses (the paper does not specify its matching or tagger in code). Negation and
+intensifiers are not modelled: only prior polarities of changed words are compared.
 """
 from __future__ import annotations
 
@@ -24,7 +25,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from ..nlp import ParsedText, Token
-from .lexicon import UPOS_TO_LEX, PolarityLexicon
+from .lexicon import PolarityLexicon, lexicon_pos
 
 ALIGNMENTS = ("sequence", "bag")
 
@@ -75,14 +76,14 @@ def polarities(tokens: list[Token], lexicon: PolarityLexicon) -> list[tuple[str,
     """(word, prior polarity) for tokens with a non-zero polarity; POS from spaCy mapped to n/v/a/r."""
     out = []
     for t in tokens:
-        s = lexicon.lookup(t.lemma or t.text, UPOS_TO_LEX.get(t.pos), t.text)
+        s = lexicon.lookup(t.lemma or t.text, lexicon_pos(t.pos, t.tag), t.text)
         if s:
             out.append((t.text, float(s)))
     return out
 
 
 def weighted_sentiment(scores: list[float]) -> float:
-    """``Σ s·|s| / Σ |s|``; 0 for no (or only neutral) words."""
+    """``Σ s·|s| / Σ |s|`` (eq. 1-4: |s|-weighted mean); 0 when all weights are zero (no or only neutral words)."""
     den = sum(abs(s) for s in scores)
     return sum(s * abs(s) for s in scores) / den if den else 0.0
 

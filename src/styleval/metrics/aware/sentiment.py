@@ -4,8 +4,9 @@
 text (see :mod:`styleval.sentiment.sam`). With several references the smallest p is used (the reference whose
 sentiment the output matches best). Statistics: ``[score, p, S_output, S_comparison, *inner statistics]``; the
 corpus score is the mean adjusted score. The score shrinks towards 0 (C in the inner metric's own units);
-lower-is-better metrics are refused. How S and p are computed is styleval's reading of the method, not checked
-against the paper's equations (see :mod:`styleval.sentiment.sam`).
+lower-is-better metrics are refused. S, p and the score follow the paper's equations 1-6 and reproduce both worked
+examples of its Table 1; the matching step, lexicon lookup and POS mapping are styleval's (see
+:mod:`styleval.sentiment.sam`). Version 2: POS from the Penn tag when the universal POS is not mapped ("not" -> r).
 
 For sentiment *transfer* scored against the source, a successful transfer changes the sentiment on purpose, so
 SAM penalises it: use it against references, or for tasks where sentiment must be kept (formality, detoxification,
@@ -28,7 +29,7 @@ from .entity import check_similarity, spacy_identity
 
 class SentimentAware(ContentModifier):
     suffix: ClassVar[str] = "sam"
-    version: ClassVar[str] = "1"
+    version: ClassVar[str] = "2"
     adjusts_scores: ClassVar[bool] = True
     n_extra: ClassVar[int] = 3
     libraries: ClassVar[tuple[str, ...]] = ("spacy",)
