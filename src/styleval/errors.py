@@ -36,3 +36,24 @@ class UnknownNameError(StyleEvalError, KeyError):
 
 class ResourceUnavailableError(StyleEvalError, RuntimeError):
     """A known model or lexicon that is not installed on this machine; says how to get it."""
+
+
+class OutputError(StyleEvalError, OSError):
+    """An output destination that cannot be written: names the file and what to do."""
+
+    def __init__(self, problem: str, path: str | Path) -> None:
+        self.problem, self.path = problem, str(path)
+        super().__init__(f"{self.path}: {problem}")
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.problem}"
+
+
+class MissingDependencyError(StyleEvalError, ImportError):
+    """An optional dependency is not installed: names the package and the extra that brings it."""
+
+    def __init__(self, package: str, extra: str | None, needed_for: str = "") -> None:
+        self.package, self.extra = package, extra
+        what = f" (needed for {needed_for})" if needed_for else ""
+        hint = f"pip install 'styleval[{extra}]'" if extra else f"pip install {package}"
+        super().__init__(f"the optional package {package!r} is not installed{what}; install it with: {hint}")

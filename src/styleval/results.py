@@ -11,6 +11,7 @@ from typing import Any, Iterator
 import pandas as pd
 
 from .metrics.base import MetricResult
+from .outputs import atomic_writer, write_text
 
 
 @dataclass(frozen=True)
@@ -103,6 +104,7 @@ class ScoreResult:
                 "system": r.system, "metric": r.metric, "aspect": r.aspect.value, "score": _clean(r.corpus_score),
                 "ci": None if r.ci is None else [_clean(r.ci[0]), _clean(r.ci[1])], "ci_level": r.ci_level,
                 "higher_is_better": r.higher_is_better, "n_segments": len(r.ids), "flags": r.flags,
+                "metric_id": r.metric_id.to_dict() if r.metric_id is not None else None,
                 "signature": r.signature.to_dict(), "signature_string": str(r.signature),
             } for r in self.results],
             "segments": [{
@@ -113,16 +115,20 @@ class ScoreResult:
         }
 
     def write_json(self, path: str | Path) -> None:
-        Path(path).write_text(json.dumps(self.to_dict(), indent=1, ensure_ascii=False), encoding="utf-8")
+        """Everything as JSON, written atomically."""
+        write_text(path, json.dumps(self.to_dict(), indent=1, ensure_ascii=False))
 
     def write_jsonl(self, path: str | Path) -> None:
-        """One line per segment score, each with the metric's signature string."""
+        """One line per segment score, each with the metric's signature string (written atomically)."""
         sigs = {(r.metric, r.system): str(r.signature) for r in self.results}
-        with open(path, "w", encoding="utf-8") as fh:
+        with atomic_writer(path) as fh:
             for row in self.to_dataframe("segment").itertuples(index=False):
                 fh.write(json.dumps({"system": row.system, "metric": row.metric, "id": row.id,
                                      "score": _clean(float(row.score)), "empty_output": bool(row.empty_output),
                                      "signature": sigs[(row.metric, row.system)]}, ensure_ascii=False) + "\n")
 
     def write_csv(self, path: str | Path, level: str = "corpus") -> None:
-        self.to_dataframe(level).to_csv(path, index=False, quoting=csv.QUOTE_MINIMAL)
+        """Corpus or segment scores as CSV, written atomically."""
+        frame = self.to_dataframe(level)
+        with atomic_writer(path) as fh:
+            frame.to_csv(fh, index=False, quoting=csv.QUOTE_MINIMAL)

@@ -14,6 +14,7 @@ import numpy as np
 from .errors import InputError
 from .metrics import registry
 from .metrics.base import Against, Batch, ContentMetric, Metric, MetricResult
+from .metrics.identity import MetricId, assign_labels
 from .records import Record, group_by_system
 from .results import Comparison, ScoreResult
 
@@ -40,25 +41,44 @@ def build_metrics(specs: Iterable[str | Metric], against: Sequence[str | Against
     """Instantiate metric specs (``name`` or ``name:key=value``), one instance per requested ``against``.
 
     A content metric asked to compare with references is skipped when no record has any, unless the
-    spec names ``against`` itself (then the missing references are an error at scoring time).
+    spec names ``against`` itself (then the missing references are an error at scoring time). Two specs that
+    build the same metric (``bleu`` and ``bleu:lowercase=false``) are an error naming both.
     """
     sides = [Against.parse(a) for a in against]
     metrics: list[Metric] = []
+    origins: list[str] = []
     for spec in specs:
         if isinstance(spec, Metric):
             metrics.append(spec)
+            origins.append(repr(spec))
             continue
         name, params = registry.parse_spec(spec)
         cls = registry.metric_class(name)
         if "against" in params or not registry.accepts_against(cls):
             metrics.append(registry.create(name, **params))
+            origins.append(spec)
             continue
         allowed = getattr(cls, "allowed_against", tuple(Against))
         for side in sides:
             if side not in allowed or (side is Against.REFERENCES and not has_references):
                 continue
             metrics.append(registry.create(name, against=side, **params))
+            origins.append(f"{spec} (against {side.value})")
+    assign_labels([m.metric_id for m in metrics], origins)  # refuses duplicates early, naming both specs
     return metrics
+
+
+def _check_unique_segments(groups: dict[str, list[Record]]) -> None:
+    """A segment id appears once per system: two inputs under one system name would otherwise be mixed into one
+    system's scores."""
+    for system, recs in groups.items():
+        seen: dict[str, int] = {}
+        for k, r in enumerate(recs):
+            if r.id in seen:
+                raise InputError(f"system {system!r} has segment id {r.id!r} twice (records {seen[r.id] + 1} and "
+                                 f"{k + 1} of that system): two inputs seem to share the system name {system!r}; "
+                                 "give each system its own name")
+            seen[r.id] = k
 
 
 def _check_alignment(groups: dict[str, list[Record]]) -> None:
@@ -123,6 +143,12 @@ def comparison_pairs(systems: Sequence[str], baseline: str | None) -> list[tuple
     return list(combinations(systems, 2))
 
 
+def metric_labels(metrics: Sequence[Metric]) -> list[MetricId]:
+    """The ids of one run's metrics, labelled so that every column name is unique (see
+    :func:`styleval.metrics.identity.assign_labels`)."""
+    return assign_labels([m.metric_id for m in metrics])
+
+
 def score_records(records: Sequence[Record], metrics: Sequence[Metric], *,
                   options: ResamplingOptions = ResamplingOptions(), progress: Progress | None = None) -> ScoreResult:
     """Score every system in ``records`` with every metric; add intervals and paired tests as asked."""
@@ -131,15 +157,17 @@ def score_records(records: Sequence[Record], metrics: Sequence[Metric], *,
     if options.significance not in SIGNIFICANCE_METHODS:
         raise InputError(f"significance must be one of {', '.join(SIGNIFICANCE_METHODS)}, got {options.significance!r}")
     groups = group_by_system(records)
+    _check_unique_segments(groups)
+    ids = metric_labels(metrics)
     batches = {system: Batch.from_records(recs) for system, recs in groups.items()}
     total = len(metrics) * len(batches)
     done = 0
     results: list[MetricResult] = []
-    for metric in metrics:
+    for metric, mid in zip(metrics, ids):
         for system, batch in batches.items():
             if progress:
-                progress(f"{metric.display_name} · {system}", done, total)
-            result = metric.score(batch)
+                progress(f"{mid.label} · {system}", done, total)
+            result = metric.score(batch, mid)
             if options.bootstrap > 0:
                 _add_interval(result, metric, options)
             results.append(result)
@@ -154,10 +182,10 @@ def score_records(records: Sequence[Record], metrics: Sequence[Metric], *,
         if options.baseline is not None and options.baseline not in batches:
             raise InputError(f"baseline system {options.baseline!r} not found; systems: {', '.join(systems)}")
         by_key = {(r.metric, r.system): r for r in results}
-        for metric in metrics:
+        for metric, mid in zip(metrics, ids):
             for system, baseline in comparison_pairs(systems, options.baseline):
-                a, b = by_key[(metric.display_name, system)], by_key[(metric.display_name, baseline)]
-                comparisons.append(paired_comparison(metric.display_name, system, a.stats, baseline, b.stats,
+                a, b = by_key[(mid.label, system)], by_key[(mid.label, baseline)]
+                comparisons.append(paired_comparison(mid.label, system, a.stats, baseline, b.stats,
                                                      metric.aggregate, metric.sum_aggregate(), options))
     settings = {"bootstrap": options.bootstrap, "confidence": options.confidence, "seed": options.seed,
                 "significance": options.significance, "baseline": options.baseline,

@@ -6,12 +6,12 @@ import sys
 from typing import Sequence
 
 from .. import __version__
-from ..errors import StyleEvalError
-from . import (campaign_cmd, errors_cmd, evaluate_cmd, lexicon_cmd, meta_cmd, metrics_cmd, models_cmd, report_cmd,
-               score_cmd, serve_cmd, setup_cmd, train_lm_cmd, train_style_cmd, transfer_cmd)
+from ..errors import MissingDependencyError, StyleEvalError
+from . import (calibrate_style_cmd, campaign_cmd, errors_cmd, evaluate_cmd, lexicon_cmd, meta_cmd, metrics_cmd,
+               models_cmd, report_cmd, score_cmd, serve_cmd, setup_cmd, train_lm_cmd, train_style_cmd, transfer_cmd)
 
-VERBS = (evaluate_cmd, report_cmd, score_cmd, meta_cmd, metrics_cmd, models_cmd, train_style_cmd, train_lm_cmd,
-         lexicon_cmd, errors_cmd, transfer_cmd, campaign_cmd, serve_cmd, setup_cmd)
+VERBS = (evaluate_cmd, report_cmd, score_cmd, meta_cmd, metrics_cmd, models_cmd, train_style_cmd, calibrate_style_cmd,
+         train_lm_cmd, lexicon_cmd, errors_cmd, transfer_cmd, campaign_cmd, serve_cmd, setup_cmd)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -24,6 +24,29 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+#: Top-level import name -> (distribution, the styleval extra that installs it).
+OPTIONAL_MODULES: dict[str, tuple[str, str]] = {
+    "torch": ("torch", "neural"), "sentence_transformers": ("sentence-transformers", "neural"),
+    "bert_score": ("bert-score", "neural"), "ot": ("pot", "neural"), "pyarrow": ("pyarrow", "neural"),
+    "spacy": ("spacy", "nlp"), "transformers": ("transformers", "lm"), "peft": ("peft", "lm"),
+    "gguf": ("gguf", "lm"), "accelerate": ("accelerate", "lm"), "kenlm": ("ufal.kenlm", "lm"),
+    "vaderSentiment": ("vadersentiment", "sentiment"), "fastapi": ("fastapi", "human"),
+    "starlette": ("starlette", "human"), "uvicorn": ("uvicorn", "human"), "jinja2": ("Jinja2", "human"),
+    "multipart": ("python-multipart", "human"), "python_multipart": ("python-multipart", "human"),
+    "sqlalchemy": ("SQLAlchemy", "human"), "psycopg": ("psycopg", "human"), "sacremoses": ("sacremoses", None),
+    "sklearn": ("scikit-learn", None), "matplotlib": ("matplotlib", None), "ray": ("ray", "ray"),
+}
+
+
+def missing_dependency(exc: ModuleNotFoundError) -> MissingDependencyError | None:
+    """The error to show for a missing optional module, or None when the module is not a known dependency."""
+    top = (exc.name or "").split(".")[0]
+    if top not in OPTIONAL_MODULES:
+        return None
+    package, extra = OPTIONAL_MODULES[top]
+    return MissingDependencyError(package, extra)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -31,6 +54,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(args.run(args) or 0)
     except StyleEvalError as exc:
         print(f"styleval: error: {exc}", file=sys.stderr)
+        return 2
+    except ModuleNotFoundError as exc:  # an optional extra that is not installed: one line, naming the extra
+        missing = missing_dependency(exc)
+        if missing is None:
+            raise
+        print(f"styleval: error: {missing}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("styleval: interrupted", file=sys.stderr)

@@ -112,10 +112,16 @@ def load_records(args: argparse.Namespace) -> list[Record]:
     if args.system or args.systems_dir:
         if not args.source:
             raise InputError("--system/--systems-dir need --source (the inputs the systems transferred)")
+        named: dict[str, str] = {}
         for item in args.system:
             name, sep, path = item.partition("=")
             if not sep:
                 name, path = None, item
+            key = name or Path(path).stem
+            if key in named:
+                raise InputError(f"two --system inputs are named {key!r} ({named[key]} and {path}); "
+                                 "name each system differently: --system NAME=FILE")
+            named[key] = path
             records += read_parallel(path, args.source, args.reference, system=name, direction=args.direction)
         if args.systems_dir:
             records += read_system_dir(args.systems_dir, args.source, args.reference, direction=args.direction)
@@ -124,11 +130,51 @@ def load_records(args: argparse.Namespace) -> list[Record]:
     return records
 
 
+def significance_marks(result: ScoreResult, alpha: float = 0.05) -> dict[tuple[str, str], str]:
+    """The mark of each (metric, system) cell. Against a baseline: ``*`` when the system differs from it with
+    p < ``alpha``. All pairs: ``>B,C`` naming the systems (by their column letters) it is significantly better than,
+    direction taken from the metric (lower-is-better metrics count a lower score as better)."""
+    letters = system_letters(result.systems)
+    marks: dict[tuple[str, str], str] = {}
+    if result.settings.get("baseline"):
+        for c in result.comparisons:
+            if c.p_value < alpha:
+                marks[(c.metric, c.system)] = "*"
+        return marks
+    beaten: dict[tuple[str, str], list[str]] = {}
+    for c in result.comparisons:
+        if c.p_value >= alpha or c.delta == 0:
+            continue
+        higher = result.get(c.metric, c.system).higher_is_better
+        winner, loser = (c.system, c.baseline) if (c.delta > 0) == higher else (c.baseline, c.system)
+        beaten.setdefault((c.metric, winner), []).append(loser)
+    for key, losers in beaten.items():
+        marks[key] = " >" + ",".join(sorted(letters[s] for s in losers))
+    return marks
+
+
+def system_letters(systems: list[str]) -> dict[str, str]:
+    """A, B, …, Z, AA, AB, … for the systems in column order."""
+    out = {}
+    for k, system in enumerate(systems):
+        label, n = "", k
+        while True:
+            label = chr(ord("A") + n % 26) + label
+            n = n // 26 - 1
+            if n < 0:
+                break
+        out[system] = label
+    return out
+
+
 def format_table(result: ScoreResult) -> str:
-    """Metrics as rows, systems as columns; each cell 'score ±CI half-width', '*' when p < 0.05 in a paired test."""
-    marks = {(c.metric, c.system): c for c in result.comparisons}
+    """Metrics as rows, systems as columns; each cell 'score ±CI half-width' and its significance mark (see
+    :func:`significance_marks`)."""
+    marks = significance_marks(result)
     systems = result.systems
-    header = ["metric"] + systems
+    letters = system_letters(systems)
+    all_pairs = bool(result.comparisons) and not result.settings.get("baseline")
+    header = ["metric"] + [f"({letters[s]}) {s}" if all_pairs else s for s in systems]
     rows = []
     for metric in result.metrics:
         first = result.get(metric, systems[0])
@@ -142,9 +188,7 @@ def format_table(result: ScoreResult) -> str:
             text = "nan" if math.isnan(r.corpus_score) else f"{r.corpus_score:.4g}"
             if r.ci is not None:
                 text += f" ±{(r.ci[1] - r.ci[0]) / 2:.2g}"
-            comp = marks.get((metric, system))
-            if comp is not None and comp.p_value < 0.05:
-                text += "*"
+            text += marks.get((metric, system), "")
             row.append(text)
         rows.append(row)
     widths = [max(len(row[i]) for row in rows + [header]) for i in range(len(header))]
@@ -177,6 +221,9 @@ def build_modifiers(args: argparse.Namespace) -> list:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..outputs import check_destinations
+
+    check_destinations(args.json, args.csv, args.segments_csv, args.jsonl)
     records = load_records(args)
     bar = progress.make(not (args.no_progress or args.quiet))
     result = score(records, split_specs(args.metrics), against=[a.strip() for a in args.against.split(",")],
@@ -199,8 +246,11 @@ def run(args: argparse.Namespace) -> int:
         print(f"note: {system}: {n} empty output(s) scored as they are (flagged in the segment files)")
     if result.comparisons:
         ci = f"{result.settings['confidence']:.0%} CI half-width after ±"
-        print(f"\n* p < 0.05 ({result.settings['significance']} vs "
-              f"{result.settings['baseline'] or 'every other system (all pairs; mark shown vs the first)'}); {ci}")
+        if result.settings["baseline"]:
+            print(f"\n* p < 0.05 against {result.settings['baseline']!r} ({result.settings['significance']}); {ci}")
+        else:
+            print(f"\n>B,C: significantly better (p < 0.05, {result.settings['significance']}, all pairs) than the "
+                  f"systems with those column letters; {ci}")
     elif args.bootstrap:
         print(f"\n± half-width of the {args.confidence:.0%} bootstrap CI ({args.bootstrap} resamples, "
               f"seed {args.seed})")

@@ -16,6 +16,7 @@ import numpy as np
 from ..errors import InputError
 from ..records import Direction, Record
 from ..signature import Signature, library_version
+from .identity import MetricId, freeze_params
 
 
 class Aspect(str, Enum):
@@ -78,6 +79,44 @@ class Batch:
 
 
 @dataclass
+class SegmentStats:
+    """What a metric computes for a batch: per-segment statistics and what it learnt on the way.
+
+    ``values``: sufficient statistics, shape (n_segments, n_stats), the only thing resampling needs;
+    ``flags``: flag name -> row indices of the segments it marks (e.g. ``truncated``, ``no_vocabulary_word``);
+    ``extra``: run facts reported with the result (OOV rates, counts);
+    ``resources``: resources resolved while computing (the style model ``auto`` chose, the LM backend), which join
+    the signature.
+    """
+
+    values: np.ndarray
+    flags: dict[str, list[int]] = field(default_factory=dict)
+    extra: dict[str, Any] = field(default_factory=dict)
+    resources: dict[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, stats: "SegmentStats | np.ndarray") -> "SegmentStats":
+        """Wrap a bare statistics array (what simple metrics return) as SegmentStats."""
+        if isinstance(stats, SegmentStats):
+            return stats
+        return cls(values=np.asarray(stats, dtype=float))
+
+    # read like the statistics array, so callers that only need the numbers can index it
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        return np.asarray(self.values, dtype=dtype)
+
+    def __getitem__(self, key: Any) -> Any:
+        return self.values[key]
+
+    def __len__(self) -> int:
+        return len(self.values)
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return tuple(np.shape(self.values))
+
+
+@dataclass
 class MetricResult:
     """Scores of one metric for one system: segment scores, cached statistics, corpus score, signature."""
 
@@ -94,6 +133,7 @@ class MetricResult:
     ci: tuple[float, float] | None = None
     ci_level: float | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    metric_id: MetricId | None = None
 
 
 class Metric(ABC):
@@ -109,6 +149,9 @@ class Metric(ABC):
     needs: ClassVar[frozenset[str]] = frozenset()  # subset of {"source", "references", "target_style"}
     higher_is_better: ClassVar[bool] = True
     value_range: ClassVar[tuple[float, float]] = (0.0, 1.0)
+    #: The range mapped linearly onto [0, 1] (then clipped) when the metric enters an overall score; None (the
+    #: default for an unbounded ``value_range``) means it has no such map and needs a threshold there.
+    unit_range: ClassVar[tuple[float, float] | None] = None
     description: ClassVar[str] = ""
     libraries: ClassVar[tuple[str, ...]] = ()
 
@@ -126,13 +169,43 @@ class Metric(ABC):
         return f"{type(self).__name__}({args})"
 
     @property
+    def metric_id(self) -> MetricId:
+        """This metric's identity (name, parameters, ``against``, modifiers); renders its display name."""
+        against = getattr(self, "against", None)
+        params = {k: v for k, v in self.get_params().items() if k != "against"}
+        return MetricId(name=self.name, params=freeze_params(params),
+                        against=against.value if isinstance(against, Against) else None)
+
+    @property
     def display_name(self) -> str:
-        return self.name
+        return self.metric_id.label
+
+    def to_unit(self, values: Any) -> np.ndarray:
+        """Scores mapped onto [0, 1] for overall scores: ``unit_range`` (or a finite ``value_range``) linearly,
+        then clipped; higher stays better. Raises when the metric declares no such map."""
+        lo, hi = self.unit_range or self.value_range
+        if not (np.isfinite(lo) and np.isfinite(hi) and hi > lo):
+            raise InputError(f"metric {self.display_name!r} has no map to [0, 1] (range {self.value_range}); "
+                             "use it through a threshold")
+        v = (np.asarray(values, dtype=float) - lo) / (hi - lo)
+        if not self.higher_is_better:
+            v = 1.0 - v
+        return np.clip(v, 0.0, 1.0)
 
     # -- the two stages ---------------------------------------------------------------------
     @abstractmethod
-    def segment_stats(self, batch: Batch) -> np.ndarray:
-        """Per-segment sufficient statistics, shape (n_segments, n_stats)."""
+    def segment_stats(self, batch: Batch) -> "SegmentStats | np.ndarray":
+        """Per-segment sufficient statistics, shape (n_segments, n_stats): a :class:`SegmentStats`, or the bare
+        array when the metric has no flags or resolved resources to report."""
+
+    def compute(self, batch: Batch) -> SegmentStats:
+        """:meth:`segment_stats` as :class:`SegmentStats`, checked for shape."""
+        self.check_batch(batch)
+        out = SegmentStats.of(self.segment_stats(batch))
+        out.values = np.asarray(out.values, dtype=float)
+        if out.values.ndim != 2 or out.values.shape[0] != len(batch):
+            raise RuntimeError(f"{self.name}: statistics of shape {out.values.shape} for {len(batch)} segments")
+        return out
 
     def scores_from_stats(self, stats: np.ndarray) -> np.ndarray:
         """Segment scores from statistics; by default the first column is the score."""
@@ -153,7 +226,8 @@ class Metric(ABC):
         """Identity of models or lexicons used (path or id and a content hash)."""
         return {}
 
-    def signature(self, batch: Batch | None = None) -> Signature:
+    def signature(self, batch: Batch | None = None, resolved: dict[str, str] | None = None) -> Signature:
+        """How scores are made; ``resolved``: resources a computation resolved (see :class:`SegmentStats`)."""
         libs = {lib: library_version(lib) for lib in self.libraries}
         libs["styleval"] = library_version("styleval")
         params = {k: v for k, v in self.get_params().items() if k != "against"}
@@ -163,7 +237,7 @@ class Metric(ABC):
             nrefs = 1 if against is Against.SOURCE else (batch.nrefs if batch is not None else None)
             against = against.value
         return Signature(metric=self.name, version=self.version, against=against, nrefs=nrefs,
-                         params=params, resources=self.resources(), libraries=libs)
+                         params=params, resources={**self.resources(), **(resolved or {})}, libraries=libs)
 
     # -- convenience --------------------------------------------------------------------------
     def check_batch(self, batch: Batch) -> None:
@@ -172,21 +246,27 @@ class Metric(ABC):
             raise InputError(f"metric {self.name!r} needs the transfer direction of every segment "
                              f"(system {batch.system!r}); pass --direction or a 'direction' column")
 
-    def score(self, batch: Batch) -> MetricResult:
-        """Compute statistics, segment scores and the corpus score of one system."""
-        self.check_batch(batch)
-        stats = np.asarray(self.segment_stats(batch), dtype=float)
-        if stats.ndim != 2 or stats.shape[0] != len(batch):
-            raise RuntimeError(f"{self.name}: statistics of shape {stats.shape} for {len(batch)} segments")
+    def score(self, batch: Batch, metric_id: MetricId | None = None) -> MetricResult:
+        """Compute statistics, segment scores and the corpus score of one system (``metric_id``: the labelled id
+        the run gave this metric; its own by default)."""
+        return self.result(batch, self.compute(batch), metric_id)
+
+    def result(self, batch: Batch, computed: SegmentStats, metric_id: MetricId | None = None) -> MetricResult:
+        """The result of one system from statistics already computed."""
+        stats = computed.values
         flags: dict[str, list[str]] = {}
         empty = [i for i, o in zip(batch.ids, batch.outputs) if not o.strip()]
         if empty:
             flags["empty_output"] = empty
+        for flag, rows in computed.flags.items():
+            if len(rows):
+                flags[flag] = [batch.ids[i] for i in rows]
+        mid = metric_id or self.metric_id
         return MetricResult(
-            metric=self.display_name, system=batch.system, ids=list(batch.ids),
+            metric=mid.label, system=batch.system, ids=list(batch.ids),
             segment_scores=self.scores_from_stats(stats), stats=stats, corpus_score=self.aggregate(stats),
-            signature=self.signature(batch), higher_is_better=self.higher_is_better, aspect=self.aspect,
-            flags=flags,
+            signature=self.signature(batch, computed.resources), higher_is_better=self.higher_is_better,
+            aspect=self.aspect, flags=flags, extra=dict(computed.extra), metric_id=mid,
         )
 
 
@@ -199,10 +279,6 @@ class ContentMetric(Metric):
 
     aspect = Aspect.CONTENT
     against: Against
-
-    @property
-    def display_name(self) -> str:
-        return f"{self.name}/{self.against.short}"
 
     @property
     def needs(self) -> frozenset[str]:  # type: ignore[override]
@@ -219,9 +295,9 @@ class ContentMetric(Metric):
                 "score against the source")
         return batch.references
 
-    def segment_stats(self, batch: Batch) -> np.ndarray:
+    def segment_stats(self, batch: Batch) -> "SegmentStats | np.ndarray":
         return self.pair_stats(batch.outputs, self.comparisons(batch))
 
     @abstractmethod
-    def pair_stats(self, outputs: list[str], comparisons: list[list[str]]) -> np.ndarray:
-        """Statistics of each output against its list of comparison texts."""
+    def pair_stats(self, outputs: list[str], comparisons: list[list[str]]) -> "SegmentStats | np.ndarray":
+        """Statistics of each output against its list of comparison texts (as :meth:`Metric.segment_stats`)."""

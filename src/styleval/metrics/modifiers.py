@@ -17,7 +17,8 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ..signature import Signature
-from .base import Against, Batch, ContentMetric
+from .base import Against, Batch, ContentMetric, SegmentStats
+from .identity import MetricId, freeze_params
 
 
 class ContentModifier(ContentMetric):
@@ -56,8 +57,10 @@ class ContentModifier(ContentMetric):
         return self.inner.value_range
 
     @property
-    def display_name(self) -> str:
-        return f"{self.name}/{self.against.short}"
+    def metric_id(self) -> MetricId:
+        inner = self.inner.metric_id
+        return MetricId(name=inner.name, params=inner.params, against=inner.against,
+                        modifiers=(*inner.modifiers, (self.suffix, freeze_params(self.modifier_params()))))
 
     def modifier_params(self) -> dict[str, Any]:
         """Parameters of the modifier itself (everything but ``inner``)."""
@@ -66,8 +69,8 @@ class ContentModifier(ContentMetric):
     def resources(self) -> dict[str, str]:
         return dict(self.inner.resources())
 
-    def signature(self, batch: Batch | None = None) -> Signature:
-        base = self.inner.signature(batch)
+    def signature(self, batch: Batch | None = None, resolved: dict[str, str] | None = None) -> Signature:
+        base = self.inner.signature(batch, resolved)
         params = dict(base.params)
         params.update({f"{self.suffix}.{k}": v for k, v in self.modifier_params().items()})
         libs = dict(base.libraries)
@@ -86,13 +89,17 @@ class ContentModifier(ContentMetric):
         return scores
 
     # -- statistics ----------------------------------------------------------------------------------
-    def pair_stats(self, outputs: list[str], comparisons: list[list[str]]) -> np.ndarray:
+    def pair_stats(self, outputs: list[str], comparisons: list[list[str]]) -> SegmentStats:
+        """``[adjusted score, *extra, *inner statistics]``; the inner metric's flags, facts and resolved resources
+        are kept."""
         t_out, t_comp = self.transform(outputs, comparisons)
-        inner_stats = np.asarray(self.inner.pair_stats(t_out, t_comp), dtype=float)
+        inner = SegmentStats.of(self.inner.pair_stats(t_out, t_comp))
+        inner_stats = np.asarray(inner.values, dtype=float)
         adjusted = np.asarray(self.adjust(outputs, comparisons, self.inner.scores_from_stats(inner_stats)), float)
         if adjusted.ndim == 1:
             adjusted = adjusted[:, None]
-        return np.column_stack([adjusted, inner_stats])
+        return SegmentStats(values=np.column_stack([adjusted, inner_stats]), flags=dict(inner.flags),
+                            extra=dict(inner.extra), resources=dict(inner.resources))
 
     def _inner_stats(self, stats: np.ndarray) -> np.ndarray:
         return np.asarray(stats, dtype=float)[:, 1 + self.n_extra:]

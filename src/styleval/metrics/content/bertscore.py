@@ -32,10 +32,9 @@ from typing import Any, ClassVar, Sequence
 import numpy as np
 
 from ...errors import InputError, ResourceUnavailableError
-from ..base import Against, ContentMetric
+from ..base import Against, ContentMetric, SegmentStats
 from ..registry import register
 from ._common import check_bool, check_choice, check_lengths, check_number
-from .embedding import _FlaggingMixin
 
 COMPONENTS = ("f1", "precision", "recall")
 BASELINE_DIR = Path(__file__).resolve().parents[2] / "models" / "baselines"
@@ -193,7 +192,7 @@ def greedy_prf(h_emb: np.ndarray, h_w: np.ndarray, r_emb: np.ndarray, r_w: np.nd
 
 
 @register
-class BERTScore(_FlaggingMixin, ContentMetric):
+class BERTScore(ContentMetric):
     name = "bertscore"
     version = "1"
     higher_is_better = True
@@ -285,7 +284,7 @@ class BERTScore(_FlaggingMixin, ContentMetric):
         return res
 
     # -- statistics -----------------------------------------------------------------------------
-    def pair_stats(self, outputs: list[str], comparisons: list[list[str]]) -> np.ndarray:
+    def pair_stats(self, outputs: list[str], comparisons: list[list[str]]) -> SegmentStats:
         check_lengths(self.name, outputs, comparisons)
         flat_comp = [c for comp in comparisons for c in comp]
         emb, truncated = self.embedder.embed([*outputs, *flat_comp])
@@ -318,9 +317,9 @@ class BERTScore(_FlaggingMixin, ContentMetric):
         if trunc_rows:
             warnings.warn(f"bertscore: {len(trunc_rows)} segments have a text longer than the model's maximum "
                           f"of {self.embedder.max_length} tokens; it was truncated (flag 'truncated')", stacklevel=3)
-        self._last_info = {"flags": {"truncated": trunc_rows, "empty_text_scored_0": sorted(set(empty_rows))},
-                           "extra": {"truncated_segments": len(trunc_rows), "layer": self.embedder.layer}}
-        return stats
+        return SegmentStats(values=stats,
+                            flags={"truncated": trunc_rows, "empty_text_scored_0": sorted(set(empty_rows))},
+                            extra={"truncated_segments": len(trunc_rows), "layer": self.embedder.layer})
 
     def scores_from_stats(self, stats: np.ndarray) -> np.ndarray:
         stats = np.asarray(stats, dtype=float)
@@ -336,7 +335,7 @@ class BERTScore(_FlaggingMixin, ContentMetric):
     # -- convenience: all three at once ---------------------------------------------------------
     def prf(self, outputs: list[str], comparisons: list[list[str]]) -> dict[str, np.ndarray]:
         """P, R, F1 per segment (rescaled when asked), as ``bert_score.score`` returns them."""
-        stats = self.pair_stats(outputs, comparisons)
+        stats = SegmentStats.of(self.pair_stats(outputs, comparisons)).values
         base = self.baseline()
         out = {}
         for name, col in (("precision", 0), ("recall", 1), ("f1", 2)):

@@ -25,7 +25,7 @@ from typing import Any, Callable, ClassVar, Sequence
 import numpy as np
 
 from ...errors import InputError
-from ..base import Against, Batch, ContentMetric, MetricResult
+from ..base import Against, Batch, ContentMetric, SegmentStats
 from ..registry import register
 from ._common import check_bool, check_choice, check_lengths, check_number
 
@@ -58,28 +58,11 @@ def make_tokenizer(metric: str, name: str) -> Callable[[str], list[str]]:
     return make_word_tokenizer(metric, name)
 
 
-class _FlaggingMixin:
-    """Adds per-segment flags and extra information gathered by ``pair_stats`` to the result."""
-
-    _last_info: dict[str, Any] | None = None
-
-    def score(self, batch: Batch) -> MetricResult:  # type: ignore[override]
-        self._last_info = None
-        result = super().score(batch)  # type: ignore[misc]
-        info = self._last_info or {}
-        for flag, rows in info.get("flags", {}).items():
-            if rows:
-                result.flags[flag] = [batch.ids[i] for i in rows]
-        result.extra.update(info.get("extra", {}))
-        self._last_info = None
-        return result
-
-
 # -- static word vectors -------------------------------------------------------------------------
 _MAX_CACHED_TEXTS = 200_000
 
 
-class _WordVectorMetric(_FlaggingMixin, ContentMetric):
+class _WordVectorMetric(ContentMetric):
     libraries: ClassVar[tuple[str, ...]] = ("numpy",)
     n_stats: ClassVar[int] = 5
 
@@ -130,7 +113,7 @@ class _WordVectorMetric(_FlaggingMixin, ContentMetric):
     def _best(self, values: list[float]) -> float:
         return max(values)
 
-    def pair_stats(self, outputs: list[str], comparisons: list[list[str]]) -> np.ndarray:
+    def pair_stats(self, outputs: list[str], comparisons: list[list[str]]) -> SegmentStats:
         check_lengths(self.name, outputs, comparisons)
         reps = self._reps
         if len(reps) > _MAX_CACHED_TEXTS:
@@ -164,13 +147,11 @@ class _WordVectorMetric(_FlaggingMixin, ContentMetric):
                           f"in the output or in every comparison; their score is NaN", stacklevel=3)
         tok_total = int(stats[:, 1].sum() + stats[:, 3].sum())
         oov_total = int(stats[:, 2].sum() + stats[:, 4].sum())
-        self._last_info = {
-            "flags": {"no_vocabulary_word": nan_rows, "oov_output": oov_rows},
-            "extra": {"oov_tokens": oov_total, "tokens": tok_total,
-                      "oov_rate": oov_total / tok_total if tok_total else float("nan"),
-                      "oov_top": oov_counter.most_common(20), "nan_segments": len(nan_rows)},
-        }
-        return stats
+        return SegmentStats(
+            values=stats, flags={"no_vocabulary_word": nan_rows, "oov_output": oov_rows},
+            extra={"oov_tokens": oov_total, "tokens": tok_total,
+                   "oov_rate": oov_total / tok_total if tok_total else float("nan"),
+                   "oov_top": oov_counter.most_common(20), "nan_segments": len(nan_rows)})
 
 
 @register
@@ -318,7 +299,7 @@ class GreedyMatching(_NlgEvalMetric):
 
 # -- sentence embeddings -------------------------------------------------------------------------
 @register
-class SentenceCosine(_FlaggingMixin, ContentMetric):
+class SentenceCosine(ContentMetric):
     name = "sentence_cosine"
     version = "1"
     higher_is_better = True
@@ -380,7 +361,7 @@ class SentenceCosine(_FlaggingMixin, ContentMetric):
                               "tokens and were truncated by the encoder (flag 'truncated')", stacklevel=3)
         return found, truncated
 
-    def pair_stats(self, outputs: list[str], comparisons: list[list[str]]) -> np.ndarray:
+    def pair_stats(self, outputs: list[str], comparisons: list[list[str]]) -> SegmentStats:
         check_lengths(self.name, outputs, comparisons)
         emb, truncated = self.embed([*outputs, *(c for comp in comparisons for c in comp)])
         stats = np.zeros((len(outputs), 2))
@@ -392,5 +373,5 @@ class SentenceCosine(_FlaggingMixin, ContentMetric):
             stats[i, 1] = n_trunc
             if n_trunc:
                 trunc_rows.append(i)
-        self._last_info = {"flags": {"truncated": trunc_rows}, "extra": {"truncated_segments": len(trunc_rows)}}
-        return stats
+        return SegmentStats(values=stats, flags={"truncated": trunc_rows},
+                            extra={"truncated_segments": len(trunc_rows)})

@@ -17,7 +17,7 @@ from typing import Any, Callable
 import numpy as np
 
 from ...errors import InputError
-from ..base import Aspect, Batch, Metric, MetricResult
+from ..base import Aspect, Batch, Metric, SegmentStats
 from ..registry import register
 
 NLL, NTOK, TRUNC = 0, 1, 2
@@ -60,8 +60,6 @@ class Perplexity(Metric):
         self.batch_tokens = int(batch_tokens)
         self.max_tokens = int(max_tokens)
         self._style_lms = parse_style_lms(style_lms)
-        self.progress: Callable[[str, int, int], None] | None = None
-        self._backends: dict[str, str] = {}  # LM name -> the code that ran it ("native" or "transformers")
 
     def get_params(self) -> dict[str, Any]:
         params = super().get_params()
@@ -72,7 +70,7 @@ class Perplexity(Metric):
     def _lm_for(self, style: str | None) -> str:
         return self._style_lms.get(style.lower(), self.model) if style else self.model
 
-    def segment_stats(self, batch: Batch) -> np.ndarray:
+    def segment_stats(self, batch: Batch) -> SegmentStats:
         from ...lm.causal import token_nll
         from ...models.causal_lm import load_causal_lm
 
@@ -80,15 +78,17 @@ class Perplexity(Metric):
         for i, d in enumerate(batch.directions):
             groups.setdefault(self._lm_for(d.target_style if d is not None else None), []).append(i)
         stats = np.zeros((len(batch), 3))
+        backends: set[str] = set()  # the code that ran each LM ("native" or "transformers")
         for lm_name, rows in groups.items():
-            lm = load_causal_lm(lm_name, progress=self.progress)
-            self._backends[lm_name] = lm.backend
+            lm = load_causal_lm(lm_name)
+            backends.add(lm.backend)
             res = token_nll(lm, [batch.outputs[i] for i in rows], batch_tokens=self.batch_tokens,
-                            max_tokens=self.max_tokens or None, progress=self.progress)
+                            max_tokens=self.max_tokens or None)
             stats[rows, NLL] = res.nll
             stats[rows, NTOK] = res.n_tokens
             stats[rows, TRUNC] = res.truncated
-        return stats
+        return SegmentStats(values=stats, flags={"truncated": [int(i) for i in np.flatnonzero(stats[:, TRUNC])]},
+                            resources={"lm_backend": ",".join(sorted(backends))} if backends else {})
 
     def scores_from_stats(self, stats: np.ndarray) -> np.ndarray:
         stats = np.asarray(stats, dtype=float)
@@ -117,8 +117,8 @@ class Perplexity(Metric):
             out[f"lm[{style}]_hash"] = ident["lm_hash"]
         return out
 
-    def signature(self, batch: Batch | None = None):  # type: ignore[override]
-        sig = super().signature(batch)
+    def signature(self, batch: Batch | None = None, resolved: dict[str, str] | None = None):  # type: ignore[override]
+        sig = super().signature(batch, resolved)
         if batch is None:
             return sig
         missing = sorted({(d.target_style if d is not None else "none") for d in batch.directions
@@ -126,20 +126,11 @@ class Perplexity(Metric):
         res = dict(sig.resources)
         if missing and self._style_lms:
             res["lm_fallback"] = ",".join(missing) + "->generic"
-        if self._backends:  # known once the LMs have run: which forward pass computed the scores
-            res["lm_backend"] = ",".join(sorted(set(self._backends.values())))
         if res != sig.resources:
             from dataclasses import replace
 
             sig = replace(sig, resources=res)
         return sig
-
-    def score(self, batch: Batch) -> MetricResult:
-        result = super().score(batch)
-        cut = [i for i, t in zip(batch.ids, result.stats[:, TRUNC]) if t]
-        if cut:
-            result.flags["truncated"] = cut
-        return result
 
 
 def _from_sums(sums: np.ndarray) -> float:
