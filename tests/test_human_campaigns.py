@@ -24,14 +24,17 @@ def records(n_segments: int = 12, systems: tuple[str, ...] = ("a", "b", "c")) ->
                    direction="positive->negative") for s in systems for i in range(n_segments)]
 
 
-def fill(store: Store, cid: int, answer) -> None:
-    """Answer every assignment with ``answer(protocol, view, annotator_name) -> form``."""
+def fill(store: Store, cid: int, answer, seconds: float | None = 8.0) -> None:
+    """Answer every assignment with ``answer(protocol, view, annotator_name) -> form``, each ``seconds`` after
+    its page was shown (None: no time)."""
     protocol = get_protocol(store.campaign(cid).protocol)
+    now = 1_700_000_000.0
     for ann in store.annotators(cid):
         while (pos := store.next_position(ann.id)) is not None:
             view = store.assignment(ann.id, pos)
             store.submit(view.assignment_id, parse_answers(protocol, answer(protocol, view, ann.name),
-                                                           len(view.texts)), shown_at=None)
+                                                           len(view.texts)),
+                         shown_at=None if seconds is None else now - seconds, now=now)
 
 
 def random_form(rng: random.Random):
@@ -180,3 +183,155 @@ def test_duplicate_campaign_name_and_idempotent_submit(tmp_path: Path) -> None:
     assert store.assignment(ann.id, 1).answers == {"similarity": [2]}
     assert store.judgment_count() == 1
     store.close()
+
+
+def test_dashboard_flags_default_answers_and_implausible_times(tmp_path: Path) -> None:
+    spec = CampaignSpec("flags", "direct-assessment", ["lazy", "fast", "careful"], per_item=1, controls=0,
+                        repeats=0, degraded=0)
+    store = Store(tmp_path / "f.db")
+    cid = store.create_campaign(build_campaign(spec, records(6))).id
+    rng = random.Random(5)
+
+    def answer(protocol, view, name):
+        # lazy leaves two of three sliders at the start (50); the others answer varied values
+        values = [50, 50, rng.randint(0, 100)] if name == "lazy" else [rng.choice([10, 30, 70, 90]) for _ in range(3)]
+        return {f"{a.name}.0": str(v) for a, v in zip(protocol.aspects, values)}
+
+    protocol = get_protocol("direct-assessment")
+    now = 1_700_000_000.0
+    seconds = {"lazy": 9.0, "fast": 0.0, "careful": 12.5}
+    for ann in store.annotators(cid):
+        while (pos := store.next_position(ann.id)) is not None:
+            view = store.assignment(ann.id, pos)
+            store.submit(view.assignment_id, parse_answers(protocol, answer(protocol, view, ann.name), 1),
+                         shown_at=now - seconds[ann.name], now=now)
+    q = {r.annotator: r for r in dashboard(store, cid).quality}
+    assert q["lazy"].slider_answers == 18 and q["lazy"].default_share >= 2 / 3
+    assert q["lazy"].flagged and any("default" in r for r in q["lazy"].reasons)
+    assert q["fast"].median_seconds == 0.0  # the audit's case: 0.0 s was shown as "ok"
+    assert q["fast"].flagged and any("fast" in r for r in q["fast"].reasons)
+    assert not q["careful"].flagged and q["careful"].median_seconds == 12.5, q["careful"].reasons
+    store.close()
+    # judgments without a time (e.g. written through the library) are flagged as such
+    store = Store(tmp_path / "g.db")
+    cid = store.create_campaign(build_campaign(CampaignSpec("untimed", "direct-assessment", 1, controls=0, repeats=0,
+                                                            degraded=0), records(3))).id
+    fill(store, cid, lambda p, v, n: {f"{a.name}.0": "80" for a in p.aspects}, seconds=None)
+    (only,) = dashboard(store, cid).quality
+    assert only.untimed == 9 and only.flagged and "without a time" in only.reasons[-1]
+    store.close()
+
+
+def test_untouched_sliders_are_refused_when_required() -> None:
+    protocol = get_protocol("direct-assessment")
+    form = {"style.0": "50", "content.0": "50", "fluency.0": "50"}
+    assert parse_answers(protocol, form, 1) == {"style": [50], "content": [50], "fluency": [50]}
+    with pytest.raises(AnswerError, match="move the slider"):
+        parse_answers(protocol, form, 1, require_moved=True)
+    moved = {**form, "style.0.set": "1", "content.0.set": "1", "fluency.0.set": "1"}
+    assert parse_answers(protocol, moved, 1, require_moved=True)["style"] == [50]
+    with pytest.raises(AnswerError, match="How fluent"):
+        parse_answers(protocol, {**moved, "fluency.0.set": "0"}, 1, require_moved=True)
+    # radio scales have no starting value: nothing to move
+    sim = get_protocol("similarity")
+    assert parse_answers(sim, {"similarity.0": "1"}, 1, require_moved=True) == {"similarity": [1]}
+    # every slider question says what its ends mean
+    for aspect in protocol.aspects:
+        (low, lo_text), (high, hi_text) = aspect.ends()
+        assert (low, high) == ("0", "100") and lo_text and hi_text and lo_text != hi_text
+
+
+@pytest.mark.parametrize("field,value", [("controls", -1), ("degraded", -3), ("controls", 100_000),
+                                         ("repeats", 101), ("training", -1), ("per_item", 0)])
+def test_campaign_counts_are_bounded(field: str, value: int) -> None:
+    spec = CampaignSpec("bounded", "direct-assessment", 2, **{field: value})
+    with pytest.raises(InputError, match=field):
+        build_campaign(spec, records(2))
+
+
+def test_campaign_names_and_assignment_totals_are_bounded(tmp_path: Path, monkeypatch) -> None:
+    from styleval.human.campaigns import builder
+
+    with pytest.raises(InputError, match="at most 200"):
+        build_campaign(CampaignSpec("n" * 300, "direct-assessment", 1), records(2))
+    assert build_campaign(CampaignSpec("n" * 200, "direct-assessment", 1), records(2)).spec.name == "n" * 200
+    with pytest.raises(InputError, match="1 to 1000 annotators"):
+        build_campaign(CampaignSpec("many", "direct-assessment", 5000), records(2))
+    monkeypatch.setattr(builder, "LIMITS", builder.CampaignLimits(assignments=50))
+    with pytest.raises(InputError, match="assignments"):
+        build_campaign(CampaignSpec("big", "direct-assessment", 4, controls=20, repeats=0, degraded=0), records(2))
+    # the store checks column lengths itself, so SQLite refuses what PostgreSQL could not hold
+    store = Store(tmp_path / "len.db")
+    built = build_campaign(CampaignSpec("long-segment", "similarity", 1, controls=0, repeats=0, degraded=0,
+                                        training=0),
+                           [Record(id="s" * 250, source="a", output="b", system="x")])
+    with pytest.raises(InputError, match="segment"):
+        store.create_campaign(built)
+    assert store.campaigns() == []
+    store.close()
+
+
+def test_revoking_a_link_keeps_the_judgments(tmp_path: Path) -> None:
+    store = Store(tmp_path / "r.db")
+    spec = CampaignSpec("revoke", "similarity", ["ann"], controls=0, repeats=0, degraded=0, training=0)
+    created = store.create_campaign(build_campaign(spec, records(3)))
+    old = created.tokens["ann"]
+    ann = store.annotator_by_token(old)
+    store.submit(store.assignment(ann.id, 1).assignment_id, {"similarity": [2]})
+    new = store.reset_token(store.annotator("revoke", "ann").id)
+    assert store.annotator_by_token(old) is None
+    assert store.annotator_by_token(new) == ann
+    assert store.progress(ann.id) == (1, 9) and store.assignment(ann.id, 1).answers == {"similarity": [2]}
+    with pytest.raises(UnknownNameError):
+        store.annotator("revoke", "nobody")
+    # positions beyond what the databases can hold are simply not there
+    assert store.assignment(ann.id, 2**31) is None and store.assignment(ann.id, 10**30) is None
+    store.close()
+
+
+def test_export_is_atomic(tmp_path: Path, monkeypatch) -> None:
+    store = Store(tmp_path / "e.db")
+    cid = store.create_campaign(build_campaign(CampaignSpec("atomic", "similarity", 1, controls=0, repeats=0,
+                                                            degraded=0, training=0), records(3))).id
+    fill(store, cid, lambda p, v, n: {"similarity.0": "2"})
+    out = tmp_path / "out"
+    first = write_export(store, cid, out, "j.csv")
+    before = first.read_bytes()
+    assert len(before) > 0
+
+    def full_disk(self, path, format=None):  # writes a little, then the disk is full
+        Path(path).write_text("system,seg")
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(Judgments, "write", full_disk)
+    with pytest.raises(InputError, match="No space left"):
+        write_export(store, cid, out, "j.csv")
+    with pytest.raises(InputError, match="nothing was written"):
+        write_export(store, cid, out, "new.csv")
+    assert first.read_bytes() == before  # the previous export is intact
+    assert sorted(p.name for p in out.iterdir()) == ["j.csv"]  # no partial or empty file left behind
+    store.close()
+
+
+def test_database_file_is_private_and_faults_are_one_line(tmp_path: Path) -> None:
+    import os
+    import stat
+
+    from styleval.human.storage import StorageError
+
+    db = tmp_path / "private.db"
+    Store(db).close()
+    assert stat.S_IMODE(os.stat(db).st_mode) == 0o600
+    corrupt = tmp_path / "corrupt.db"
+    corrupt.write_bytes(b"this is not a database at all" * 100)
+    with pytest.raises(StorageError) as info:
+        Store(corrupt)
+    message = str(info.value)
+    assert "\n" not in message and "corrupt" in message and str(corrupt) in message and "backup" in message
+    missing = tmp_path / "no-such-folder" / "x.db"
+    with pytest.raises(StorageError, match="cannot be opened"):
+        Store(missing)
+    if os.geteuid() != 0:  # root may write anyway
+        os.chmod(db, 0o400)
+        with pytest.raises(StorageError, match="read-only"):
+            Store(db)

@@ -52,6 +52,13 @@ def _arguments(p: argparse.ArgumentParser) -> None:
     _db(ex)
     ex.add_argument("campaign", help="name or id")
     ex.add_argument("--output", "-o", required=True, help="a .csv, .tsv or .jsonl file")
+    rv = verbs.add_parser("revoke-link", help="a new link for an annotator; the old one stops working, "
+                                               "their judgments are kept")
+    _db(rv)
+    rv.add_argument("campaign", help="name or id")
+    rv.add_argument("annotator", help="the annotator's name")
+    rv.add_argument("--base-url", default="http://127.0.0.1:8000", help="server address used in the printed link")
+    rv.add_argument("--links-out", help="write annotator<TAB>link to this file (mode 600) instead of printing it")
     verbs.add_parser("protocols", help="the available protocols")
 
 
@@ -103,13 +110,23 @@ def run(args: argparse.Namespace) -> int:
             base = args.base_url.rstrip("/")
             lines = [f"{name}\t{base}/a/{token}" for name, token in created.tokens.items()]
             if args.links_out:
-                fd = os.open(args.links_out, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-                with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                    fh.write("\n".join(lines) + "\n")
+                _write_private(args.links_out, lines)
             n_normal = sum(it.kind == "normal" for it in built.items)
             print(f"campaign {created.name!r} (id {created.id}): {n_normal} items, {len(built.items)} with quality "
                   f"control, systems {', '.join(built.systems)}", file=sys.stderr)
             print("\n".join(lines))
+        elif args.action == "revoke-link":
+            ann = store.annotator(args.campaign, args.annotator)
+            token = store.reset_token(ann.id)
+            line = f"{ann.name}\t{args.base_url.rstrip('/')}/a/{token}"
+            if args.links_out:
+                _write_private(args.links_out, [line])
+                print(f"new link for {ann.name} written to {args.links_out}; the old link no longer works, their "
+                      "judgments are kept", file=sys.stderr)
+            else:
+                print(f"new link for {ann.name}; the old link no longer works, their judgments are kept",
+                      file=sys.stderr)
+                print(line)
         elif args.action == "list":
             for c in store.campaigns():
                 print(f"{c.id}\t{c.name}\t{c.protocol}\t{', '.join(c.config.get('systems', []))}")
@@ -124,16 +141,32 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _write_private(path: str, lines: list[str]) -> None:
+    """Write links (credentials) to a file only its owner can read; an existing file is replaced."""
+    target = Path(path)
+    temp = target.with_name(f".{target.name}.partial")
+    try:
+        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write("\n".join(lines) + "\n")
+        os.chmod(temp, 0o600)
+        os.replace(temp, target)
+    except OSError as exc:
+        raise InputError(f"cannot write the links: {exc.strerror}", path) from None
+
+
 def _print_status(d: object) -> None:
     def f(v: float | None, digits: int = 2) -> str:
         return "-" if v is None or v != v else f"{v:.{digits}f}"
 
     print(f"{d.campaign.name}: {d.done}/{d.total} judged ({d.protocol.name})")  # type: ignore[attr-defined]
-    print("annotator\tdone\ttotal\tmedian_s\tcontrols\trepeat_mad\tdegraded_drop\tdegraded_p\tflagged")
+    print("annotator\tdone\ttotal\tmedian_s\tat_slider_start\tcontrols\trepeat_mad\tdegraded_drop\tdegraded_p\t"
+          "flagged\treasons")
     for q in d.quality:  # type: ignore[attr-defined]
         done, total = d.progress[q.annotator]  # type: ignore[attr-defined]
-        print(f"{q.annotator}\t{done}\t{total}\t{f(q.median_seconds, 1)}\t{q.controls_passed}/{q.controls_total}\t"
-              f"{f(q.repeat_mean_abs_diff)}\t{f(q.degraded_mean_drop)}\t{f(q.degraded_p, 3)}\t{q.flagged}")
+        print(f"{q.annotator}\t{done}\t{total}\t{f(q.median_seconds, 1)}\t{f(q.default_share)}\t"
+              f"{q.controls_passed}/{q.controls_total}\t{f(q.repeat_mean_abs_diff)}\t{f(q.degraded_mean_drop)}\t"
+              f"{f(q.degraded_p, 3)}\t{q.flagged}\t{'; '.join(q.reasons) or '-'}")
     print("aspect\tlevel\talpha\tunits")
     for a in d.agreement:  # type: ignore[attr-defined]
         print(f"{a.aspect}\t{a.level}\t{f(a.alpha, 3)}\t{a.units}")

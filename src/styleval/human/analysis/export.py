@@ -6,7 +6,9 @@ pair layout one annotator may see the same output in several pairs of a segment;
 """
 from __future__ import annotations
 
+import os
 import re
+import secrets
 from pathlib import Path
 
 import pandas as pd
@@ -61,11 +63,27 @@ def export_path(directory: str | Path, filename: str) -> Path:
 
 
 def write_export(store: Store, campaign: int | str, directory: str | Path, filename: str) -> Path:
-    """Write the long-format judgments to ``directory/filename`` (format from the suffix); returns the path."""
+    """Write the long-format judgments to ``directory/filename`` (format from the suffix); returns the path.
+
+    The table goes to a temporary file in the same folder, flushed to disk, then renamed over the target: a full
+    disk or a crash leaves the previous file (or none), never a partial or empty one.
+    """
     target = export_path(directory, filename)
     table = judgments(store, campaign)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    return table.write(target)
+    suffix = target.suffix.lstrip(".")
+    temp = target.with_name(f".{target.stem}.{secrets.token_hex(6)}.partial.{suffix}")
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        table.write(temp, format=suffix)
+        with open(temp, "rb+") as fh:
+            os.fsync(fh.fileno())
+        os.replace(temp, target)
+    except OSError as exc:
+        temp.unlink(missing_ok=True)
+        reason = exc.strerror or type(exc).__name__
+        raise InputError(f"could not write the export {target.name!r} in {target.parent}: {reason}; "
+                         "nothing was written") from None
+    return target
 
 
 def export_text(store: Store, campaign: int | str, fmt: str = "csv") -> str:

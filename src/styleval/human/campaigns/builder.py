@@ -13,6 +13,19 @@ from ..protocols import Protocol, get_protocol
 from .degrade import scramble
 
 
+@dataclass(frozen=True)
+class CampaignLimits:
+    """Bounds on what one campaign may ask for, the same for the CLI, the admin page, SQLite and PostgreSQL."""
+
+    name_chars: int = 200
+    annotators: int = 1000
+    per_annotator_qc: int = 100  # controls, repeats, degraded and training items, each
+    assignments: int = 2_000_000  # all annotators' items together
+
+
+LIMITS = CampaignLimits()
+
+
 @dataclass
 class CampaignSpec:
     """What to build. ``annotators`` is a count (names ``annotator-01``...) or a list of names.
@@ -36,13 +49,34 @@ class CampaignSpec:
 
     def annotator_names(self) -> list[str]:
         if isinstance(self.annotators, int):
-            if self.annotators < 1:
-                raise InputError("a campaign needs at least one annotator")
+            if not 1 <= self.annotators <= LIMITS.annotators:
+                raise InputError(f"a campaign needs 1 to {LIMITS.annotators} annotators (got {self.annotators})")
             return [f"annotator-{i:02d}" for i in range(1, self.annotators + 1)]
         names = [str(n).strip() for n in self.annotators]
         if not names or any(not n for n in names) or len(set(names)) != len(names):
             raise InputError("annotator names must be non-empty and distinct")
+        if len(names) > LIMITS.annotators:
+            raise InputError(f"a campaign needs 1 to {LIMITS.annotators} annotators (got {len(names)})")
         return names
+
+    def validate(self) -> None:
+        """Raise :class:`InputError` for a name or count outside :data:`LIMITS` (before anything is built)."""
+        name = self.name.strip() if isinstance(self.name, str) else ""
+        if not name:
+            raise InputError("give the campaign a name")
+        if len(name) > LIMITS.name_chars:
+            raise InputError(f"the campaign name has {len(name)} characters; at most {LIMITS.name_chars}")
+        for field_name in ("controls", "repeats", "degraded", "training"):
+            value = getattr(self, field_name)
+            if value is None:
+                continue
+            if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= LIMITS.per_annotator_qc:
+                raise InputError(f"{field_name} must be a whole number from 0 to {LIMITS.per_annotator_qc} "
+                                 f"(got {value!r})")
+        if isinstance(self.per_item, bool) or not isinstance(self.per_item, int) or self.per_item < 1:
+            raise InputError(f"per_item must be a whole number of at least 1 (got {self.per_item!r})")
+        if self.max_segments is not None and (not isinstance(self.max_segments, int) or self.max_segments < 1):
+            raise InputError(f"max_segments must be at least 1 (got {self.max_segments!r})")
 
 
 @dataclass
@@ -135,6 +169,7 @@ def build_campaign(spec: CampaignSpec, records: Sequence[Record]) -> BuiltCampai
     Every normal item goes to ``per_item`` distinct annotators, balancing load; each annotator's quality-control
     items are built from items they also see (repeats, degraded) or from any segment (controls, training).
     """
+    spec.validate()
     protocol = get_protocol(spec.protocol)
     rng = random.Random(spec.seed)
     names = spec.annotator_names()
@@ -151,6 +186,11 @@ def build_campaign(spec: CampaignSpec, records: Sequence[Record]) -> BuiltCampai
     items = _normal_items(protocol, segments, rng)
     if not items:
         raise InputError("no items could be built from the records")
+    n_training = spec.training if spec.training is not None else (3 if protocol.training else 0)
+    planned = len(items) * spec.per_item + len(names) * (spec.controls + spec.repeats + spec.degraded + n_training)
+    if planned > LIMITS.assignments:
+        raise InputError(f"the campaign would hold {planned:,} assignments; at most {LIMITS.assignments:,} "
+                         "(use fewer segments, annotators per item or quality-control items)")
     normal = list(items)
     load = {n: 0 for n in names}
     assignments: dict[str, list[str]] = {n: [] for n in names}
@@ -162,7 +202,6 @@ def build_campaign(spec: CampaignSpec, records: Sequence[Record]) -> BuiltCampai
             load[n] += 1
             assignments[n].append(item.key)
     by_key = {it.key: it for it in normal}
-    n_training = spec.training if spec.training is not None else (3 if protocol.training else 0)
     orders: dict[str, list[str]] = {}
     for ai, name in enumerate(names):
         own = [by_key[k] for k in assignments[name]]

@@ -31,8 +31,18 @@ def _number(raw: Any, aspect: Aspect, where: str) -> float:
     return value
 
 
-def parse_answers(protocol: Protocol, form: Mapping[str, Any], n_candidates: int) -> dict[str, Any]:
-    """Validate a form against the protocol; return the stored answer dict or raise :class:`AnswerError`."""
+def moved_field(field: str) -> str:
+    """The form field that says a slider was set by the annotator (a slider always sends a value, even untouched)."""
+    return field + ".set"
+
+
+def parse_answers(protocol: Protocol, form: Mapping[str, Any], n_candidates: int, *,
+                  require_moved: bool = False) -> dict[str, Any]:
+    """Validate a form against the protocol; return the stored answer dict or raise :class:`AnswerError`.
+
+    ``require_moved``: a slider counts as answered only when its ``<field>.set`` flag is ``1`` (set by the page
+    when the slider is moved, or ticked by hand without JavaScript); an untouched slider is refused, not stored
+    as its starting value."""
     answers: dict[str, Any] = {}
     for aspect in protocol.aspects:
         if aspect.kind == "choice":
@@ -48,7 +58,10 @@ def parse_answers(protocol: Protocol, form: Mapping[str, Any], n_candidates: int
         values: list[float] = []
         for slot in range(n_candidates):
             where = f"'{aspect.question}'" + (f" for text {slot_label(slot)}" if n_candidates > 1 else "")
-            value = _number(form.get(f"{aspect.name}.{slot}"), aspect, where)
+            field = f"{aspect.name}.{slot}"
+            if require_moved and aspect.widget == "slider" and form.get(moved_field(field)) != "1":
+                raise AnswerError(f"please answer {where}: move the slider (also when you mean {aspect.start})")
+            value = _number(form.get(field), aspect, where)
             if aspect.kind == "rank":
                 if not value.is_integer() or not 1 <= value <= n_candidates:
                     raise AnswerError(f"{where}: a rank from 1 to {n_candidates}")

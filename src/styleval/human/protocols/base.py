@@ -15,6 +15,7 @@ class Aspect:
     ``scale``: a number in ``[low, high]`` per candidate (``widget`` slider or radio, ``labels`` name points);
     ``rank``: a rank 1..k per candidate (1 = best, ties allowed); ``choice``: one candidate (or a tie) per item.
     ``masked``: the candidates and source are shown with style words masked (content judged apart from style).
+    ``anchors``: what the lowest and the highest value mean (shown next to the widget on every item page).
     """
 
     name: str
@@ -27,6 +28,7 @@ class Aspect:
     labels: tuple[tuple[int, str], ...] = ()
     masked: bool = False
     allow_tie: bool = True
+    anchors: tuple[str, str] = ()
 
     @property
     def per_candidate(self) -> bool:
@@ -38,6 +40,22 @@ class Aspect:
 
     def label(self, value: int) -> str:
         return dict(self.labels).get(value, "")
+
+    @property
+    def start(self) -> int:
+        """Where a slider starts (the middle); a value left there unmoved is refused."""
+        return int((self.low + self.high) / 2)
+
+    def ends(self) -> list[tuple[str, str]]:
+        """``[(value, meaning)]`` for the two ends of the scale (empty when nothing says what they mean)."""
+        if self.kind == "rank":
+            return [("1", "best")]
+        if self.kind != "scale":
+            return []
+        low, high = self.anchors or (self.label(int(self.low)), self.label(int(self.high)))
+        if not (low and high):
+            return []
+        return [(f"{self.low:g}", low), (f"{self.high:g}", high)]
 
 
 @dataclass(frozen=True)

@@ -8,10 +8,12 @@ from styleval.errors import UnknownNameError
 
 from .base import Aspect, Example, Protocol
 
-_DA_STYLE = Aspect("style", "scale", "How well does the text match the target style?", 0, 100, widget="slider")
+_DA_STYLE = Aspect("style", "scale", "How well does the text match the target style?", 0, 100, widget="slider",
+                   anchors=("not the target style at all", "completely in the target style"))
 _DA_CONTENT = Aspect("content", "scale", "How much of the original meaning does the text keep?", 0, 100,
-                     widget="slider")
-_DA_FLUENCY = Aspect("fluency", "scale", "How fluent and grammatical is the text?", 0, 100, widget="slider")
+                     widget="slider", anchors=("none of the meaning is kept", "all of the meaning is kept"))
+_DA_FLUENCY = Aspect("fluency", "scale", "How fluent and grammatical is the text?", 0, 100, widget="slider",
+                     anchors=("incomprehensible", "perfectly fluent and grammatical"))
 
 DIRECT_ASSESSMENT = Protocol(
     name="direct-assessment",

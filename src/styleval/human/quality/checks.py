@@ -5,7 +5,13 @@
 * degraded items: the annotator's score of an output against their score of the same output after damage, a
   one-sided Wilcoxon signed-rank test that originals score higher (as WMT's Appraise checks "bad references").
   An annotator passes when p < ``alpha``; with fewer than ``min_pairs`` pairs the test is not run (exact one-sided
-  p-values cannot fall below 0.05 with fewer than 5 pairs).
+  p-values cannot fall below 0.05 with fewer than 5 pairs);
+* default answers: the share of slider answers left at the slider's starting value (the middle), flagged from
+  ``max_default_share`` on (the page refuses an untouched slider, but one moved back to the middle, or a scripted
+  client, still gives the middle);
+* time per item: the median from the signed stamp to the commit, flagged below ``min_median_seconds`` (nobody
+  reads a source and a rewrite and answers every question in under two seconds) or above
+  ``max_median_seconds``; judgments without a time are counted and flagged too.
 """
 from __future__ import annotations
 
@@ -33,12 +39,58 @@ class AnnotatorQuality:
     degraded_mean_drop: float | None
     degraded_p: float | None
     degraded_passed: bool | None
+    slider_answers: int = 0
+    default_share: float | None = None  # share of slider answers at the starting value
+    untimed: int = 0  # judgments stored without a time
+    thresholds: QualityThresholds | None = None
+
+    @property
+    def reasons(self) -> list[str]:
+        """Why the annotator is flagged (empty: no check failed)."""
+        th = self.thresholds or QualityThresholds()
+        out = []
+        if self.degraded_passed is False:
+            out.append("degraded items not scored lower")
+        if self.controls_total > 0 and self.controls_passed * 2 < self.controls_total:
+            out.append("under half of the control items right")
+        if (self.default_share is not None and self.slider_answers >= th.min_slider_answers
+                and self.default_share >= th.max_default_share):
+            out.append(f"mostly default answers ({self.default_share:.0%} at the start value)")
+        if self.median_seconds is not None and self.median_seconds < th.min_median_seconds:
+            out.append(f"implausibly fast (median {self.median_seconds:.1f} s per item)")
+        if self.median_seconds is not None and self.median_seconds > th.max_median_seconds:
+            out.append(f"implausibly slow (median {self.median_seconds:.0f} s per item)")
+        if self.untimed:
+            out.append(f"{self.untimed} judgment(s) without a time")
+        return out
 
     @property
     def flagged(self) -> bool:
-        """True when a check failed: a failed degraded test, or under half of the control items right."""
-        controls_bad = self.controls_total > 0 and self.controls_passed * 2 < self.controls_total
-        return bool(self.degraded_passed is False or controls_bad)
+        """True when a check failed (see :attr:`reasons`)."""
+        return bool(self.reasons)
+
+
+@dataclass(frozen=True)
+class QualityThresholds:
+    """When the dashboard flags an annotator (besides the control and degraded-item tests)."""
+
+    min_median_seconds: float = 2.0
+    max_median_seconds: float = 1800.0
+    max_default_share: float = 0.5
+    min_slider_answers: int = 6  # fewer slider answers than this: the default share is shown, not flagged
+
+
+def slider_defaults(protocol: Protocol, rows: Sequence[JudgedRow]) -> tuple[int, int]:
+    """(slider answers, of which at the slider's starting value) over ``rows``."""
+    total = at_start = 0
+    for r in rows:
+        for aspect in protocol.aspects:
+            if aspect.widget != "slider" or aspect.kind != "scale":
+                continue
+            for value in r.answers.get(aspect.name, []):
+                total += 1
+                at_start += value == aspect.start
+    return total, at_start
 
 
 def paired_degradation_test(original: Sequence[float], degraded: Sequence[float]) -> float:
@@ -69,7 +121,8 @@ def degraded_pairs(protocol: Protocol, rows: Sequence[JudgedRow]) -> dict[str, l
 
 
 def quality_report(protocol: Protocol, rows: Sequence[JudgedRow], annotators: Sequence[str], *,
-                   alpha: float = 0.05, min_pairs: int = 5) -> list[AnnotatorQuality]:
+                   alpha: float = 0.05, min_pairs: int = 5,
+                   thresholds: QualityThresholds | None = None) -> list[AnnotatorQuality]:
     """One :class:`AnnotatorQuality` per annotator (in the given order)."""
     by_key = {(r.annotator, r.item_key): r for r in rows}
     pairs = degraded_pairs(protocol, rows)
@@ -90,10 +143,13 @@ def quality_report(protocol: Protocol, rows: Sequence[JudgedRow], annotators: Se
             p = paired_degradation_test([o for o, _ in deg], [d for _, d in deg])
             passed_test = p < alpha
         seconds = [r.seconds for r in mine if r.seconds is not None]
+        sliders, at_start = slider_defaults(protocol, mine)
         report.append(AnnotatorQuality(
             annotator=name, judged=len(mine), median_seconds=statistics.median(seconds) if seconds else None,
             controls_passed=int(passed), controls_total=len(controls), repeat_pairs=len(diffs),
             repeat_mean_abs_diff=float(np.mean(diffs)) if diffs else None, degraded_pairs=len(deg),
             degraded_mean_drop=float(np.mean([o - d for o, d in deg])) if deg else None, degraded_p=p,
-            degraded_passed=passed_test))
+            degraded_passed=passed_test, slider_answers=sliders,
+            default_share=at_start / sliders if sliders else None, untimed=len(mine) - len(seconds),
+            thresholds=thresholds or QualityThresholds()))
     return report

@@ -2,7 +2,8 @@
 from __future__ import annotations
 
 from .engine import database_url, make_engine
-from .store import AssignmentView, Annotator, CampaignInfo, CreatedCampaign, JudgedRow, Store
+from .store import (AssignmentView, Annotator, CampaignInfo, CreatedCampaign, JudgedRow, StorageError, Store,
+                    describe_database_error)
 
 __all__ = ["Store", "make_engine", "database_url", "CampaignInfo", "CreatedCampaign", "Annotator",
-           "AssignmentView", "JudgedRow"]
+           "AssignmentView", "JudgedRow", "StorageError", "describe_database_error"]

@@ -1,4 +1,8 @@
-"""Tables. One generic set for every protocol: answers are JSON, so a new protocol needs no migration."""
+"""Tables. One generic set for every protocol: answers are JSON, so a new protocol needs no migration.
+
+String columns have explicit lengths; :func:`check_lengths` enforces them before a write, so a value that is too
+long is refused with the same message on SQLite (which would store it) and PostgreSQL (which would fail).
+"""
 from __future__ import annotations
 
 import sqlalchemy as sa
@@ -55,6 +59,16 @@ assignments = sa.Table(
     sa.UniqueConstraint("annotator_id", "item_id", name="uq_assignment_item"),
 )
 
+# admin login sessions: only a hash of the random session id is stored, with the fingerprint of the admin token it
+# was opened under (a token change revokes every session) and an expiry
+admin_sessions = sa.Table(
+    "admin_sessions", metadata,
+    sa.Column("id_hash", sa.String(64), primary_key=True),
+    sa.Column("token_fingerprint", sa.String(64), nullable=False),
+    sa.Column("created_at", sa.Float, nullable=False),
+    sa.Column("expires_at", sa.Float, nullable=False),
+)
+
 judgments = sa.Table(
     "judgments", metadata,
     sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
@@ -66,3 +80,20 @@ judgments = sa.Table(
     sa.Column("submitted_at", sa.Float, nullable=False),
     sa.Column("seconds", sa.Float),
 )
+
+
+INT4_MAX = 2**31 - 1  # PostgreSQL's INTEGER: ids and positions outside 1..INT4_MAX cannot exist
+
+
+def check_lengths(table: sa.Table, rows: list[dict], what: str) -> None:
+    """Raise :class:`~styleval.errors.InputError` when a string is longer than its column allows."""
+    from styleval.errors import InputError
+
+    limits = {c.name: c.type.length for c in table.columns
+              if isinstance(c.type, sa.String) and getattr(c.type, "length", None)}
+    for row in rows:
+        for name, limit in limits.items():
+            value = row.get(name)
+            if isinstance(value, str) and len(value) > limit:
+                shown = value if len(value) <= 40 else value[:37] + "..."
+                raise InputError(f"{what} {name} {shown!r} has {len(value)} characters; at most {limit} are allowed")

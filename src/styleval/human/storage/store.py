@@ -12,7 +12,7 @@ from typing import Any, Iterator
 
 import sqlalchemy as sa
 
-from styleval.errors import InputError, UnknownNameError
+from styleval.errors import InputError, StyleEvalError, UnknownNameError
 
 from ..campaigns import BuiltCampaign
 from . import schema as t
@@ -21,6 +21,34 @@ from .engine import WRITE, insert_ignore, make_engine
 
 def hash_token(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+class StorageError(StyleEvalError, RuntimeError):
+    """The database cannot be opened, read or written; the message says which database and what to do."""
+
+
+_ADVICE = (  # (words in the driver's message, what it means and what to do)
+    (("file is not a database", "malformed", "not a database"),
+     "is corrupt or not a styleval database; restore it from a backup or start with a new --db file"),
+    (("readonly", "read-only", "read only"),
+     "is read-only; make the file and its folder writable by this user, or copy it somewhere writable"),
+    (("unable to open", "no such file", "could not open"),
+     "cannot be opened; check that its folder exists and is writable"),
+    (("locked", "busy"), "is locked by another program; stop it, or wait and try again"),
+    (("connection", "connect", "authentication", "password", "role", "does not exist"),
+     "cannot be reached; check the postgresql:// URL, that the server runs and that the user may log in"),
+)
+
+
+def describe_database_error(exc: BaseException, where: str) -> StorageError:
+    """A one-line :class:`StorageError` for a driver error (no SQL, no parameters, no traceback)."""
+    orig = getattr(exc, "orig", None) or exc
+    detail = (str(orig).strip().splitlines() or [type(orig).__name__])[0][:200]
+    lowered = detail.lower()
+    for words, advice in _ADVICE:
+        if any(w in lowered for w in words):
+            return StorageError(f"database {where} {advice} ({detail})")
+    return StorageError(f"database {where} failed: {detail}")
 
 
 @dataclass(frozen=True)
@@ -82,14 +110,23 @@ class Store:
 
     def __init__(self, target: str | Path) -> None:
         self.engine = make_engine(target)
-        t.metadata.create_all(self.engine)
-        with self._write() as conn:
-            conn.execute(insert_ignore(self.engine, t.meta, ["key"]),
-                         [{"key": "schema_version", "value": t.SCHEMA_VERSION},
-                          {"key": "secret", "value": secrets.token_hex(32)}])
-        with self.engine.connect() as conn:
-            self.secret = bytes.fromhex(conn.execute(sa.select(t.meta.c.value).where(t.meta.c.key == "secret"))
-                                        .scalar_one())
+        self.where = self.engine.url.render_as_string(hide_password=True).replace("sqlite:///", "")
+        try:
+            t.metadata.create_all(self.engine)
+            with self._write() as conn:
+                conn.execute(insert_ignore(self.engine, t.meta, ["key"]),
+                             [{"key": "schema_version", "value": t.SCHEMA_VERSION},
+                              {"key": "secret", "value": secrets.token_hex(32)}])
+            with self.engine.connect() as conn:
+                self.secret = bytes.fromhex(conn.execute(sa.select(t.meta.c.value)
+                                                         .where(t.meta.c.key == "secret")).scalar_one())
+        except sa.exc.SQLAlchemyError as exc:
+            self.engine.dispose()
+            raise describe_database_error(exc, self.where) from None
+        except ValueError:  # the stored secret is not hex: someone edited the table
+            self.engine.dispose()
+            raise StorageError(f"database {self.where} holds a damaged server secret; restore it from a backup "
+                               "or start with a new --db file") from None
 
     def close(self) -> None:
         self.engine.dispose()
@@ -110,6 +147,11 @@ class Store:
                   "mask_words": None if spec.mask_words is None else sorted(set(spec.mask_words))}
         tokens = {name: secrets.token_urlsafe(24) for name in built.assignments}
         now = time.time()
+        # the same limits on SQLite and PostgreSQL, checked before anything is written
+        t.check_lengths(t.campaigns, [{"name": spec.name}], "campaign")
+        t.check_lengths(t.items, [{"key": it.key, "segment": it.segment, "direction": it.direction}
+                                  for it in built.items], "item")
+        t.check_lengths(t.annotators, [{"name": n} for n in tokens], "annotator")
         with self._write() as conn:
             if conn.execute(sa.select(t.campaigns.c.id).where(t.campaigns.c.name == spec.name)).first():
                 raise InputError(f"a campaign named {spec.name!r} already exists")
@@ -157,13 +199,62 @@ class Store:
                                 .order_by(t.annotators.c.name)).all()
         return [Annotator(r.id, r.campaign_id, r.name) for r in rows]
 
+    def annotator(self, campaign: int | str, ref: int | str) -> Annotator:
+        """An annotator of a campaign by name or id."""
+        info = self.campaign(campaign)
+        people = self.annotators(info.id)
+        for a in people:
+            if a.name == str(ref) or str(a.id) == str(ref):
+                return a
+        raise UnknownNameError(f"annotator of campaign {info.name!r}", str(ref), [a.name for a in people])
+
     def reset_token(self, annotator_id: int) -> str:
-        """A new token for an annotator (the old link stops working)."""
+        """A new token for an annotator: the old link stops working at once, their judgments stay theirs."""
         token = secrets.token_urlsafe(24)
         with self._write() as conn:
-            conn.execute(t.annotators.update().where(t.annotators.c.id == annotator_id)
-                         .values(token_hash=hash_token(token)))
+            changed = conn.execute(t.annotators.update().where(t.annotators.c.id == annotator_id)
+                                   .values(token_hash=hash_token(token))).rowcount
+        if not changed:
+            raise InputError(f"no annotator with id {annotator_id}")
         return token
+
+    # ------------------------------------------------------------------ admin sessions
+    def open_admin_session(self, token_fingerprint: str, ttl_s: float, *, now: float | None = None) -> str:
+        """A new random session id (returned once; only its hash is stored), valid for ``ttl_s`` seconds.
+        Expired sessions are removed on the way."""
+        now = time.time() if now is None else now
+        session = secrets.token_urlsafe(32)
+        with self._write() as conn:
+            conn.execute(t.admin_sessions.delete().where(t.admin_sessions.c.expires_at <= now))
+            conn.execute(t.admin_sessions.insert().values(id_hash=hash_token(session),
+                                                          token_fingerprint=token_fingerprint, created_at=now,
+                                                          expires_at=now + ttl_s))
+        return session
+
+    def admin_session_valid(self, session: str, token_fingerprint: str, *, now: float | None = None) -> bool:
+        """Whether ``session`` was opened under the current admin token, is not revoked and has not expired."""
+        if not session or len(session) > 200:
+            return False
+        now = time.time() if now is None else now
+        s = t.admin_sessions
+        with self.engine.connect() as conn:
+            row = conn.execute(sa.select(s.c.token_fingerprint, s.c.expires_at)
+                               .where(s.c.id_hash == hash_token(session))).first()
+        return row is not None and row.token_fingerprint == token_fingerprint and row.expires_at > now
+
+    def close_admin_session(self, session: str) -> None:
+        """Revoke one session (logout)."""
+        if session and len(session) <= 200:
+            with self._write() as conn:
+                conn.execute(t.admin_sessions.delete().where(t.admin_sessions.c.id_hash == hash_token(session)))
+
+    def revoke_admin_sessions(self, keep_fingerprint: str | None = None) -> int:
+        """Revoke every session not opened under ``keep_fingerprint`` (all when None); returns how many."""
+        q = t.admin_sessions.delete()
+        if keep_fingerprint is not None:
+            q = q.where(t.admin_sessions.c.token_fingerprint != keep_fingerprint)
+        with self._write() as conn:
+            return int(conn.execute(q).rowcount or 0)
 
     # ------------------------------------------------------------------ assignments and judgments
     def progress(self, annotator_id: int) -> tuple[int, int]:
@@ -186,6 +277,8 @@ class Store:
 
     def assignment(self, annotator_id: int, position: int) -> AssignmentView | None:
         """The annotator's item at ``position`` (None if it is not theirs or does not exist)."""
+        if not 1 <= position <= t.INT4_MAX:  # larger numbers overflow the drivers (SQLite int64, PostgreSQL int4)
+            return None
         a, i, j = t.assignments, t.items, t.judgments
         with self.engine.connect() as conn:
             r = conn.execute(
@@ -201,10 +294,17 @@ class Store:
                               None if r.answers is None else json.loads(r.answers),
                               json.loads(r.truth) if r.kind == "training" else {}, r.direction)
 
+    def stored_answers(self, assignment_id: int) -> dict[str, Any] | None:
+        """The committed answers of one assignment (None when not judged yet)."""
+        with self.engine.connect() as conn:
+            raw = conn.execute(sa.select(t.judgments.c.answers)
+                               .where(t.judgments.c.assignment_id == assignment_id)).scalar_one_or_none()
+        return None if raw is None else json.loads(raw)
+
     def submit(self, assignment_id: int, answers: dict[str, Any], *, shown_at: float | None = None,
                now: float | None = None) -> bool:
         """Record a judgment and commit. Idempotent: a second submission for the same assignment changes nothing
-        and returns False (the first answer stands)."""
+        and returns False (the first answer stands; compare with :meth:`stored_answers` to tell the annotator)."""
         now = time.time() if now is None else now
         seconds = None if shown_at is None or not 0 <= now - shown_at <= 86400 else round(now - shown_at, 3)
         with self._write() as conn:
