@@ -68,9 +68,40 @@ def write_readme(card: dict[str, Any], path: str | Path) -> None:
                       "", "| score | value |", "|---|---|"]
             lines += [f"| {k} | {_fmt(v)} |" for k, v in ho.get("scores", {}).items()]
             lines.append("")
+    cal = card.get("calibration")
+    if cal:
+        lines += _calibration_lines(cal)
     lines += ["## Parameters", "", "```json", json.dumps(card.get("parameters", {}), indent=2), "```", ""]
     if card.get("command"):
         lines += ["## Rebuild", "", "```", card["command"], "```", ""]
     if card.get("notes"):
         lines += ["## Notes", "", *[f"- {n}" for n in card["notes"]], ""]
     Path(path).write_text("\n".join(lines), encoding="utf-8")
+
+
+def _calibration_lines(cal: dict[str, Any]) -> list[str]:
+    """The README section of a calibration (see :mod:`styleval.style.calibration`)."""
+    data = cal.get("data", {})
+    lines = ["## Calibration", "",
+             f"- method: {cal.get('method')} ({cal.get('threshold_rule')} threshold); raw score: "
+             f"{cal.get('raw_score')} toward `{cal.get('positive')}`",
+             f"- decision: `{cal.get('positive')}` when the raw score >= {cal.get('threshold'):.4f} "
+             f"(calibrated P({cal.get('positive')}) {cal.get('probability_threshold'):.4f})",
+             f"- fitted on: {data.get('data')} ({data.get('n')} texts, {json.dumps(data.get('label_counts'))}, "
+             f"sha256 {data.get('data_hash')})"]
+    if data.get("note"):
+        lines.append(f"- note: {data['note']}")
+    if cal.get("command"):
+        lines.append(f"- command: `{cal['command']}`")
+    if cal.get("platt"):
+        lines.append(f"- Platt map: P = sigmoid({cal['platt']['a']:.4f} * score + {cal['platt']['b']:.4f})")
+    scores = cal.get("scores", {})
+    rows = [(k, scores[k]) for k in ("before", "after_in_sample", "after_cross_validated") if k in scores]
+    if rows:
+        lines += ["", "| balanced accuracy on the calibration sample | value | 95 % bootstrap interval |",
+                  "|---|---|---|"]
+        lines += [f"| {k.replace('_', ' ')} | {v['balanced_accuracy']:.4f} | {v['ci95'][0]:.4f}-{v['ci95'][1]:.4f} |"
+                  for k, v in rows]
+        if "auc_raw_score" in scores:
+            lines.append(f"| AUC of the raw score | {scores['auc_raw_score']:.4f} | |")
+    return lines + [""]

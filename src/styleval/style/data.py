@@ -185,3 +185,23 @@ def split_data(data: LabelledData, fraction: float, *, seed: int = 13) -> tuple[
     random.Random(seed).shuffle(order)
     k = int(round(len(order) * fraction))
     return data.subset(sorted(order[k:])), data.subset(sorted(order[:k]))
+
+
+def read_style_files(files: dict[str, StrPath]) -> LabelledData:
+    """Texts of known style from plain text files, one text per line: ``{style: path}``. An empty line is an error
+    (naming the file and line), never skipped: a calibration sample should be exactly what the user gave."""
+    if len(files) < 2:
+        raise InputError(f"need a file for each of two styles, got {len(files)}: {', '.join(files) or '(none)'}")
+    texts: list[str] = []
+    labels: list[str] = []
+    for style, path in files.items():
+        lines = read_lines(path)
+        if not lines:
+            raise InputError("no texts in the file", path)
+        for n, line in enumerate(lines, start=1):
+            if not line.strip():
+                raise InputError(f"empty line in the {style!r} texts (one text per line, no blank lines)", path, n)
+            texts.append(line)
+            labels.append(style)
+    origin = " + ".join(f"{style}={path}" for style, path in files.items())
+    return LabelledData(texts, labels, origin)

@@ -18,7 +18,7 @@ import html
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 import scipy.sparse as sp
@@ -26,12 +26,21 @@ import scipy.sparse as sp
 from ..errors import InputError
 from .features import BLOCKS, Block
 
+if TYPE_CHECKING:
+    from .calibration import Calibration
+
 FORMAT = "styleval-style-model/1"
 
 
-def preprocess(texts: Sequence[str]) -> list[str]:
-    """What every style model does to a text before its features (recorded as ``preprocess`` in the card)."""
-    return [html.unescape(t) for t in texts]  # corpora differ in escaping (&apos; in PT16 test)
+def preprocess(texts: Sequence[str], text_norm: str = "html.unescape") -> list[str]:
+    """What a style model does to a text before its features (``text_norm``, recorded as ``preprocess`` in the
+    card): ``html.unescape`` (corpora differ in escaping: &apos; in PT16 test), or ``lower-tokens``
+    (:mod:`styleval.style.normalise`), which makes cased and lower-cased tokenized text alike."""
+    if text_norm == "html.unescape":
+        return [html.unescape(t) for t in texts]
+    from .normalise import normalise
+
+    return normalise(texts, text_norm)
 CLASSIFIER, REGRESSOR = "classifier", "regressor"
 
 
@@ -48,10 +57,11 @@ class StyleModel:
     aliases: dict[str, str] = field(default_factory=dict)
     card: dict[str, Any] = field(default_factory=dict)
     path: Path | None = None
+    text_norm: str = "html.unescape"
 
     # -- prediction ----------------------------------------------------------------------------------
     def features(self, texts: Sequence[str]) -> sp.csr_matrix:
-        texts = preprocess(texts)
+        texts = preprocess(texts, self.text_norm)
         return sp.hstack([b.transform(texts) for b in self.blocks], format="csr")
 
     def decision(self, texts: Sequence[str]) -> np.ndarray:
@@ -70,8 +80,62 @@ class StyleModel:
         e = np.exp(z)
         return e / e.sum(axis=1, keepdims=True)
 
-    def predict(self, texts: Sequence[str]) -> list[str]:
-        return [self.labels[i] for i in np.argmax(self.predict_proba(texts), axis=1)]
+    def predict(self, texts: Sequence[str], *, calibrated: bool = True) -> list[str]:
+        """Labels: decided by the card's calibration when there is one (and ``calibrated``), else the argmax."""
+        return [self.labels[i] for i in self.decide(texts, calibrated=calibrated)[0]]
+
+    # -- calibration (see styleval.style.calibration) ---------------------------------------------------
+    @property
+    def calibration(self) -> "Calibration | None":
+        """The calibration recorded in the card, or None."""
+        from .calibration import Calibration
+
+        entry = self.card.get("calibration")
+        if not entry:
+            return None
+        cached = getattr(self, "_calibration", None)
+        if cached is None or cached[0] is not entry:
+            cal = Calibration.from_dict(entry, self.path)
+            for style in (cal.positive, cal.negative):
+                self.style_index(style)
+            self._calibration = cached = (entry, cal)
+        return cached[1]
+
+    def set_calibration(self, calibration: "Calibration | None") -> None:
+        """Record (or, with None, remove) a calibration in the card."""
+        if calibration is None:
+            self.card.pop("calibration", None)
+            return
+        if len(self.labels) != 2:
+            raise InputError(f"model {self.name!r} has {len(self.labels)} labels; calibration needs two")
+        self.card["calibration"] = calibration.to_dict()
+
+    def raw_score(self, texts: Sequence[str], positive: str | None = None) -> np.ndarray:
+        """One number per text that grows with style ``positive`` (default ``labels[1]``): the logit of a
+        classifier's probability of it, or the regressor's score (negated for its low pole)."""
+        if len(self.labels) != 2:
+            raise InputError(f"model {self.name!r} has {len(self.labels)} labels; a raw score needs two")
+        pos = 1 if positive is None else self.style_index(positive)
+        z = self.decision(texts)
+        if z.shape[1] == 1:
+            raw = z[:, 0]
+        else:
+            raw = z[:, 1] - z[:, 0]  # softmax over two labels: the logit of labels[1]
+        return raw if pos == 1 else -raw
+
+    def decide(self, texts: Sequence[str], *, calibrated: bool = True) -> tuple[np.ndarray, np.ndarray]:
+        """``(label index, probabilities (n, 2) in label order)`` of each text: with the card's calibration when
+        ``calibrated`` and there is one; else the classifier's argmax and its own probabilities."""
+        cal = self.calibration if calibrated else None
+        if cal is None:
+            p = self.predict_proba(texts)
+            return np.argmax(p, axis=1), p
+        pos, neg = self.style_index(cal.positive), self.style_index(cal.negative)
+        raw = self.raw_score(texts, cal.positive)
+        p_pos = cal.probability(raw)
+        p = np.empty((len(raw), 2))
+        p[:, pos], p[:, neg] = p_pos, 1.0 - p_pos
+        return np.where(cal.decide(raw), pos, neg), p
 
     def regress(self, texts: Sequence[str]) -> np.ndarray:
         """Scores, shape (n,); regressors only (higher = more of ``labels[1]``)."""
@@ -109,6 +173,8 @@ class StyleModel:
             vocab.update({f"block{i}.{k}": v for k, v in b.vocabularies().items()})
         meta = {"format": FORMAT, "kind": self.kind, "labels": self.labels, "aliases": self.aliases,
                 "blocks": [b.config() for b in self.blocks]}
+        if self.text_norm != "html.unescape":
+            meta["preprocess"] = self.text_norm
         (folder / "model.json").write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
         np.savez_compressed(folder / "weights.npz", **arrays)
         (folder / "vocab.json").write_text(json.dumps(vocab, ensure_ascii=False), encoding="utf-8")
@@ -143,6 +209,9 @@ class StyleModel:
             blocks.append(BLOCKS[kind].from_stored(  # type: ignore[attr-defined]
                 cfg, {k[len(prefix):]: v for k, v in arrays.items() if k.startswith(prefix)},
                 {k[len(prefix):]: v for k, v in vocab.items() if k.startswith(prefix)}))
+        from .normalise import normaliser
+
+        normaliser(str(meta.get("preprocess", "html.unescape")))  # an unknown one is an error here, not later
         card_path = folder / "model_card.json"
         card = json.loads(card_path.read_text(encoding="utf-8")) if card_path.is_file() else {}
         if meta["kind"] not in (CLASSIFIER, REGRESSOR):
@@ -150,7 +219,8 @@ class StyleModel:
         return cls(kind=meta["kind"], labels=list(meta["labels"]), blocks=blocks,
                    coef=np.asarray(arrays["head.coef"], dtype=np.float64),
                    intercept=np.asarray(arrays["head.intercept"], dtype=np.float64),
-                   aliases=dict(meta.get("aliases", {})), card=card, path=folder)
+                   aliases=dict(meta.get("aliases", {})), card=card, path=folder,
+                   text_norm=str(meta.get("preprocess", "html.unescape")))
 
     def resources(self) -> dict[str, str]:
         """Identity for signatures: name, content hash of the folder, and the encoder's when one is used."""
@@ -161,4 +231,6 @@ class StyleModel:
             out["style_model_hash"] = content_hash(self.path)[:12]
         for b in self.blocks:
             out.update(b.resources())
+        cal = self.calibration
+        out["style_calibration"] = cal.identity() if cal is not None else "none"
         return out

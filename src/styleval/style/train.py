@@ -11,7 +11,7 @@ from ..signature import library_version
 from .card import classifier_scores, regressor_scores
 from .data import LabelledData, split_data
 from .features import Block, make_block
-from .model import CLASSIFIER, REGRESSOR, StyleModel
+from .model import CLASSIFIER, REGRESSOR, StyleModel, preprocess
 
 DEFAULT_GRID = {CLASSIFIER: [0.25, 1.0, 4.0, 16.0], REGRESSOR: [0.3, 1.0, 3.0, 10.0, 30.0]}
 FEATURE_SETS = {"tfidf": ("tfidf",), "embedding": ("embedding",), "tfidf+embedding": ("tfidf", "embedding"),
@@ -91,12 +91,14 @@ def train_style_model(train: LabelledData, *, kind: str = CLASSIFIER, features: 
                       poles: tuple[str, str] = ("low", "high"), aliases: dict[str, str] | None = None,
                       name: str = "style-model", version: str = "1", description: str = "", command: str = "",
                       notes: Sequence[str] = (), extra_held_out: Callable[[StyleModel], dict[str, float]] | None = None,
-                      fitted_blocks: Sequence[Block] = (), seed: int = 13) -> StyleModel:
+                      fitted_blocks: Sequence[Block] = (), seed: int = 13,
+                      text_norm: str = "html.unescape") -> StyleModel:
     """Train a classifier (string labels) or regressor (numeric labels, ``poles`` = the low and high styles).
 
     The regularisation (``C`` of logistic regression, ``alpha`` of ridge) is chosen from ``grid`` on
     ``selection`` (10% of ``train`` when not given; the model is then refitted on all of ``train``).
     ``held_out`` is scored once, after selection, and recorded in the card; it never influences training.
+    ``text_norm`` is the text normalisation applied before every feature (:func:`styleval.style.model.preprocess`).
     ``fitted_blocks`` are feature blocks trained elsewhere (e.g. the encoder of a fine-tuned model), put before the
     blocks named in ``features`` (which may then be empty) and used as they are.
     """
@@ -108,15 +110,16 @@ def train_style_model(train: LabelledData, *, kind: str = CLASSIFIER, features: 
     if not blocks:
         raise InputError("no feature blocks: name some in features or give fitted_blocks")
     for b in own:
-        b.fit(fit_part.texts)
-    model = StyleModel(kind, labels, blocks, np.zeros((1, 1)), np.zeros(1), dict(aliases or {}))
+        b.fit(preprocess(fit_part.texts, text_norm))
+    model = StyleModel(kind, labels, blocks, np.zeros((1, 1)), np.zeros(1), dict(aliases or {}),
+                       text_norm=text_norm)
     x_fit, x_sel = model.features(fit_part.texts), model.features(sel_part.texts)
     grid = list(grid or DEFAULT_GRID[kind])
     results = {str(v): _score(kind, labels, _fit_head(kind, x_fit, y_fit, v, len(labels)), x_sel, y_sel) for v in grid}
     best = max(grid, key=lambda v: results[str(v)])
     if refit:
         for b in own:
-            b.fit(train.texts)
+            b.fit(preprocess(train.texts, text_norm))
         x_fit = model.features(train.texts)
         y_fit = [str(v) for v in train.labels] if kind == CLASSIFIER else [float(v) for v in train.labels]
     head = _fit_head(kind, x_fit, y_fit, best, len(labels))
@@ -140,7 +143,7 @@ def train_style_model(train: LabelledData, *, kind: str = CLASSIFIER, features: 
                       "metric": "accuracy" if kind == CLASSIFIER else "spearman",
                       "grid": {param: grid, "scores": results}, "chosen": {param: best},
                       "refit_on_all_training_data": refit},
-        "parameters": {"preprocess": "html.unescape", "features": [b.config() for b in blocks],
+        "parameters": {"preprocess": text_norm, "features": [b.config() for b in blocks],
                        "head": {"type": "logistic_regression" if kind == CLASSIFIER else "ridge", param: best}},
         "command": command, "notes": list(notes),
     }

@@ -76,7 +76,10 @@ class StyleModelMetric(Metric):
             return {"style_model": AUTO}
         from ...style.pretrained import load_style_model
 
-        return load_style_model(self._resolved or self.model).resources()
+        res = load_style_model(self._resolved or self.model).resources()
+        if not getattr(self, "calibrated", True) and "style_calibration" in res:
+            res["style_calibration"] = "not used"
+        return res
 
     @staticmethod
     def target_index(model: StyleModel, directions: list[Direction | None]) -> np.ndarray:

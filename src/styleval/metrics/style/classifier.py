@@ -14,37 +14,45 @@ from ._model import AUTO, StyleModelMetric
 
 @register
 class StyleAccuracy(StyleModelMetric):
-    """Share of outputs the classifier assigns to the target style. Statistics: ``[correct, p_target]``."""
+    """Share of outputs the classifier assigns to the target style. With ``calibrated`` (the default) a model whose
+    card holds a calibration decides with its fitted threshold and reports its calibrated probability (the
+    signature's ``style_calibration`` names it); otherwise the label of highest probability.
+    Statistics: ``[correct, p_target]``."""
 
     name = "style_accuracy"
-    description = "target-style accuracy of a style classifier (shipped name, model folder, or auto)"
+    description = "target-style accuracy of a style classifier (shipped name, model folder, or auto), calibrated"
 
-    def __init__(self, *, model: str = AUTO) -> None:
+    def __init__(self, *, model: str = AUTO, calibrated: bool = True) -> None:
         self.model = model
+        self.calibrated = bool(calibrated)
 
     def segment_stats(self, batch: Batch) -> np.ndarray:
         clf = self.load(batch)
         t = self.target_index(clf, batch.directions)
-        p = clf.predict_proba(batch.outputs)
+        label, p = clf.decide(batch.outputs, calibrated=self.calibrated)
         rows = np.arange(len(t))
-        return np.column_stack([(np.argmax(p, axis=1) == t).astype(float), p[rows, t]])
+        return np.column_stack([(label == t).astype(float), p[rows, t]])
+
 
 
 @register
 class StyleProbability(StyleModelMetric):
-    """Mean probability of the target style. Statistics: ``[p_target]``."""
+    """Mean probability of the target style: the calibrated probability when the model's card holds a calibration
+    with a probability map and ``calibrated`` (the default). Statistics: ``[p_target]``."""
 
     name = "style_probability"
-    description = "mean target-style probability of a style classifier"
+    description = "mean target-style probability of a style classifier (calibrated when the card says how)"
 
-    def __init__(self, *, model: str = AUTO) -> None:
+    def __init__(self, *, model: str = AUTO, calibrated: bool = True) -> None:
         self.model = model
+        self.calibrated = bool(calibrated)
 
     def segment_stats(self, batch: Batch) -> np.ndarray:
         clf = self.load(batch)
         t = self.target_index(clf, batch.directions)
-        p = clf.predict_proba(batch.outputs)
+        _, p = clf.decide(batch.outputs, calibrated=self.calibrated)
         return p[np.arange(len(t)), t][:, None]
+
 
 
 @register

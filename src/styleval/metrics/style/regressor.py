@@ -25,9 +25,12 @@ class StyleRegression(StyleModelMetric):
     model_kind = REGRESSOR
     value_range = (-float("inf"), float("inf"))
 
-    def __init__(self, *, model: str = "formality-regressor-pt16", relative: bool = False) -> None:
+    def __init__(self, *, model: str = "formality-regressor-pt16", relative: bool = False,
+                 calibrated: bool = True) -> None:
         self.model = model
         self.relative = bool(relative)
+        self.calibrated = bool(calibrated)
+
 
     @property
     def needs(self) -> frozenset[str]:  # type: ignore[override]
@@ -36,9 +39,13 @@ class StyleRegression(StyleModelMetric):
     def segment_stats(self, batch: Batch) -> np.ndarray:
         reg = self.load(batch)
         sign = np.where(self.target_index(reg, batch.directions) == 1, 1.0, -1.0)
+        cal = reg.calibration if self.calibrated else None
+        centre = 0.0
+        if cal is not None:  # the threshold is on the raw score toward cal.positive
+            centre = cal.threshold if reg.style_index(cal.positive) == 1 else -cal.threshold
         out = reg.regress(batch.outputs)
         if not self.relative:
-            return np.column_stack([sign * out, out])
+            return np.column_stack([sign * (out - centre), out])
         src = reg.regress(batch.sources)
         return np.column_stack([sign * (out - src), out, src])
 
