@@ -1,6 +1,11 @@
 """Load and crash test: 50 concurrent simulated annotators submit 5,000 judgments to a real server process,
 which is killed with SIGKILL half-way and restarted; every acknowledged judgment must be in the database.
 
+The annotators behave like browsers under the hardened checks: each opens its item page first (for the CSRF token
+and the item's signed time stamp), marks every slider as moved, and after a connection error re-sends the same
+form (same stamp). Nothing may be refused (no 409 or 422), lost or stored twice, and every stored judgment has a
+time.
+
 The counts are written to ``$STYLEVAL_REPORTS/human_load.json`` (or the test's temporary folder).
 """
 from __future__ import annotations
@@ -24,13 +29,16 @@ pytest.importorskip("fastapi")
 pytest.importorskip("uvicorn")
 pytest.importorskip("sqlalchemy")
 
+import sqlalchemy as sa  # noqa: E402
+
 from styleval.human import CampaignSpec, Store, build_campaign  # noqa: E402
+from styleval.human.storage import schema  # noqa: E402
 from styleval.records import Record  # noqa: E402
 
 ANNOTATORS = 50
 PER_ANNOTATOR = 100
 TOTAL = ANNOTATORS * PER_ANNOTATOR
-DEADLINE_S = 110.0
+DEADLINE_S = 240.0
 ADMIN = "load-test-admin-token"
 
 
@@ -64,6 +72,12 @@ def _answers(annotator: int, position: int) -> dict[str, str]:
     return {"style.0": str(base), "content.0": str((base + 31) % 101), "fluency.0": str((base + 67) % 101)}
 
 
+def _form(annotator: int, position: int) -> dict[str, str]:
+    """The answers as the page sends them: every slider marked as moved."""
+    answers = _answers(annotator, position)
+    return {**answers, **{f"{k}.set": "1" for k in answers}}
+
+
 class Annotator(threading.Thread):
     """One simulated annotator: a bounded loop of POSTs, retrying the same item after connection errors."""
 
@@ -73,6 +87,7 @@ class Annotator(threading.Thread):
         self.index, self.token, self.port, self.stop_at = index, token, port, stop_at
         self.acked, self.lock, self.stats = acked, lock, stats
         self.cookie = self.csrf = None
+        self.stamps: dict[int, str] = {}  # position -> the signed stamp of its page
         self.conn: http.client.HTTPConnection | None = None
 
     def _request(self, method: str, path: str, body: str | None = None) -> http.client.HTTPResponse:
@@ -92,18 +107,25 @@ class Annotator(threading.Thread):
         self.conn = None
         time.sleep(0.2)
 
+    def _open(self, position: int) -> None:
+        """GET the item page: the CSRF cookie and token (first time) and the item's time stamp."""
+        resp = self._request("GET", f"/a/{self.token}/item/{position}")
+        html = resp.read().decode()
+        if resp.status != 200:
+            raise http.client.HTTPException(f"item page {resp.status}")
+        if self.cookie is None:
+            self.cookie = resp.getheader("set-cookie", "").split(";", 1)[0]
+            self.csrf = re.search(r'name="csrf" value="([^"]+)"', html).group(1)
+        self.stamps[position] = re.search(r'name="shown" value="([^"]+)"', html).group(1)
+
     def run(self) -> None:
         position: int | None = 1
         while time.monotonic() < self.stop_at:
             try:
-                if self.csrf is None:
-                    resp = self._request("GET", f"/a/{self.token}/item/1")
-                    html = resp.read().decode()
-                    cookie = resp.getheader("set-cookie", "")
-                    self.cookie = cookie.split(";", 1)[0]
-                    self.csrf = re.search(r'name="csrf" value="([^"]+)"', html).group(1)
+                if position not in self.stamps:
+                    self._open(position)
                     continue
-                body = urlencode({"csrf": self.csrf, **_answers(self.index, position)})
+                body = urlencode({"csrf": self.csrf, "shown": self.stamps[position], **_form(self.index, position)})
                 resp = self._request("POST", f"/a/{self.token}/item/{position}", body)
                 resp.read()
             except (OSError, http.client.HTTPException, AttributeError):
@@ -112,6 +134,7 @@ class Annotator(threading.Thread):
             if resp.status != 303:
                 with self.lock:
                     self.stats["unexpected_status"] += 1
+                    self.stats[f"status_{resp.status}"] = self.stats.get(f"status_{resp.status}", 0) + 1
                 time.sleep(0.2)
                 continue
             with self.lock:  # acknowledged: the server committed before answering
@@ -169,6 +192,9 @@ def test_load_with_crash_and_restart(tmp_path: Path) -> None:
         names = {a.id: i for i, a in enumerate(sorted(store.annotators(created.id), key=lambda a: a.name))}
         rows = store.judged_rows(created.id)
         in_db = store.judgment_count(created.id)
+        with store.engine.connect() as conn:
+            distinct = conn.execute(sa.select(sa.func.count(sa.distinct(schema.judgments.c.assignment_id)))
+                                    ).scalar_one()
     finally:
         store.close()
     index_of = {name: i for i, name in enumerate(created.tokens)}
@@ -176,10 +202,11 @@ def test_load_with_crash_and_restart(tmp_path: Path) -> None:
     missing = [k for k in acked if k not in stored]
     wrong = [k for k, ans in acked.items() if k in stored and stored[k] != {
         "style": [int(ans["style.0"])], "content": [int(ans["content.0"])], "fluency": [int(ans["fluency.0"])]}]
+    untimed = sum(r.seconds is None for r in rows)
     report = {"annotators": ANNOTATORS, "target_judgments": TOTAL, "acknowledged": len(acked),
               "acknowledged_before_kill": acked_at_kill, "in_database": in_db, "missing_acknowledged": len(missing),
-              "answers_differing": len(wrong), "killed_and_restarted": restarted, "seconds": round(elapsed, 1),
-              **stats}
+              "duplicated": in_db - distinct, "answers_differing": len(wrong), "without_time": untimed,
+              "killed_and_restarted": restarted, "seconds": round(elapsed, 1), **stats}
     out_dir = Path(os.environ.get("STYLEVAL_REPORTS", tmp_path))
     out_dir.mkdir(parents=True, exist_ok=True)
     (out_dir / "human_load.json").write_text(json.dumps(report, indent=2))
@@ -187,4 +214,5 @@ def test_load_with_crash_and_restart(tmp_path: Path) -> None:
     assert names  # the annotators are there
     assert restarted, report
     assert not missing and not wrong, report
-    assert len(acked) == TOTAL and in_db == TOTAL, report
+    assert len(acked) == TOTAL and in_db == TOTAL and distinct == TOTAL, report
+    assert stats["unexpected_status"] == 0 and untimed == 0, report
