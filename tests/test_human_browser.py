@@ -213,3 +213,63 @@ def test_annotator_tasks_dashboard_and_export(site: dict, browser, tmp_path: Pat
     for name in ("annotator_home", "guidelines", "item_direct_assessment", "item_malicious_output", "done",
                  "item_relative", "admin_login", "admin_index", "dashboard", "dashboard_export"):
         assert (shots / f"{name}.png").stat().st_size > 5000, name
+
+
+def test_untouched_sliders_sessions_and_revoked_links(site: dict, browser, tmp_path: Path) -> None:
+    """Page behaviour of the hardening: what 0 and 100 mean on the item page, an untouched slider refused (not
+    stored as 50), a session cookie replayed after logout refused, and a revoked annotator link."""
+    shots = _shots(tmp_path)
+    base, d, store = site["base"], browser, site["store"]
+    token = site["da"].tokens["ann"]
+    d.get(f"{base}/a/{token}/item/1")
+    for fieldset in d.find_elements(By.CSS_SELECTOR, "fieldset.aspect"):
+        ends = fieldset.find_element(By.CSS_SELECTOR, ".ends").text
+        assert "0 =" in ends and "100 =" in ends, ends
+    assert "0 = none of the meaning is kept" in d.find_element(By.ID, "aspect-content").text
+    assert {o.text for o in d.find_elements(By.CSS_SELECTOR, "output.value")} == {"not set"}
+
+    _click_and_load(d, By.ID, "submit")  # nothing moved
+    assert "move the slider" in d.find_element(By.ID, "error").text
+    assert store.judgment_count() == 0
+    _full_page(d, shots / "item_untouched_refused.png")
+    first = d.find_elements(By.CSS_SELECTOR, "input.slider")[0]
+    d.execute_script("arguments[0].value = 50; arguments[0].dispatchEvent(new Event('input'));", first)
+    boxes = d.find_elements(By.CSS_SELECTOR, "label.moved input")
+    assert [b.is_selected() for b in boxes] == [True, False, False]  # moving (even to 50) marks it as answered
+    boxes[1].click()  # ticking "set" by hand answers the starting value deliberately
+    _click_and_load(d, By.ID, "submit")
+    assert "How fluent" in d.find_element(By.ID, "error").text  # only the third is still missing
+    assert [b.is_selected() for b in d.find_elements(By.CSS_SELECTOR, "label.moved input")] == [True, True, False]
+    _answer_page(d)
+    _click_and_load(d, By.ID, "submit")
+    assert "/item/" in d.current_url and store.judgment_count() == 1
+    (row,) = store.judged_rows(site["da"].id)
+    assert row.seconds is not None and row.seconds > 0
+
+    # an admin session copied before logout is dead after it
+    d.get(f"{base}/admin/login")
+    d.find_element(By.ID, "token").send_keys(ADMIN)
+    _click_and_load(d, By.ID, "login")
+    d.get(f"{base}/admin/campaigns/{site['da'].id}")
+    stolen = d.get_cookie("styleval_admin")["value"]
+    _click_and_load(d, By.ID, "logout")
+    assert d.current_url.endswith("/admin/login")
+    d.add_cookie({"name": "styleval_admin", "value": stolen, "path": "/"})
+    d.get(f"{base}/admin/campaigns/{site['da'].id}")
+    assert d.current_url.endswith("/admin/login")
+
+    # revoking the annotator's link on the dashboard: a new link, the old one dead, the judgment kept
+    d.find_element(By.ID, "token").send_keys(ADMIN)
+    _click_and_load(d, By.ID, "login")
+    d.get(f"{base}/admin/campaigns/{site['da'].id}")
+    assert "check" in d.find_element(By.ID, "quality").text or "ok" in d.find_element(By.ID, "quality").text \
+        or "no failed check" in d.find_element(By.ID, "quality").text
+    _click_and_load(d, By.CSS_SELECTOR, "#annotator-1 form.revoke button")
+    assert "the old link no longer works" in d.find_element(By.ID, "message").text
+    new_link = d.find_element(By.CSS_SELECTOR, "#new-link code").text
+    assert new_link.startswith(base + "/a/") and token not in new_link
+    _full_page(d, shots / "dashboard_new_link.png")
+    d.get(f"{base}/a/{token}")
+    assert "This link is not valid" in d.find_element(By.ID, "error").text
+    d.get(new_link + "/item/1")
+    assert "Your answer is saved" in d.find_element(By.ID, "submitted").text

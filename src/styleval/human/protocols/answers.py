@@ -60,7 +60,7 @@ def parse_answers(protocol: Protocol, form: Mapping[str, Any], n_candidates: int
             where = f"'{aspect.question}'" + (f" for text {slot_label(slot)}" if n_candidates > 1 else "")
             field = f"{aspect.name}.{slot}"
             if require_moved and aspect.widget == "slider" and form.get(moved_field(field)) != "1":
-                raise AnswerError(f"please answer {where}: move the slider (also when you mean {aspect.start})")
+                raise AnswerError(f"please answer {where}: move the slider, or tick 'set' to answer {aspect.start}")
             value = _number(form.get(field), aspect, where)
             if aspect.kind == "rank":
                 if not value.is_integer() or not 1 <= value <= n_candidates:
