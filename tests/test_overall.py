@@ -1,17 +1,13 @@
-"""Overall scores: harmonic/geometric mean, joint score J, Rao & Tetreault combined, ScoreResult helper."""
+"""Overall scores: harmonic/geometric mean, joint score J, Rao & Tetreault combined (the composite
+metrics built on them are tested in test_metric_identity.py and test_evaluate_overall.py)."""
 from __future__ import annotations
 
-import math
 
 import numpy as np
 import pytest
 
 from styleval.errors import InputError
-from styleval.metrics.base import Aspect, MetricResult
-from styleval.metrics.overall import (Column, combine_result, geometric_mean, harmonic_mean, joint_score,
-                                      joint_segments, rao_tetreault_combined)
-from styleval.results import ScoreResult
-from styleval.signature import Signature
+from styleval.metrics.overall import geometric_mean, harmonic_mean, joint_score, joint_segments, rao_tetreault_combined
 
 
 def test_harmonic_and_geometric_by_hand():
@@ -101,30 +97,3 @@ def test_rao_tetreault_table5_needs_ranks_shared_by_tied_rewrites():
     shared = rao_tetreault_average_rank(j, "overall", from_scores=True, ties="min")
     assert avg["average_rank"].sum() == pytest.approx(21.0)
     assert shared["average_rank"].sum() < 21.0 and (shared["n"] == 250).all()
-
-
-def _mr(metric: str, system: str, ids, scores, hib=True) -> MetricResult:
-    s = np.asarray(scores, dtype=float)
-    return MetricResult(metric=metric, system=system, ids=list(ids), segment_scores=s, stats=s[:, None],
-                        corpus_score=float(s.mean()), signature=Signature(metric, "1"), higher_is_better=hib,
-                        aspect=Aspect.OVERALL)
-
-
-def test_combine_result_aligns_by_id_and_system():
-    res = ScoreResult(results=[
-        _mr("acc", "A", ["1", "2"], [1, 0]),
-        _mr("bleu/src", "A", ["2", "1"], [50, 100]),  # other order: aligned by id
-        _mr("ppl", "A", ["1", "2"], [20, 500], hib=False),
-        _mr("acc", "B", ["1", "2"], [1, 1]),
-        _mr("bleu/src", "B", ["1", "2"], [20, 20]),
-        _mr("ppl", "B", ["1", "2"], [30, 40], hib=False),
-    ])
-    out = combine_result(res, style="acc", content=Column("bleu/src", scale=0.01),
-                         fluency=Column("ppl", threshold=100, higher_is_better=False))
-    t = out.table.set_index(["system", "score"])["value"]
-    # A: style mean .5, content mean .75 -> hm .6, gm sqrt(.375); J = (1*1*1 + 0*.5*0)/2
-    assert t["A", "hm"] == pytest.approx(0.6)
-    assert t["A", "gm"] == pytest.approx(math.sqrt(0.375))
-    assert t["A", "j"] == pytest.approx(0.5)
-    assert t["B", "j"] == pytest.approx(0.2)
-    assert out.segments["A"].loc["2", "content"] == pytest.approx(0.5)

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable
 
 from .errors import InputError
 
@@ -66,7 +66,3 @@ def group_by_system(records: Iterable[Record]) -> dict[str, list[Record]]:
         groups.setdefault(rec.system, []).append(rec)
     return groups
 
-
-def reference_count(records: Sequence[Record]) -> int:
-    """The largest number of references any record has (sacrebleu's ``nrefs``)."""
-    return max((len(r.references) for r in records), default=0)

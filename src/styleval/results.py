@@ -85,10 +85,11 @@ class ScoreResult:
         if level == "segment":
             frames = [pd.DataFrame({"system": r.system, "metric": r.metric, "id": r.ids,
                                     "score": r.segment_scores,
-                                    "empty_output": [i in set(r.flags.get("empty_output", [])) for i in r.ids]})
+                                    "empty_output": [i in set(r.flags.get("empty_output", [])) for i in r.ids],
+                                    "higher_is_better": r.higher_is_better})
                       for r in self.results]
             return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(
-                columns=["system", "metric", "id", "score", "empty_output"])
+                columns=["system", "metric", "id", "score", "empty_output", "higher_is_better"])
         raise ValueError(f"level must be 'corpus' or 'segment', got {level!r}")
 
     def corpus_table(self) -> pd.DataFrame:
@@ -125,6 +126,7 @@ class ScoreResult:
             for row in self.to_dataframe("segment").itertuples(index=False):
                 fh.write(json.dumps({"system": row.system, "metric": row.metric, "id": row.id,
                                      "score": _clean(float(row.score)), "empty_output": bool(row.empty_output),
+                                     "higher_is_better": bool(row.higher_is_better),
                                      "signature": sigs[(row.metric, row.system)]}, ensure_ascii=False) + "\n")
 
     def write_csv(self, path: str | Path, level: str = "corpus") -> None:

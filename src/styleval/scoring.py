@@ -13,7 +13,7 @@ import numpy as np
 
 from .errors import InputError
 from .metrics import registry
-from .metrics.base import Against, Batch, ContentMetric, Metric, MetricResult
+from .metrics.base import Against, Batch, ContentMetric, Metric, MetricResult, SegmentStats
 from .metrics.identity import MetricId, assign_labels
 from .records import Record, group_by_system
 from .results import Comparison, ScoreResult
@@ -162,16 +162,29 @@ def score_records(records: Sequence[Record], metrics: Sequence[Metric], *,
     batches = {system: Batch.from_records(recs) for system, recs in groups.items()}
     total = len(metrics) * len(batches)
     done = 0
-    results: list[MetricResult] = []
-    for metric, mid in zip(metrics, ids):
+    # plain metrics first, so that composites (hm, gm, j) reuse their components' statistics from this run
+    order = sorted(range(len(metrics)), key=lambda k: bool(metrics[k].components()))
+    by_position: dict[int, list[MetricResult]] = {}
+    computed: dict[tuple[MetricId, str], SegmentStats] = {}
+    for k in order:
+        metric, mid = metrics[k], ids[k]
         for system, batch in batches.items():
             if progress:
                 progress(f"{mid.label} · {system}", done, total)
-            result = metric.score(batch, mid)
+            if metric.components():
+                metric.check_batch(batch)
+                parts = {role: computed.get((comp.metric_id, system)) or comp.compute(batch)
+                         for role, comp in metric.components().items()}
+                stats = metric.combine(parts)
+            else:
+                stats = metric.compute(batch)
+                computed[(mid, system)] = stats
+            result = metric.result(batch, stats, mid)
             if options.bootstrap > 0:
                 _add_interval(result, metric, options)
-            results.append(result)
+            by_position.setdefault(k, []).append(result)
             done += 1
+    results = [r for k in range(len(metrics)) for r in by_position.get(k, [])]
     if progress:
         progress("done", done, total)
 

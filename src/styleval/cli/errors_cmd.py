@@ -78,6 +78,9 @@ def _scores_from_json(path: str, metric: str, system: str | None) -> dict[str, f
 def run(args: argparse.Namespace) -> int:
     import numpy as np
 
+    from ..outputs import check_destinations, write_text
+
+    check_destinations(args.json)
     from ..analysis import analyze_errors
     from .progress import make as make_progress
 
@@ -117,6 +120,6 @@ def run(args: argparse.Namespace) -> int:
             print()
     if args.json:
         payload = [a.to_dict() for a in results]
-        Path(args.json).write_text(json.dumps(payload[0] if len(payload) == 1 else payload, indent=1,
-                                              ensure_ascii=False), encoding="utf-8")
+        write_text(args.json, json.dumps(payload[0] if len(payload) == 1 else payload, indent=1,
+                                         ensure_ascii=False))
     return 0

@@ -63,6 +63,9 @@ def run(args: argparse.Namespace) -> int:
         if not sep or not style.strip() or not path.strip():
             raise InputError(f"--style-lm {item!r}: expected STYLE=DIR")
         style_lms[style.strip()] = path.strip()
+    from ..outputs import check_destinations
+
+    check_destinations(args.json, args.html, args.markdown)
     human = None
     if args.exclude_system and not args.human:
         raise InputError("--exclude-system leaves systems out of the correlations with human judgments: give --human")

@@ -272,6 +272,9 @@ def wide_table(results: list[MetaResult], digits: int = 3) -> tuple[list[str], l
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..outputs import atomic_writer, check_destinations, write_text
+
+    check_destinations(args.json, args.csv, args.curves_csv, args.latex)
     human, metric_table, lower = load_inputs(args)
     tasks = build_tasks(args, human)
     metrics = _split(args.metrics) or None
@@ -283,18 +286,17 @@ def run(args: argparse.Namespace) -> int:
     inputs = {"human": str(args.human), "scores": [str(s) for s in args.scores],
               "lower_is_better": sorted(lower), "preset": args.preset}
     if args.json:
-        Path(args.json).write_text(json.dumps(results_dict(results, inputs=inputs), indent=1, ensure_ascii=False),
-                                   encoding="utf-8")
-    if args.csv:
-        results_frame(results).to_csv(args.csv, index=False)
-    if args.curves_csv:
-        curves_frame(results).to_csv(args.curves_csv, index=False)
+        write_text(args.json, json.dumps(results_dict(results, inputs=inputs), indent=1, ensure_ascii=False))
+    for path, frame in ((args.csv, results_frame), (args.curves_csv, curves_frame)):
+        if path:
+            table = frame(results)
+            with atomic_writer(path) as fh:
+                table.to_csv(fh, index=False)
     if args.latex:
         header, rows, best = wide_table(results, args.digits)
         caption = (f"Correlation with human {tasks[0].aspect} judgments; best metric per column in bold. Tasks: "
                    + "; ".join(f"{label(r.task)}: {r.task.name}" for r in results))
-        Path(args.latex).write_text(latex_table(header, rows, caption=caption, label="tab:meta", bold=best),
-                                    encoding="utf-8")
+        write_text(args.latex, latex_table(header, rows, caption=caption, label="tab:meta", bold=best))
     if args.quiet:
         return 0
     blocks = [format_result(r, args.digits) for r in results]

@@ -34,8 +34,11 @@ def run(args: argparse.Namespace) -> int:
     from ..evaluation import load_evaluation
     from ..report.html import write_report
 
+    from ..outputs import check_destinations
+
     if not (args.html or args.markdown):
         raise InputError("nothing to write: give --html FILE and/or --markdown FILE")
+    check_destinations(args.html, args.markdown)
     human = None
     if args.exclude_system and not args.human:
         raise InputError("--exclude-system leaves systems out of the correlations with human judgments: give --human")

@@ -132,39 +132,23 @@ def load_records(args: argparse.Namespace) -> list[Record]:
 
 def significance_marks(result: ScoreResult, alpha: float = 0.05) -> dict[tuple[str, str], str]:
     """The mark of each (metric, system) cell. Against a baseline: ``*`` when the system differs from it with
-    p < ``alpha``. All pairs: ``>B,C`` naming the systems (by their column letters) it is significantly better than,
-    direction taken from the metric (lower-is-better metrics count a lower score as better)."""
-    letters = system_letters(result.systems)
+    p < ``alpha``. All pairs: `` >bc`` naming the systems (by their column letters) it is significantly better
+    than, the direction taken from the metric (a lower perplexity is better), as the evaluation report marks them."""
+    from ..evaluation.summary import beaten_letters, system_letters
+
     marks: dict[tuple[str, str], str] = {}
     if result.settings.get("baseline"):
         for c in result.comparisons:
             if c.p_value < alpha:
                 marks[(c.metric, c.system)] = "*"
         return marks
-    beaten: dict[tuple[str, str], list[str]] = {}
-    for c in result.comparisons:
-        if c.p_value >= alpha or c.delta == 0:
-            continue
-        higher = result.get(c.metric, c.system).higher_is_better
-        winner, loser = (c.system, c.baseline) if (c.delta > 0) == higher else (c.baseline, c.system)
-        beaten.setdefault((c.metric, winner), []).append(loser)
-    for key, losers in beaten.items():
-        marks[key] = " >" + ",".join(sorted(letters[s] for s in losers))
+    letters = system_letters(result.systems)
+    comparisons = [c.to_dict() for c in result.comparisons]
+    for r in result.results:
+        beaten = beaten_letters(comparisons, letters, r.metric, r.system, r.higher_is_better, alpha)
+        if beaten:
+            marks[(r.metric, r.system)] = f" >{beaten}"
     return marks
-
-
-def system_letters(systems: list[str]) -> dict[str, str]:
-    """A, B, …, Z, AA, AB, … for the systems in column order."""
-    out = {}
-    for k, system in enumerate(systems):
-        label, n = "", k
-        while True:
-            label = chr(ord("A") + n % 26) + label
-            n = n // 26 - 1
-            if n < 0:
-                break
-        out[system] = label
-    return out
 
 
 def format_table(result: ScoreResult) -> str:
@@ -172,6 +156,8 @@ def format_table(result: ScoreResult) -> str:
     :func:`significance_marks`)."""
     marks = significance_marks(result)
     systems = result.systems
+    from ..evaluation.summary import system_letters
+
     letters = system_letters(systems)
     all_pairs = bool(result.comparisons) and not result.settings.get("baseline")
     header = ["metric"] + [f"({letters[s]}) {s}" if all_pairs else s for s in systems]
@@ -249,7 +235,7 @@ def run(args: argparse.Namespace) -> int:
         if result.settings["baseline"]:
             print(f"\n* p < 0.05 against {result.settings['baseline']!r} ({result.settings['significance']}); {ci}")
         else:
-            print(f"\n>B,C: significantly better (p < 0.05, {result.settings['significance']}, all pairs) than the "
+            print(f"\n>bc: significantly better (p < 0.05, {result.settings['significance']}, all pairs) than the "
                   f"systems with those column letters; {ci}")
     elif args.bootstrap:
         print(f"\n± half-width of the {args.confidence:.0%} bootstrap CI ({args.bootstrap} resamples, "

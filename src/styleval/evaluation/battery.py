@@ -19,7 +19,7 @@ import pandas as pd
 from ..errors import InputError
 from ..records import Record
 from ..results import Comparison, ScoreResult
-from .overall import overall_table
+from .overall import overall_metrics, split_overall
 
 FORMAT = "styleval-evaluation/1"
 CONTENT_MODELS = ("bertscore", "sentence_cosine")
@@ -89,7 +89,10 @@ class Evaluation:
                 "rationale": list(self.rationale), "score": self.result.to_dict()}
 
     def write_json(self, path: str | Path) -> None:
-        Path(path).write_text(json.dumps(self.to_dict(), indent=1, ensure_ascii=False), encoding="utf-8")
+        """Everything as JSON (``styleval report`` reads it), written atomically."""
+        from ..outputs import write_text
+
+        write_text(path, json.dumps(self.to_dict(), indent=1, ensure_ascii=False))
 
 
 def load_evaluation(path: str | Path) -> dict[str, Any]:
@@ -286,13 +289,12 @@ def evaluate(records: Sequence[Record], *, style_model: str = "auto", content_mo
         content_note = f"{content_model}/src clipped to [0, 1]"
     roles["similarity"] = "chrf/src" if fast else f"{content_model}/src"
 
-    # styleval.score in two steps, to keep the metric instances whose aggregates the overall bootstrap reuses
     built = build_metrics(specs, ("source", "references"), has_refs)
+    built += overall_metrics(built, roles, fluency_threshold)
     options = ResamplingOptions(bootstrap=bootstrap, confidence=confidence, significance=significance,
                                 baseline=baseline, seed=seed)
-    result = score_records(records, built, options=options, progress=progress)
-    overall, overall_comparisons = overall_table(result, {m.display_name: m for m in built}, roles,
-                                                 fluency_threshold, options)
+    scored = score_records(records, built, options=options, progress=progress)
+    result, overall, overall_comparisons = split_overall(scored)
     rationale.append(f"overall: hm and gm of corpus style accuracy and {content_note} (Lai et al. 2022); "
                      f"j = mean over segments of STA·SIM·FL (ParaDetox, Logacheva et al. 2022) with STA the "
                      f"classifier's 0/1 decision, SIM = {roles['similarity']}"

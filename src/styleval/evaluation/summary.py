@@ -27,8 +27,10 @@ def system_letters(systems: list[str]) -> dict[str, str]:
     return {s: letters[i % 26] + ("" if i < 26 else str(i // 26)) for i, s in enumerate(systems)}
 
 
-def _beaten(comparisons: Any, letters: Mapping[str, str], metric: str, system: str, higher_is_better: bool,
-            alpha: float) -> str:
+def beaten_letters(comparisons: Any, letters: Mapping[str, str], metric: str, system: str, higher_is_better: bool,
+                   alpha: float = 0.05) -> str:
+    """Letters of the systems that ``system`` is significantly better than on ``metric`` among ``comparisons``
+    (dicts with metric, system, baseline, delta = system - baseline, p_value)."""
     beaten = []
     for comp in comparisons:
         if comp["metric"] != metric or comp["p_value"] is None or comp["p_value"] >= alpha:
@@ -45,12 +47,12 @@ def significance_letters(data: Mapping[str, Any], metric: str, system: str, alph
     """Letters of the systems that ``system`` is significantly better than on ``metric`` (p < alpha)."""
     score = data["score"]
     hib = next((c["higher_is_better"] for c in score["corpus"] if c["metric"] == metric), True)
-    return _beaten(score.get("comparisons", []), system_letters(systems_of(data)), metric, system, hib, alpha)
+    return beaten_letters(score.get("comparisons", []), system_letters(systems_of(data)), metric, system, hib, alpha)
 
 
 def overall_letters(data: Mapping[str, Any], name: str, system: str, alpha: float = 0.05) -> str:
     """Letters of the systems that ``system`` is significantly better than on overall score ``name``."""
-    return _beaten(data.get("overall_comparisons", []), system_letters(systems_of(data)), name, system, True, alpha)
+    return beaten_letters(data.get("overall_comparisons", []), system_letters(systems_of(data)), name, system, True, alpha)
 
 
 def _corpus(data: Mapping[str, Any]) -> dict[tuple[str, str], dict[str, Any]]:

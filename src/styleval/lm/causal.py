@@ -11,13 +11,13 @@ to real positions, so padding costs no logits.
 """
 from __future__ import annotations
 
-import math
 import warnings
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 
+from ..errors import InputError
 from ..models.causal_lm import CausalLM
 
 Progress = Callable[[str, int, int], None]
@@ -83,22 +83,10 @@ def _forward_logprobs(model: Any, input_ids: Any, attention: Any, targets_mask: 
     return lp[targets_mask]
 
 
-def token_nll(lm: CausalLM, texts: Sequence[str], *, batch_tokens: int = 4096, max_batch: int = 64,
-              max_tokens: int | None = None, progress: Progress | None = None) -> TokenNLL:
-    """Summed token NLL and token counts of ``texts`` under ``lm`` (see the module doc for the conventions)."""
-    import torch
-
-    uniq = list(dict.fromkeys(texts))
-    ids, cut = encode(lm, uniq, max_tokens)
-    if any(cut):
-        warnings.warn(f"{sum(cut)} text(s) longer than {min(max_tokens or lm.max_length, lm.max_length)} tokens "
-                      "were truncated for perplexity; they are flagged 'truncated'", RuntimeWarning, stacklevel=2)
+def _pack(ids: Sequence[Sequence[int]], batch_tokens: int, max_batch: int) -> list[list[int]]:
+    """Indices of the texts with at least one token to score, longest first, packed into batches whose padded size
+    stays under ``batch_tokens`` and whose row count stays under ``max_batch``."""
     order = sorted(range(len(ids)), key=lambda i: -len(ids[i]))
-    nll = np.zeros(len(uniq))
-    count = np.array([max(0, len(r) - 1) for r in ids], dtype=float)
-    pad = lm.tokenizer.pad_token_id
-    pad = int(pad) if pad is not None else 0
-    device = lm.device
     batches: list[list[int]] = []
     cur: list[int] = []
     for i in order:
@@ -111,6 +99,17 @@ def token_nll(lm: CausalLM, texts: Sequence[str], *, batch_tokens: int = 4096, m
         cur.append(i)
     if cur:
         batches.append(cur)
+    return batches
+
+
+def _scored_rows(lm: CausalLM, ids: Sequence[Sequence[int]], batches: list[list[int]], total: int,
+                 progress: Progress | None, label: str = "perplexity") -> Iterator[tuple[int, np.ndarray]]:
+    """``(text index, log-probabilities of its tokens after the first)`` for every text of ``batches``."""
+    import torch
+
+    pad = lm.tokenizer.pad_token_id
+    pad = int(pad) if pad is not None else 0
+    device = lm.device
     done = 0
     with torch.inference_mode():
         for b in batches:
@@ -126,18 +125,82 @@ def token_nll(lm: CausalLM, texts: Sequence[str], *, batch_tokens: int = 4096, m
             lens = tmask.sum(dim=1).cpu().numpy()
             pos = 0
             for r, i in enumerate(b):
-                nll[i] = -float(lp[pos:pos + lens[r]].sum())
+                yield i, lp[pos:pos + lens[r]]
                 pos += int(lens[r])
             done += len(b)
             if progress:
-                progress("perplexity", done, len(uniq))
+                progress(label, done, total)
+
+
+def token_nll(lm: CausalLM, texts: Sequence[str], *, batch_tokens: int = 4096, max_batch: int = 64,
+              max_tokens: int | None = None, progress: Progress | None = None) -> TokenNLL:
+    """Summed token NLL and token counts of ``texts`` under ``lm`` (see the module doc for the conventions)."""
+    uniq = list(dict.fromkeys(texts))
+    ids, cut = encode(lm, uniq, max_tokens)
+    if any(cut):
+        warnings.warn(f"{sum(cut)} text(s) longer than {min(max_tokens or lm.max_length, lm.max_length)} tokens "
+                      "were truncated for perplexity; they are flagged 'truncated'", RuntimeWarning, stacklevel=2)
+    nll = np.zeros(len(uniq))
+    count = np.array([max(0, len(r) - 1) for r in ids], dtype=float)
+    for i, lp in _scored_rows(lm, ids, _pack(ids, batch_tokens, max_batch), len(uniq), progress):
+        nll[i] = -float(lp.sum())
     index = {t: k for k, t in enumerate(uniq)}
     rows = [index[t] for t in texts]
     return TokenNLL(nll=nll[rows], n_tokens=count[rows], truncated=np.asarray(cut, dtype=bool)[rows]
                     if uniq else np.zeros(0, dtype=bool))
 
 
-def corpus_perplexity(nll: np.ndarray, n_tokens: np.ndarray) -> float:
-    """``exp(sum nll / sum n)``; NaN when no token was scored."""
-    total = float(np.sum(n_tokens))
-    return math.exp(float(np.sum(nll)) / total) if total > 0 else float("nan")
+@dataclass(frozen=True)
+class TokenLogprobs:
+    """Per text: the scored token ids (the prefix token left out), their log-probabilities (nats) under the LM,
+    the log-probability of the end-of-text token after the last one (NaN unless asked for, or for an empty text),
+    and whether the text was truncated."""
+
+    token_ids: list[np.ndarray]
+    logprobs: list[np.ndarray]
+    end_logprob: np.ndarray
+    truncated: np.ndarray
+
+
+def end_token_id(tokenizer: Any) -> int | None:
+    """The token that ends a text: EOS, else BOS (SmolLM2's ``<|endoftext|>`` is both)."""
+    for attr in ("eos_token_id", "bos_token_id"):
+        tid = getattr(tokenizer, attr, None)
+        if tid is not None:
+            return int(tid)
+    return None
+
+
+def token_logprobs(lm: CausalLM, texts: Sequence[str], *, with_end: bool = False, batch_tokens: int = 4096,
+                   max_batch: int = 64, max_tokens: int | None = None, progress: Progress | None = None
+                   ) -> TokenLogprobs:
+    """Log-probability of every token of ``texts`` under ``lm``, with the conventions of :func:`token_nll` (so
+    ``-sum(logprobs[i])`` is ``token_nll(...).nll[i]``); ``with_end`` also scores the end-of-text token after each
+    text (how likely the text is to stop there: low for a truncated sentence)."""
+    uniq = list(dict.fromkeys(texts))
+    ids, cut = encode(lm, uniq, max_tokens)
+    if any(cut):
+        warnings.warn(f"{sum(cut)} text(s) longer than {min(max_tokens or lm.max_length, lm.max_length)} tokens "
+                      "were truncated; they are flagged 'truncated'", RuntimeWarning, stacklevel=2)
+    end = end_token_id(lm.tokenizer) if with_end else None
+    if with_end and end is None:
+        raise InputError(f"language model {lm.spec.name!r} has no end-of-text token to score")
+    skip = 1 if prefix_token_id(lm.tokenizer) is not None else 0
+    ends = [end is not None and len(r) > skip and not c for r, c in zip(ids, cut)]  # a cut text has no end
+    scored = [list(r) + [end] if e else list(r) for r, e in zip(ids, ends)]
+    lps: list[np.ndarray] = [np.zeros(0) for _ in uniq]
+    for i, lp in _scored_rows(lm, scored, _pack(scored, batch_tokens, max_batch), len(uniq), progress, "log-probs"):
+        lps[i] = lp
+    end_lp = np.full(len(uniq), np.nan)
+    if end is not None:
+        for i, lp in enumerate(lps):
+            if ends[i] and len(lp):
+                end_lp[i], lps[i] = lp[-1], lp[:-1]
+    tok = [np.asarray(r[1:], dtype=np.int64) for r in ids]  # the first id (prefix or first token) is not scored
+    index = {t: k for k, t in enumerate(uniq)}
+    rows = [index[t] for t in texts]
+    return TokenLogprobs(token_ids=[tok[r] for r in rows], logprobs=[lps[r] for r in rows],
+                         end_logprob=end_lp[rows] if uniq else np.zeros(0),
+                         truncated=np.asarray(cut, dtype=bool)[rows] if uniq else np.zeros(0, dtype=bool))
+
+

@@ -81,7 +81,7 @@ def segment_scores(j: Judgments, aspect: str | None = None, *, human: HumanAggre
         return mean_scores(j, aspect)
     if human == "z":
         return z_scores(j, aspect, ddof=ddof)
-    raise ValueError(f"human aggregation must be 'mean' or 'z', not {human!r}")
+    raise InputError(f"human aggregation must be 'mean' or 'z', not {human!r}")
 
 
 def system_scores(table: Judgments | pd.DataFrame, aspect: str | None = None, *, human: HumanAggregation = "mean",

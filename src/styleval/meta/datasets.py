@@ -52,11 +52,9 @@ class MetaDataset:
 
 
 def _root(root: str | Path | None, sub: str) -> Path:
-    base = Path(root) if root is not None else default_root()
-    path = base / sub if (base / sub).is_dir() else base
-    if not path.is_dir():
-        raise InputError("dataset folder not found", path)
-    return path
+    from ..readers.datasets import dataset_dir
+
+    return dataset_dir(root if root is not None else default_root(), sub)
 
 
 def _metric_frame(rows: list[tuple[str, str, str, float, str | None]]) -> pd.DataFrame:
@@ -138,7 +136,7 @@ def load_lai2022(root: str | Path | None = None, *, source: str = "json") -> Met
     elif source == "txt":
         judgments, metrics, extra = _lai_txt(outputs)
     else:
-        raise ValueError(f"source must be 'json' or 'txt', not {source!r}")
+        raise InputError(f"source must be 'json' or 'txt', not {source!r}")
     return MetaDataset("lai2022", judgments, metrics, LAI_LOWER_IS_BETTER, extra)
 
 

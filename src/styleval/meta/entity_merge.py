@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..errors import InputError
+
 
 def merge_with_entity_score(metric, ne_score, p):
     """Elementwise ``metric * (1 - p) + ne_score * p``; NaN in any input gives NaN. ``p`` must lie in [0, 1]."""
@@ -17,5 +19,5 @@ def merge_with_entity_score(metric, ne_score, p):
     share = np.asarray(p, dtype=float)
     finite = share[~np.isnan(share)]
     if finite.size and (finite.min() < 0 or finite.max() > 1):
-        raise ValueError("p (named-entity share) must lie in [0, 1]")
+        raise InputError("p (named-entity share) must lie in [0, 1]")
     return m * (1.0 - share) + ne * share

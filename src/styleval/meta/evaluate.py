@@ -100,7 +100,7 @@ class MetaTask:
 
     def __post_init__(self) -> None:
         def bad(name: str, allowed: Sequence[str]) -> None:
-            raise ValueError(f"MetaTask.{name} must be one of {', '.join(allowed)}, not {getattr(self, name)!r}")
+            raise InputError(f"MetaTask.{name} must be one of {', '.join(allowed)}, not {getattr(self, name)!r}")
 
         object.__setattr__(self, "method", _METHOD_ALIASES.get(self.method, self.method))
         if self.level not in LEVELS:
@@ -114,7 +114,7 @@ class MetaTask:
         if self.undefined not in UNDEFINED:
             bad("undefined", UNDEFINED)
         if self.aggregate == "pooled" and self.method not in PAIRWISE:
-            raise ValueError("aggregate='pooled' needs a pairwise method (kendall_tau_like, pairwise_accuracy)")
+            raise InputError("aggregate='pooled' needs a pairwise method (kendall_tau_like, pairwise_accuracy)")
         if self.tie_rule not in ("le", "lt"):
             bad("tie_rule", ("le", "lt"))
         if self.human_ties not in ("skip", "match"):
@@ -126,7 +126,7 @@ class MetaTask:
         if self.human not in HUMAN:
             bad("human", HUMAN)
         if self.level == "system" and (self.average_by != "none" or self.aggregate != "mean"):
-            raise ValueError("average_by/aggregate apply to segment level only; use 'none'/'mean' at system level")
+            raise InputError("average_by/aggregate apply to segment level only; use 'none'/'mean' at system level")
         if self.direction != "both":
             object.__setattr__(self, "direction", str(Direction.parse(self.direction)))
         if self.systems is not None:
@@ -163,7 +163,7 @@ class MetaTask:
         for part in name.split(";"):
             key, sep, text = part.partition("=")
             if not sep or key not in known:
-                raise ValueError(f"bad MetaTask name component {part!r}")
+                raise InputError(f"bad MetaTask name component {part!r}")
             if key == "systems":
                 kwargs[key] = None if text == "*" else tuple(text.split(","))
             elif key == "exclude":

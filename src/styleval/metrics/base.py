@@ -192,6 +192,15 @@ class Metric(ABC):
             v = 1.0 - v
         return np.clip(v, 0.0, 1.0)
 
+    def components(self) -> "dict[str, Metric]":
+        """The metrics a composite metric combines, by role (empty for a plain metric); see
+        :class:`styleval.metrics.overall.CompositeMetric`."""
+        return {}
+
+    def combine(self, parts: "dict[str, SegmentStats]") -> "SegmentStats":
+        """A composite's statistics from its components' statistics (plain metrics have no components)."""
+        raise NotImplementedError(f"{self.name} is not a composite metric")
+
     # -- the two stages ---------------------------------------------------------------------
     @abstractmethod
     def segment_stats(self, batch: Batch) -> "SegmentStats | np.ndarray":
@@ -230,7 +239,8 @@ class Metric(ABC):
         """How scores are made; ``resolved``: resources a computation resolved (see :class:`SegmentStats`)."""
         libs = {lib: library_version(lib) for lib in self.libraries}
         libs["styleval"] = library_version("styleval")
-        params = {k: v for k, v in self.get_params().items() if k != "against"}
+        params = {k: (v.metric_id.spec() if isinstance(v, Metric) else v)  # components of composites: their spec
+                  for k, v in self.get_params().items() if k != "against"}
         against = getattr(self, "against", None)
         nrefs = None
         if isinstance(against, Against):

@@ -27,8 +27,8 @@ def render_value(value: Any) -> str:
         return f"{value:g}"
     if isinstance(value, (list, tuple)):
         return ",".join(render_value(v) for v in value)
-    if hasattr(value, "metric_id"):  # a metric passed as a parameter (composites, modifiers)
-        return value.metric_id.label
+    if hasattr(value, "metric_id"):  # a metric passed as a parameter (composites, modifiers): its full spec
+        return value.metric_id.spec()
     return str(value)
 
 
@@ -75,11 +75,15 @@ class MetricId:
         return text
 
     def spec(self) -> str:
-        """A spec string that builds this metric again (``name:key=value;…``), modifiers aside."""
+        """The full identity as text: a spec that builds the metric again (``name:key=value;…``), followed by its
+        modifiers and their parameters (``+ne[ne_score=coverage]``)."""
         params = ";".join(f"{k}={v}" for k, v in self.params)
         against = f"against={self.against}" if self.against else ""
         rest = ";".join(p for p in (params, against) if p)
-        return f"{self.name}:{rest}" if rest else self.name
+        text = f"{self.name}:{rest}" if rest else self.name
+        for suffix, mod_params in self.modifiers:
+            text += f"+{suffix}" + ("[" + ";".join(f"{k}={v}" for k, v in mod_params) + "]" if mod_params else "")
+        return text
 
     def to_dict(self) -> dict[str, Any]:
         return {"name": self.name, "params": dict(self.params), "against": self.against,

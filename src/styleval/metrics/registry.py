@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from importlib import metadata
-from typing import Any, Callable, TypeVar
+from typing import Any, TypeVar
 
 from ..errors import InputError, UnknownNameError
 from .base import Against, Metric
@@ -96,6 +96,4 @@ def _coerce(value: str) -> Any:
 def accepts_against(cls: type[Metric]) -> bool:
     return "against" in cls.param_names()
 
-
-Factory = Callable[..., Metric]
 __all__ = ["register", "available", "metric_class", "create", "parse_spec", "accepts_against", "Against"]

@@ -24,6 +24,7 @@ from typing import Any, Mapping, Sequence
 
 from ..errors import InputError
 from ..evaluation.battery import Evaluation, as_dict
+from ..outputs import write_text
 from ..evaluation.summary import ASPECTS, aspect_rows, legend, overall_rows, system_letters, systems_of
 from . import plots
 
@@ -338,9 +339,9 @@ def write_report(evaluation: "Evaluation | Mapping[str, Any]", *, html: str | Pa
     data = as_dict(evaluation)
     corr = None if human is None else _human_data(data, human, exclude_systems)
     if html:
-        Path(html).write_text(render_html(data, title=title, human=corr), encoding="utf-8")
+        write_text(html, render_html(data, title=title, human=corr))
         written.append(Path(html))
     if markdown:
-        Path(markdown).write_text(render_markdown(data, title=title, human=corr), encoding="utf-8")
+        write_text(markdown, render_markdown(data, title=title, human=corr))
         written.append(Path(markdown))
     return written

@@ -197,6 +197,7 @@ class BERTScore(ContentMetric):
     version = "1"
     higher_is_better = True
     value_range = (-1.0, 1.0)
+    unit_range = (0.0, 1.0)  # cosine-like: negative similarity counts as none in overall scores
     description = ("BERTScore P/R/F1 (Zhang et al. 2020) with a transformers encoder (MiniLM by default, all "
                    "6 layers), optional idf and baseline rescaling; max over references; equals bert-score")
     libraries: ClassVar[tuple[str, ...]] = ("torch", "transformers")

@@ -25,7 +25,7 @@ from typing import Any, Callable, ClassVar, Sequence
 import numpy as np
 
 from ...errors import InputError
-from ..base import Against, Batch, ContentMetric, SegmentStats
+from ..base import Against, ContentMetric, SegmentStats
 from ..registry import register
 from ._common import check_bool, check_choice, check_lengths, check_number
 
@@ -219,6 +219,7 @@ def _cos(a: np.ndarray, b: np.ndarray) -> float:
 
 class _NlgEvalMetric(_WordVectorMetric):
     value_range = (-1.0, 1.0)
+    unit_range = (0.0, 1.0)  # cosine-like: negative similarity counts as none in overall scores
 
     def __init__(self, *, against: str | Against = "references", vectors: str = "glove-6b-50d",
                  lowercase: bool = True, tokenize: str = "treebank", oov: str = "mean") -> None:
@@ -304,6 +305,7 @@ class SentenceCosine(ContentMetric):
     version = "1"
     higher_is_better = True
     value_range = (-1.0, 1.0)
+    unit_range = (0.0, 1.0)  # cosine-like: negative similarity counts as none in overall scores
     description = ("cosine of sentence embeddings (sentence-transformers; MiniLM all-MiniLM-L6-v2 by default); "
                    "max over references")
     libraries = ("sentence-transformers", "torch", "transformers")

@@ -1,7 +1,8 @@
-"""Overall metrics; importing this package registers them.
+"""Overall scores; importing this package registers ``hm``, ``gm``, ``j`` and ``rt_combined``.
 
-The combinations of style, content and fluency scores live in :mod:`.combine` (functions over arrays and a
-helper over a ScoreResult).
+:mod:`.composite` defines them as metrics over other metrics' statistics (joint bootstrap, paired tests, signatures
+as for any metric); :mod:`.combine` holds the formulas they apply, as functions over arrays.
 """
-from .combine import (Column, Combined, combine_result, geometric_mean, harmonic_mean, joint_score,  # noqa: F401
-                      joint_segments, rao_tetreault_combined)
+from .combine import (RT_SCALES, geometric_mean, harmonic_mean, indicator, joint_score,  # noqa: F401
+                      joint_segments, rao_tetreault_combined, recalibrate)
+from .composite import CompositeMetric, GeometricMean, HarmonicMean, JointScore, RaoTetreaultCombined  # noqa: F401

@@ -7,24 +7,19 @@ Two layers:
   :func:`joint_score` (per-sentence J = mean of STA·SIM·FL, Logacheva et al. 2022 ParaDetox / Krishna et al.),
   :func:`rao_tetreault_combined` (Rao & Tetreault 2018's combined score of formality, fluency and meaning, a
   reconstruction that reproduces their Table 4, see its docstring);
-* :func:`combine_result`, which takes a :class:`~styleval.results.ScoreResult` and the names of its metric
-  columns, aligns their segment scores per system, and returns a tidy table.
+* the registered metrics ``hm``, ``gm``, ``j`` and ``rt_combined`` (:mod:`.composite`) apply these formulas to
+  other metrics' statistics; they are the one definition of the overall scores that evaluate and score use.
 
-Scales are the caller's: a content score in [0, 100] (BLEU as sacrebleu reports it) must be rescaled to [0, 1]
-with ``scale=`` before it is combined with an accuracy in [0, 1].
+The functions take scores already in [0, 1] (BLEU ÷ 100); the composite metrics map each component with its own
+declared range (:meth:`styleval.metrics.base.Metric.to_unit`).
 """
 from __future__ import annotations
 
-
-from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence
+from typing import Any, Mapping
 
 import numpy as np
-import pandas as pd
 
 from ...errors import InputError
-
-
 
 
 def _arr(x: Any, name: str) -> np.ndarray:
@@ -125,70 +120,5 @@ def rao_tetreault_combined(formality: Any, fluency: Any, meaning: Any, *,
     return float(out) if out.ndim == 0 else out
 
 
-# ------------------------------------------------------------------------------------ ScoreResult helper
-@dataclass(frozen=True)
-class Column:
-    """A metric column of a ScoreResult and how to bring it to [0, 1]: ``(x - offset) * scale`` (after
-    negation for lower-is-better metrics when ``invert``), or an indicator with ``threshold``."""
-
-    metric: str
-    scale: float = 1.0
-    offset: float = 0.0
-    threshold: float | None = None
-    higher_is_better: bool = True
-
-    def transform(self, scores: np.ndarray) -> np.ndarray:
-        if self.threshold is not None:
-            return indicator(scores, self.threshold, self.higher_is_better)
-        return (np.asarray(scores, dtype=float) - self.offset) * self.scale
-
-
-@dataclass
-class Combined:
-    """Per-system overall scores and the per-segment products behind them."""
-
-    table: pd.DataFrame  # system, score name, value
-    segments: dict[str, pd.DataFrame] = field(default_factory=dict)  # system -> per-segment columns
-
-
-def _col(c: "str | Column") -> Column:
-    return c if isinstance(c, Column) else Column(c)
-
-
-def _aligned(result: Any, system: str, columns: Mapping[str, Column]) -> pd.DataFrame:
-    frames = []
-    for role, col in columns.items():
-        r = result.get(col.metric, system)
-        frames.append(pd.Series(col.transform(r.segment_scores), index=list(r.ids), name=role))
-    df = pd.concat(frames, axis=1, join="inner")
-    if any(len(f) != len(df) for f in frames):
-        raise InputError(f"system {system!r}: the metric columns cover different segments")
-    return df
-
-
-def combine_result(result: Any, *, style: "str | Column", content: "str | Column",
-                   fluency: "str | Column | None" = None) -> Combined:
-    """Overall scores per system from a ScoreResult's segment scores.
-
-    Per system: ``hm`` and ``gm`` of the system means of style and content (Lai et al. 2022 Fig. 1), and, when a
-    fluency column is given, ``j`` = mean over segments of style·content·fluency (ParaDetox J).
-    """
-    cols = {"style": _col(style), "content": _col(content)}
-    if fluency is not None:
-        cols["fluency"] = _col(fluency)
-    rows, segs = [], {}
-    for system in result.systems:
-        df = _aligned(result, system, cols)
-        s, c = float(df["style"].mean()), float(df["content"].mean())
-        rows += [{"system": system, "score": "hm", "value": harmonic_mean(s, c)},
-                 {"system": system, "score": "gm", "value": geometric_mean(s, c)}]
-        if fluency is not None:
-            df["j"] = joint_segments(df["style"], df["content"], df["fluency"])
-            rows.append({"system": system, "score": "j", "value": float(df["j"].mean())})
-        segs[system] = df
-    return Combined(table=pd.DataFrame(rows), segments=segs)
-
-
 __all__ = ["harmonic_mean", "geometric_mean", "indicator", "joint_segments", "joint_score", "recalibrate",
-           "rao_tetreault_combined", "RT_SCALES", "Column", "Combined", "combine_result"]
-
+           "rao_tetreault_combined", "RT_SCALES"]
