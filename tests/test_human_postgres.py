@@ -119,3 +119,47 @@ def test_concurrent_resubmission_keeps_one_judgment(pg_url: str) -> None:
         assert store.judgment_count(created.id) == 1
     finally:
         store.close()
+
+
+def test_limits_and_huge_positions_match_sqlite(pg_url: str, tmp_path: Path) -> None:
+    """What SQLite refuses, PostgreSQL refuses with the same message (and nothing is written); positions and ids
+    beyond int4 are simply not found on either."""
+    from styleval.errors import InputError
+
+    for target in (pg_url, tmp_path / "same.db"):
+        store = Store(target)
+        try:
+            before = len(store.campaigns())
+            long_segment = [Record(id="s" * 250, source="a", output="b", system="x")]
+            built = build_campaign(CampaignSpec("pg-long", "similarity", 1, controls=0, repeats=0, degraded=0,
+                                                training=0), long_segment)
+            with pytest.raises(InputError, match="segment 's{37}...' has 250 characters; at most 200"):
+                store.create_campaign(built)
+            with pytest.raises(InputError, match="at most 200"):
+                build_campaign(CampaignSpec("n" * 300, "similarity", 1), _records())
+            assert len(store.campaigns()) == before
+            created = store.create_campaign(build_campaign(
+                CampaignSpec("n" * 200, "similarity", 1, controls=0, repeats=0, degraded=0, training=0), _records()))
+            ann = store.annotator_by_token(created.tokens["annotator-01"])
+            for position in (2**31 - 1, 2**31, 10**23):
+                assert store.assignment(ann.id, position) is None
+        finally:
+            store.close()
+
+
+def test_admin_sessions_on_postgresql(pg_url: str) -> None:
+    store = Store(pg_url)
+    try:
+        session = store.open_admin_session("fp-1", 60, now=100.0)
+        assert store.admin_session_valid(session, "fp-1", now=120.0)
+        assert not store.admin_session_valid(session, "fp-2", now=120.0)
+        assert not store.admin_session_valid(session, "fp-1", now=161.0)
+        store.close_admin_session(session)
+        assert not store.admin_session_valid(session, "fp-1", now=120.0)
+        kept = store.open_admin_session("fp-1", 60, now=100.0)
+        gone = store.open_admin_session("fp-old", 60, now=100.0)
+        assert store.revoke_admin_sessions(keep_fingerprint="fp-1") >= 1
+        assert store.admin_session_valid(kept, "fp-1", now=110.0)
+        assert not store.admin_session_valid(gone, "fp-old", now=110.0)
+    finally:
+        store.close()

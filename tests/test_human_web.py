@@ -254,8 +254,9 @@ def test_session_cookie_is_secure_over_tls(env) -> None:
                                                      "token": ADMIN}, follow_redirects=False)
     assert "secure" not in plain.headers["set-cookie"].lower()
     tls = TestClient(env["client"].app, base_url="https://127.0.0.1")
-    r = tls.post("/admin/login", data={"csrf": _csrf(tls.get("/admin/login").text), "token": ADMIN},
-                 follow_redirects=False)
+    page = tls.get("/admin/login")
+    assert "secure" in page.headers["set-cookie"].lower()  # the CSRF cookie too
+    r = tls.post("/admin/login", data={"csrf": _csrf(page.text), "token": ADMIN}, follow_redirects=False)
     cookie = r.headers["set-cookie"]
     assert r.status_code == 303 and "styleval_admin=" in cookie
     assert "secure" in cookie.lower() and "httponly" in cookie.lower() and "samesite=strict" in cookie.lower()

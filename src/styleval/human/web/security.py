@@ -87,7 +87,7 @@ class GuardMiddleware:
     """Pure ASGI middleware around the whole application.
 
     * security headers on every response, error pages included;
-    * a CSRF cookie nonce for every browser (HttpOnly, SameSite=Strict);
+    * a CSRF cookie nonce for every browser (HttpOnly, SameSite=Strict, Secure over TLS);
     * a request body limit chosen per request by ``body_limit(scope)``: a declared ``Content-Length`` over it is
       answered 413 before a byte of the body is read, and a body that grows past it while streaming stops with
       413 too;
@@ -119,7 +119,8 @@ class GuardMiddleware:
                     if key not in headers:
                         headers[key] = value
                 if fresh:
-                    headers.append("set-cookie", f"{CSRF_COOKIE}={nonce}; HttpOnly; Path=/; SameSite=strict")
+                    secure = "; Secure" if scope.get("scheme") == "https" else ""
+                    headers.append("set-cookie", f"{CSRF_COOKIE}={nonce}; HttpOnly; Path=/; SameSite=strict{secure}")
             await send(message)
 
         limit = self.body_limit(scope)
