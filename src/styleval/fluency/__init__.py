@@ -1,0 +1,1 @@
+"""Fluency resources: text normalisation, unigram models for SLOR, and the shipped acceptability classifier."""

@@ -1,0 +1,57 @@
+"""Sentence features from a causal LM's token log-probabilities, for the acceptability classifier and SLOR.
+
+Every feature derives from one forward pass over the (normalised) text plus the end-of-text token
+(:func:`styleval.lm.causal.token_logprobs`) and a unigram model over the same tokens
+(:mod:`styleval.fluency.unigram`). With ``lp`` the token log-probabilities, ``u`` their unigram log-probabilities
+and ``n`` their number:
+
+* ``mean_logprob`` = mean(lp); ``slor`` = (sum(lp) - sum(u)) / n (Kann et al. 2018);
+* ``min_logprob``, ``low2_logprob`` (mean of the two lowest lp), ``min_slor`` = min(lp - u), ``std_logprob``;
+* ``end_logprob``: log-probability of the end-of-text token after the last one (a sentence cut short ends
+  improbably);
+* ``share_surprising``: share of tokens with lp < -10; ``log_tokens`` = log(n).
+
+An empty text has no features (NaN row).
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+
+from ..lm.causal import TokenLogprobs
+from .unigram import UnigramModel
+
+FEATURES = ("mean_logprob", "slor", "min_logprob", "low2_logprob", "min_slor", "std_logprob", "end_logprob",
+            "share_surprising", "log_tokens")
+SURPRISING = -10.0
+
+
+def token_features(lp: np.ndarray, uni: np.ndarray, end: float) -> np.ndarray:
+    """The :data:`FEATURES` of one text from its token log-probs, their unigram log-probs and the end log-prob."""
+    n = len(lp)
+    if n == 0:
+        return np.full(len(FEATURES), np.nan)
+    low = np.sort(lp)[:2]
+    return np.array([lp.mean(), (lp.sum() - uni.sum()) / n, lp.min(), low.mean(), (lp - uni).min(), lp.std(),
+                     end if np.isfinite(end) else 0.0, float(np.mean(lp < SURPRISING)), np.log(n)])
+
+
+def features(scored: TokenLogprobs, unigram: UnigramModel) -> np.ndarray:
+    """(n_texts, len(FEATURES)) matrix from the LM's token log-probabilities."""
+    table = unigram._table()
+    rows = [token_features(np.asarray(lp, dtype=float), table[np.asarray(ids, dtype=np.int64)], float(end))
+            for ids, lp, end in zip(scored.token_ids, scored.logprobs, scored.end_logprob)]
+    return np.vstack(rows) if rows else np.zeros((0, len(FEATURES)))
+
+
+def slor_parts(scored: TokenLogprobs, unigram: UnigramModel) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per text: summed LM log-prob, summed unigram log-prob, number of tokens."""
+    lm = np.array([float(np.sum(lp)) for lp in scored.logprobs])
+    uni = np.array([unigram.logprob(ids) for ids in scored.token_ids])
+    n = np.array([len(lp) for lp in scored.logprobs], dtype=float)
+    return lm, uni, n
+
+
+def stack(parts: Sequence[np.ndarray]) -> np.ndarray:
+    return np.vstack(parts) if parts else np.zeros((0, len(FEATURES)))

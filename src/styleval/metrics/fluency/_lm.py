@@ -1,0 +1,103 @@
+"""What the LM-based fluency metrics share: one LM per target style with a generic fallback, their identity in the
+signature, text normalisation, and a per-process cache of token log-probabilities.
+
+:class:`StyleLMs` is mixed into ``perplexity``, ``slor``, ``mean_logprob`` and ``acceptability``: each segment is
+scored by the LM of its direction's target style (``style_lms``), else by ``model``; the signature names every LM
+with its content hash, the styles that fell back to the generic LM (``lm_fallback``) and the code that ran the
+forward pass (``lm_backend``).
+
+:func:`scored_texts` runs :func:`styleval.lm.causal.token_logprobs` (with the end-of-text token) on the
+normalised outputs and remembers the result per (LM, max_tokens, scored text), so the metrics that read the same
+LM pass (``slor``, ``mean_logprob``, ``acceptability`` with the same normalisation) run it once per process.
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from ...lm.causal import TokenLogprobs
+from ..base import Batch
+
+Progress = Callable[[str, int, int], None]
+_CACHE: dict[tuple[str, int, str], tuple[np.ndarray, np.ndarray, float, bool]] = {}
+_CACHE_LIMIT = 200_000
+
+
+class StyleLMs:
+    """Mixin of the LM metrics: needs ``model`` and ``_style_lms`` (style -> LM) attributes."""
+
+    model: str
+    _style_lms: dict[str, str]
+
+    def _lm_for(self, style: str | None) -> str:
+        return self._style_lms.get(style.lower(), self.model) if style else self.model
+
+    def _groups(self, batch: Batch) -> dict[str, list[int]]:
+        """LM name -> the rows it scores."""
+        groups: dict[str, list[int]] = {}
+        for i, d in enumerate(batch.directions):
+            groups.setdefault(self._lm_for(d.target_style if d is not None else None), []).append(i)
+        return groups
+
+    def resources(self) -> dict[str, str]:
+        from ...models.causal_lm import resolve_causal_lm
+
+        out = {f"{k}": v for k, v in resolve_causal_lm(self.model).identity().items()}
+        for style, path in sorted(self._style_lms.items()):
+            ident = resolve_causal_lm(path).identity()
+            out[f"lm[{style}]"] = ident["lm"]
+            out[f"lm[{style}]_hash"] = ident["lm_hash"]
+        return out
+
+    def signature(self, batch: Batch | None = None, resolved: dict[str, str] | None = None):  # type: ignore
+        sig = super().signature(batch, resolved)  # type: ignore[misc]
+        if batch is None:
+            return sig
+        missing = sorted({(d.target_style if d is not None else "none") for d in batch.directions
+                          if d is None or d.target_style.lower() not in self._style_lms})
+        res = dict(sig.resources)
+        if missing and self._style_lms:
+            res["lm_fallback"] = ",".join(missing) + "->generic"
+        return replace(sig, resources=res) if res != sig.resources else sig
+
+
+def scored_texts(lm_name: str, texts: Sequence[str], *, normalize: str = "none", batch_tokens: int = 4096,
+                 max_tokens: int = 0, progress: Progress | None = None,
+                 backends: set[str] | None = None) -> tuple[TokenLogprobs, list[str]]:
+    """Token log-probabilities (with the end-of-text token) of ``texts`` after normalisation, under ``lm_name``;
+    also returns the texts as scored. ``backends`` receives the backend that ran the LM (native or transformers)."""
+    from ...fluency.normalize import normalize_all
+    from ...lm.causal import token_logprobs
+    from ...models.causal_lm import load_causal_lm
+
+    shown = normalize_all(texts, normalize)
+    lm = load_causal_lm(lm_name, progress=progress)
+    if backends is not None:
+        backends.add(lm.backend)
+    key = lm.spec.key
+    todo = [t for t in dict.fromkeys(shown) if (key, max_tokens, t) not in _CACHE]
+    if todo:
+        res = token_logprobs(lm, todo, with_end=True, batch_tokens=batch_tokens, max_tokens=max_tokens or None,
+                             progress=progress)
+        if len(_CACHE) + len(todo) > _CACHE_LIMIT:
+            _CACHE.clear()
+        for t, ids, lp, end, cut in zip(todo, res.token_ids, res.logprobs, res.end_logprob, res.truncated):
+            _CACHE[(key, max_tokens, t)] = (ids, lp, float(end), bool(cut))
+    rows = [_CACHE[(key, max_tokens, t)] for t in shown]
+    return TokenLogprobs(token_ids=[r[0] for r in rows], logprobs=[r[1] for r in rows],
+                         end_logprob=np.array([r[2] for r in rows], dtype=float),
+                         truncated=np.array([r[3] for r in rows], dtype=bool)), shown
+
+
+def clear_cache() -> None:
+    _CACHE.clear()
+
+
+def lm_params(metric: Any, params: dict[str, Any]) -> dict[str, Any]:
+    """Signature parameters of an LM metric: ``batch_tokens`` left out (it does not change scores), style LMs as
+    one ``style=path;...`` string."""
+    params.pop("batch_tokens", None)
+    params["style_lms"] = ";".join(f"{k}={v}" for k, v in sorted(metric._style_lms.items())) or "none"
+    return params

