@@ -150,6 +150,9 @@ def test_dashboard_export_and_path_traversal(env) -> None:
     _login(c)
     dash = c.get(f"/admin/campaigns/{cid}")
     assert dash.status_code == 200 and "3 / 6 judgments" in dash.text and "<script>" not in dash.text
+    # a test client answers within milliseconds: that annotator is flagged, not "ok"
+    row = re.search(r'<tr class="flagged" id="annotator-1">.*?</tr>', dash.text, re.S).group(0)
+    assert "ann1" in row and re.search(r"implausibly fast \(median [01]\.\d s per item\)", row), row
     csrf = _csrf(dash.text)
     for name in ("../escape.csv", "/tmp/abs.csv", "sub/x.csv", "..%2Fx.csv"):
         r = c.post(f"/admin/campaigns/{cid}/export", data={"csrf": csrf, "filename": name})

@@ -24,6 +24,7 @@ DIRECT_ASSESSMENT = Protocol(
     instructions=(
         "You will see an original sentence and a rewritten version that should have the target style.",
         "Move each slider to say how far you agree with the question: 0 is not at all, 100 is completely.",
+        "A slider counts as answered once you move it; to answer exactly the middle, tick 'set' next to it.",
         "Judge each question on its own: a rewrite can be perfectly fluent and still lose the meaning.",
         "Some sentences are shown more than once, and some are deliberately damaged; just answer honestly.",
     ),

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from .engine import database_url, make_engine
-from .store import (AssignmentView, Annotator, CampaignInfo, CreatedCampaign, JudgedRow, StorageError, Store,
+from .store import (Annotator, AssignmentView, CampaignInfo, CreatedCampaign, JudgedRow, StorageError, Store,
                     describe_database_error)
 
 __all__ = ["Store", "make_engine", "database_url", "CampaignInfo", "CreatedCampaign", "Annotator",

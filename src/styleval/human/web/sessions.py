@@ -45,7 +45,7 @@ class LoginThrottle:
         entry = self._clients.get(client)
         if entry is None:
             return 0.0
-        failures, blocked_until, last = entry
+        _failures, blocked_until, last = entry
         now = self.clock()
         if now - last > 2 * self.max_delay_s:  # quiet long enough: forgotten
             del self._clients[client]
