@@ -1,2 +1,2 @@
 """Fluency metrics; importing this package registers them."""
-from . import naturalness, ngram, perplexity  # noqa: F401
+from . import acceptability, naturalness, ngram, perplexity, slor  # noqa: F401

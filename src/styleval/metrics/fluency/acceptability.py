@@ -1,0 +1,70 @@
+"""``acceptability``: the shipped classifier's probability that each output is acceptable English.
+
+Segment score: P(acceptable) from :mod:`styleval.fluency.acceptability` (SmolLM2 token statistics of the output
+after the model's own ``detok+truecase`` normalisation, logistic regression trained on human-written sentences of
+four registers against automatically corrupted copies). The model's decision threshold is folded into it: an
+output is acceptable when its score is >= 0.5, and the corpus score is the share of acceptable outputs (the FL of
+ParaDetox, Logacheva et al. 2022). Statistics ``[p, acceptable, truncated]``; an empty output scores 0 and is
+flagged. The signature names the model (with its content hash), its LM and its unigram model.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+
+from ..base import Aspect, Batch, Metric, SegmentStats
+from ..registry import register
+from ._lm import scored_texts
+
+P, ACCEPTABLE, TRUNC = 0, 1, 2
+
+
+@register
+class Acceptability(Metric):
+    """Share of outputs that the shipped acceptability classifier finds acceptable English (segment: P)."""
+
+    name = "acceptability"
+    version = "1"
+    aspect = Aspect.FLUENCY
+    higher_is_better = True
+    value_range = (0.0, 1.0)
+    description = ("P(acceptable English) from a classifier on SmolLM2 token statistics (trained on human text vs "
+                   "corrupted copies); corpus: share of outputs with P >= 0.5")
+    libraries = ("torch", "sacremoses")
+
+    def __init__(self, *, model: str = "acceptability-smollm2", batch_tokens: int = 4096) -> None:
+        from ...fluency.acceptability import load_acceptability
+
+        self.model = model
+        self.batch_tokens = int(batch_tokens)
+        self._model = load_acceptability(model)
+        self.progress: Callable[[str, int, int], None] | None = None
+
+    def get_params(self) -> dict[str, Any]:
+        params = super().get_params()
+        params.pop("batch_tokens", None)  # does not change scores
+        return params
+
+    def segment_stats(self, batch: Batch) -> SegmentStats:
+        backends: set[str] = set()
+        scored, _ = scored_texts(self._model.lm, batch.outputs, normalize=self._model.normalize,
+                                 batch_tokens=self.batch_tokens, progress=self.progress, backends=backends)
+        p = self._model.predict_scored(scored)
+        stats = np.column_stack([p, (p >= 0.5).astype(float), scored.truncated.astype(float)])
+        return SegmentStats(values=stats, flags={"truncated": [int(i) for i in np.flatnonzero(stats[:, TRUNC])]},
+                            resources={"lm_backend": ",".join(sorted(backends))} if backends else {})
+
+    def aggregate(self, stats: np.ndarray) -> float:
+        stats = np.asarray(stats, dtype=float)
+        return float(np.mean(stats[:, ACCEPTABLE])) if len(stats) else float("nan")
+
+    def resources(self) -> dict[str, str]:
+        from ...fluency.unigram import load_unigram
+        from ...models.causal_lm import resolve_causal_lm
+
+        out = dict(self._model.identity())
+        out.update(resolve_causal_lm(self._model.lm).identity())
+        out.update(load_unigram(self._model.unigram).identity())
+        out["normalize"] = self._model.normalize
+        return out
