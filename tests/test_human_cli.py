@@ -140,3 +140,17 @@ def test_revoke_link_command(tmp_path: Path) -> None:
     assert out.read_text().startswith("bob\t")
     line = _one_line_error(_cli("campaign", "revoke-link", "--db", str(db), "rv", "nobody"))
     assert "nobody" in line and "ann" in line
+
+
+def test_database_failing_mid_command_is_one_line(tmp_path: Path, monkeypatch, capsys) -> None:
+    import sqlalchemy as sa
+
+    from styleval.cli import campaign_cmd
+
+    def locked(self):
+        raise sa.exc.OperationalError("SELECT * FROM campaigns", {"secret": "x" * 64}, Exception("database is locked"))
+
+    monkeypatch.setattr(Store, "campaigns", locked)
+    assert campaign_cmd.main(["list", "--db", str(tmp_path / "l.db")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "locked" in err and "x" * 64 not in err and "SELECT" not in err, err

@@ -90,8 +90,11 @@ def run(args: argparse.Namespace) -> int:
             print(f"{p.name}\t{p.layout}\t{', '.join(a.name for a in p.aspects)}\t{p.citation}")
         return 0
     try:
+        import sqlalchemy as sa
+
         from ..human import CampaignSpec, Store, build_campaign
         from ..human.analysis import dashboard, write_export
+        from ..human.storage import describe_database_error
     except ImportError as exc:
         raise ResourceUnavailableError(f"{MISSING}; missing: {exc.name}") from None
     store = Store(args.db)
@@ -136,6 +139,8 @@ def run(args: argparse.Namespace) -> int:
             out = Path(args.output)
             path = write_export(store, args.campaign, out.parent if str(out.parent) else ".", out.name)
             print(f"wrote {path}", file=sys.stderr)
+    except sa.exc.SQLAlchemyError as exc:  # e.g. locked or made read-only while we ran: one line, no SQL
+        raise describe_database_error(exc, store.where) from None
     finally:
         store.close()
     return 0
