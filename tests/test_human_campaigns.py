@@ -331,6 +331,11 @@ def test_database_file_is_private_and_faults_are_one_line(tmp_path: Path) -> Non
     missing = tmp_path / "no-such-folder" / "x.db"
     with pytest.raises(StorageError, match="cannot be opened"):
         Store(missing)
+    # read-only: opened through SQLite's read-only mode (a chmod would not stop root)
+    with pytest.raises(StorageError, match="read-only") as info:
+        Store(f"sqlite:///file:{db}?mode=ro&uri=true")
+    assert "writable" in str(info.value) and "\n" not in str(info.value)
+    assert not any(p.name.startswith("file:") for p in tmp_path.iterdir())
     if os.geteuid() != 0:  # root may write anyway
         os.chmod(db, 0o400)
         with pytest.raises(StorageError, match="read-only"):

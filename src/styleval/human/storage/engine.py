@@ -46,8 +46,10 @@ def make_engine(target: str | Path) -> sa.Engine:
     """
     url = database_url(target)
     if url.startswith("sqlite"):
-        if url.startswith("sqlite:///") and url != "sqlite:///:memory:":
-            _create_private(Path(url[len("sqlite:///"):]))
+        plain_path = url[len("sqlite:///"):]
+        if url.startswith("sqlite:///") and plain_path != ":memory:" and "?" not in url \
+                and not plain_path.startswith("file:"):
+            _create_private(Path(plain_path))
         engine = sa.create_engine(url, connect_args={"timeout": 30, "check_same_thread": False},
                                   pool_size=8, max_overflow=32, pool_timeout=60, hide_parameters=True)
 
