@@ -100,18 +100,23 @@ def test_naturalness_plot(ev, data):
     assert "style_emd" in fig.axes[0].get_xlabel() and "naturalness" in fig.axes[0].get_ylabel()
 
 
-def test_naturalness_from_another_metric_column(data):
-    """Without the naturalness metric, a metric column whose name contains 'natural' is used."""
+def test_naturalness_found_by_identity_not_by_label(data):
+    """The naturalness column is the one whose metric id is the naturalness metric, whatever its label; a label
+    that merely contains 'natural' is not taken."""
     corpus = [c for c in data["score"]["corpus"] if c["metric"] != "naturalness"]
     other = dict(data, score=dict(data["score"], corpus=corpus))
     assert plots.naturalness_points(other) is None
     with pytest.raises(Exception, match="no naturalness scores"):
         plots.naturalness_figure(other)
-    extra = [dict(c, metric="lm_naturalness", score=0.1 * i, ci=None)
-             for i, c in enumerate(c for c in corpus if c["metric"] == "style_accuracy")]
-    other = dict(other, score=dict(other["score"], corpus=corpus + extra))
+    style_rows = [c for c in corpus if c["metric"] == "style_accuracy"]
+    decoy = [dict(c, metric="lm_naturalness", metric_id={"name": "perplexity"}, ci=None) for c in style_rows]
+    other = dict(other, score=dict(other["score"], corpus=corpus + decoy))
+    assert plots.naturalness_points(other) is None
+    extra = [dict(c, metric="naturalness[classifier=embedding]", metric_id={"name": "naturalness"}, score=0.1 * i,
+                  ci=None) for i, c in enumerate(style_rows)]
+    other = dict(other, score=dict(other["score"], corpus=corpus + decoy + extra))
     label, points = plots.naturalness_points(other)
-    assert label == "lm_naturalness" and len(points) == 6
+    assert label == "naturalness[classifier=embedding]" and len(points) == 6
     assert len(_curves(plots.naturalness_figure(other))) == 2
 
 

@@ -1,6 +1,7 @@
 """Exception types. Library code raises these; only the CLI turns them into messages and exit codes."""
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 
@@ -11,7 +12,7 @@ class StyleEvalError(Exception):
 class InputError(StyleEvalError, ValueError):
     """Bad input data: names the file and, where known, the 1-based line."""
 
-    def __init__(self, problem: str, path: str | Path | None = None, line: int | None = None) -> None:
+    def __init__(self, problem: str, path: str | os.PathLike[str] | None = None, line: int | None = None) -> None:
         self.problem = problem
         self.path = None if path is None else str(path)
         self.line = line
@@ -41,7 +42,7 @@ class ResourceUnavailableError(StyleEvalError, RuntimeError):
 class OutputError(StyleEvalError, OSError):
     """An output destination that cannot be written: names the file and what to do."""
 
-    def __init__(self, problem: str, path: str | Path) -> None:
+    def __init__(self, problem: str, path: str | os.PathLike[str]) -> None:
         self.problem, self.path = problem, str(path)
         super().__init__(f"{self.path}: {problem}")
 

@@ -64,7 +64,8 @@ def atomic_writer(path: str | os.PathLike[str], *, binary: bool = False, encodin
     except OSError as exc:
         raise OutputError(f"cannot write in folder {str(parent)!r} ({exc.strerror or exc})", p) from None
     try:
-        with os.fdopen(fd, "wb" if binary else "w", **({} if binary else {"encoding": encoding, "newline": ""})) as fh:
+        handle: IO = os.fdopen(fd, "wb") if binary else os.fdopen(fd, "w", encoding=encoding, newline="")
+        with handle as fh:
             yield fh
             fh.flush()
             os.fsync(fh.fileno())

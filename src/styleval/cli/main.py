@@ -27,7 +27,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 #: Top-level import name -> (distribution, the styleval extra that installs it).
-OPTIONAL_MODULES: dict[str, tuple[str, str]] = {
+OPTIONAL_MODULES: dict[str, tuple[str, str | None]] = {
     "torch": ("torch", "neural"), "sentence_transformers": ("sentence-transformers", "neural"),
     "bert_score": ("bert-score", "neural"), "ot": ("pot", "neural"), "pyarrow": ("pyarrow", "neural"),
     "spacy": ("spacy", "nlp"), "transformers": ("transformers", "lm"), "peft": ("peft", "lm"),

@@ -17,6 +17,7 @@ import pandas as pd
 
 from ..errors import InputError
 from ..meta import MetaTask
+from ..meta.conventions import lai2022_cli_preset
 from ..meta.analysis import DIRECTION_MODES, curves_frame, expand_tasks, results_dict, results_frame, run_tasks
 from ..meta.evaluate import AGGREGATE, AVERAGE_BY, METHODS, MetaResult
 from ..meta.judgments import Judgments
@@ -25,9 +26,7 @@ from ..report.tables import latex_table, text_table
 
 #: named sets of conventions; options given on the command line win
 PRESETS: dict[str, dict[str, Any]] = {
-    "lai2022": {"segment_method": "kendall_tau_like", "system_method": "pearson", "average_by": "item",
-                "aggregate": "mean", "undefined": "skip", "human_ties": "skip", "metric_ties": "discordant",
-                "threshold": 0.0, "exclude": "ref", "human_aggregation": "mean", "orientation": "abs"},
+    "lai2022": lai2022_cli_preset(),
     "wmt-pooled": {"segment_method": "kendall_tau_like", "system_method": "pearson", "average_by": "none",
                    "human_ties": "skip", "metric_ties": "discordant"},
     "spearman": {"segment_method": "spearman", "system_method": "spearman", "average_by": "none"},

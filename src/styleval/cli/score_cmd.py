@@ -9,7 +9,7 @@ from pathlib import Path
 from ..errors import InputError
 from ..records import Record
 from ..results import ScoreResult
-from ..scoring import SIGNIFICANCE_METHODS, score
+from ..scoring import SIGNIFICANCE_METHODS, Modifier, score
 from . import progress
 
 DEFAULT_METRICS = "bleu,chrf,chrf++,ter,rouge1,rouge2,rougeL,meteor,pinc,levenshtein"
@@ -181,9 +181,9 @@ def format_table(result: ScoreResult) -> str:
     return "\n".join("  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in [header] + rows)
 
 
-def build_modifiers(args: argparse.Namespace) -> list:
+def build_modifiers(args: argparse.Namespace) -> "list[Modifier]":
     """Modified variants of the content metrics asked for by flags."""
-    modifiers = []
+    modifiers: list[Modifier] = []
     if args.style_mask or args.style_remove:
         from ..metrics.style import StyleMask, StyleRemove
         from ..style.lexicon import load_lexicon

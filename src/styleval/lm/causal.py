@@ -68,7 +68,7 @@ def _forward_logprobs(model: Any, input_ids: Any, attention: Any, targets_mask: 
     plain_head = head is not None and base is not None and not getattr(model.config, "final_logit_softcapping", None) \
         and type(head).__name__ == "Linear"  # torch.nn.Linear or styleval.lm.native.Linear
     nxt = input_ids[:, 1:]
-    if plain_head:
+    if plain_head and base is not None:
         hidden = base(input_ids=input_ids, attention_mask=attention).last_hidden_state[:, :-1]
         h = hidden[targets_mask]
         tgt = nxt[targets_mask]
@@ -187,7 +187,7 @@ def token_logprobs(lm: CausalLM, texts: Sequence[str], *, with_end: bool = False
         raise InputError(f"language model {lm.spec.name!r} has no end-of-text token to score")
     skip = 1 if prefix_token_id(lm.tokenizer) is not None else 0
     ends = [end is not None and len(r) > skip and not c for r, c in zip(ids, cut)]  # a cut text has no end
-    scored = [list(r) + [end] if e else list(r) for r, e in zip(ids, ends)]
+    scored = [list(r) + [end] if e and end is not None else list(r) for r, e in zip(ids, ends)]
     lps: list[np.ndarray] = [np.zeros(0) for _ in uniq]
     for i, lp in _scored_rows(lm, scored, _pack(scored, batch_tokens, max_batch), len(uniq), progress, "log-probs"):
         lps[i] = lp

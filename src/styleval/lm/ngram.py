@@ -66,10 +66,10 @@ class KneserNey:
         for k in range(order - 1, 0, -1):  # continuation counts: distinct left extensions
             for g in counts[k]:
                 counts[k - 1][g[1:]] += 1
-        counts = [dict(c) for c in counts]
-        vocab = sorted({g[0] for g in counts[0]} | {EOS, UNK})
-        discounts = [_discounts(c) for c in counts]
-        return cls(order, counts, discounts, vocab)
+        plain: list[dict[tuple[str, ...], int]] = [dict(c) for c in counts]
+        vocab = sorted({g[0] for g in plain[0]} | {EOS, UNK})
+        discounts = [_discounts(c) for c in plain]
+        return cls(order, plain, discounts, vocab)
 
     def prob(self, word: str, context: Sequence[str]) -> float:
         """Interpolated p(word | context) computed from the counts (independent of the ARPA)."""
@@ -80,9 +80,7 @@ class KneserNey:
 
     def _p(self, word: str, ctx: tuple[str, ...]) -> float:
         k = len(ctx)
-        lower = 1.0 / len(self.vocab) if k == 0 else None
-        if k > 0:
-            lower = self._p(word, ctx[1:])
+        lower = 1.0 / len(self.vocab) if k == 0 else self._p(word, ctx[1:])
         table = self.counts[k]
         tot, n1, n2, n3 = self._context_stats(k, ctx)
         if tot == 0:

@@ -206,16 +206,16 @@ def _lai_txt(outputs: Path):
             for i, parts in enumerate(lines(f"content.{group}")):
                 for name, value in zip(LAI_CONTENT_TXT, parts[16:]):
                     metric_rows.append((system, str(i), f"{group}:{name}", float(value), _lai_direction(i)))
-        for kind, name, target in (("cls.xformal", "cls-xformal", True), ("cls.pt16", "cls-pt16", True),
-                                   ("reg.pt16", "reg-pt16", False), ("ppl", None, False)):
-            for i, parts in enumerate(lines(kind)):
-                value = float(parts[-1])
+        for kind, label, target in (("cls.xformal", "cls-xformal", True), ("cls.pt16", "cls-pt16", True),
+                                    ("reg.pt16", "reg-pt16", False), ("ppl", None, False)):
+            for i, row in enumerate(lines(kind)):
+                score = float(row[-1])
                 direction = _lai_direction(i)
-                metric = "fluency:gpt2_ppl" if name is None else f"style:{name}"
-                metric_rows.append((system, str(i), metric, value, direction))
+                metric = "fluency:gpt2_ppl" if label is None else f"style:{label}"
+                metric_rows.append((system, str(i), metric, score, direction))
                 if target:
-                    p_target = value if i < 40 else 1.0 - value
-                    metric_rows.append((system, str(i), f"style:{name}-target", p_target, direction))
+                    p_target = score if i < 40 else 1.0 - score
+                    metric_rows.append((system, str(i), f"style:{label}-target", p_target, direction))
     extra = {"stored_z": Judgments.from_records(stored_z, source=outputs)}
     return Judgments.from_records(human, source=outputs), _metric_frame(metric_rows), extra
 

@@ -219,7 +219,7 @@ class Judgments:
 
     @property
     def directions(self) -> list[str | None]:
-        return self._unique("direction")
+        return list(self._unique("direction"))
 
     def filter(self, *, aspect: str | Sequence[str] | None = None, systems: Sequence[str] | None = None,
                exclude_systems: Sequence[str] = (), direction: str | None = None,

@@ -149,10 +149,10 @@ def ensure_converted(spec: CausalLMSpec, progress: Progress | None = None) -> Pa
             if progress:
                 progress(f"converting {spec.name} from GGUF (once)", 1, 3)
             tok = AutoTokenizer.from_pretrained(folder, gguf_file=spec.path.name)
-        model.hf_quantizer = None
+        model.hf_quantizer = None  # type: ignore[assignment]
         if hasattr(model.config, "quantization_config"):
             del model.config.quantization_config
-        model.is_quantized = False
+        model.is_quantized = False  # type: ignore[assignment]
         target.parent.mkdir(parents=True, exist_ok=True)
         tmp = Path(tempfile.mkdtemp(prefix=target.name + ".", dir=target.parent))
         try:

@@ -95,8 +95,10 @@ def word_vectors(name: str = cat.DEFAULT_WORD_VECTORS, *, allow_hub: bool | None
     from .vectors import load_vectors
 
     spec = resolve(name, expect=cat.WORD_VECTORS, allow_hub=allow_hub)
-    assert spec.path is not None and spec.vector_format is not None  # noqa: S101 - guaranteed by resolve
-    return _POOL.get(spec.key, lambda: load_vectors(spec.path, spec.vector_format))
+    path, fmt = spec.path, spec.vector_format
+    if path is None or fmt is None:
+        raise InputError(f"word vectors {name!r} resolved to no local file")
+    return _POOL.get(spec.key, lambda: load_vectors(path, fmt))
 
 
 def _need(module: str, extra: str) -> None:

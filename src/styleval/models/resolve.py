@@ -46,7 +46,7 @@ class ModelSpec:
     def display(self) -> str:
         if self.entry is not None:
             return self.entry.name
-        return self.hub_id if self.path is None else str(self.path)
+        return str(self.hub_id) if self.path is None else str(self.path)
 
     def content_hash(self) -> str:
         """sha256 of the files (cached on disk); for a hub id, ``hub:<id>`` (the download is not hashed)."""

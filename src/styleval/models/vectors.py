@@ -137,7 +137,7 @@ def load_word2vec_binary(path: str | Path) -> WordVectors:
     """The C word2vec binary format: ``<count> <dim>\\n`` then per word ``word<space><dim float32>[\\n]``."""
     path = Path(path)
     data = np.memmap(path, dtype=np.uint8, mode="r")
-    buf = memoryview(data)
+    buf = memoryview(data)  # type: ignore[arg-type]  # numpy memmaps export the buffer protocol
     nl = bytes(buf[:256]).find(b"\n")
     header = bytes(buf[:nl]).split() if nl > 0 else []
     if len(header) != 2:

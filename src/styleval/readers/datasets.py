@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from ..errors import InputError
-from ..records import Record
+from ..records import Direction, Record
 from .plain import build_records
 from .tabular import iter_delimited
 from .text import StrPath, iter_json_objects, read_lines, read_lines_with_fallback
@@ -89,7 +89,7 @@ def read_lai2022_aspect(root: StrPath, aspect: str) -> list[Record]:
                 meta["missing_references"] = [str(path)]
             by_system[system].append(Record(id=str(index), source=source, output=values["out"],
                                             references=[ref] if ref.strip() else [], system=system,
-                                            direction=LAI_DIRECTIONS[0] if index < 40 else LAI_DIRECTIONS[1],
+                                            direction=Direction.parse(LAI_DIRECTIONS[0 if index < 40 else 1]),
                                             meta=meta))
     return [rec for recs in by_system.values() for rec in recs]
 

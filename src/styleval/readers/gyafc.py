@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Mapping
+from typing import Mapping, cast
 
 from ..errors import InputError
 from ..records import Direction, Record
@@ -84,7 +84,8 @@ def gyafc_inputs(root: StrPath, domain: str | None = None, direction: str | Dire
             recs = build_records((str(src), src_lines), (str(src), src_lines),
                                  [(str(r), read_lines(r)) for r in refs], system="", direction=dir_text,
                                  ids=[f"{dom}/{dir_text}/{i}" for i in range(1, len(src_lines) + 1)])
-            segments += [GyafcSegment(id=r.id, source=r.source, references=r.references, direction=r.direction,
+            segments += [GyafcSegment(id=r.id, source=r.source, references=r.references,
+                                      direction=cast(Direction, r.direction),
                                       domain=dom, missing_references=r.meta.get("missing_references", []))
                          for r in recs]
     return segments

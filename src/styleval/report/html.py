@@ -24,6 +24,7 @@ from typing import Any, Mapping, Sequence
 
 from ..errors import InputError
 from ..evaluation.battery import Evaluation, as_dict
+from ..meta.conventions import LAI2022_SEGMENT, LAI2022_SYSTEM
 from ..outputs import write_text
 from ..evaluation.summary import ASPECTS, aspect_rows, legend, overall_rows, system_letters, systems_of
 from . import plots
@@ -66,10 +67,8 @@ def _html_table(rows: list[dict[str, Any]], systems: list[str], letters: Mapping
 # ------------------------------------------------------------------------------- agreement with human judgments
 #: Lai et al. (2022)'s conventions (docs/meta-conventions.md); their ``exclude=ref`` is the caller's choice
 #: (``exclude_systems``), every system is kept by default.
-SYSTEM_TASK = {"level": "system", "method": "pearson", "orientation": "abs", "human": "mean"}
-SEGMENT_TASK = {"level": "segment", "method": "kendall_tau_like", "average_by": "item", "aggregate": "mean",
-                "undefined": "skip", "threshold": 0.0, "tie_rule": "le", "human_ties": "skip",
-                "metric_ties": "discordant", "orientation": "abs", "human": "mean"}
+SYSTEM_TASK = LAI2022_SYSTEM
+SEGMENT_TASK = LAI2022_SEGMENT
 LEVEL_LABELS = {"system": "system Pearson r", "segment": "segment Kendall tau-like"}
 HumanInput = Any  # Judgments | str | Path | the dict of human_correlations
 _EXAMPLES = 5

@@ -76,7 +76,7 @@ def model_curves(systems: list[str]) -> dict[str, list[tuple[str | None, str]]]:
         settings = [s for s, _ in members if s is not None]
         if len(settings) == len(members):
             key = _setting_key(settings)
-            members = sorted(members, key=lambda m: key(m[0]))
+            members = sorted(members, key=lambda m: key(m[0] or ""))
         out[model] = members
     return out
 
@@ -147,14 +147,14 @@ def tradeoff_plot(data: Mapping[str, Any], style: str | None = None, content: st
 
 
 def naturalness_points(data: Mapping[str, Any]) -> tuple[str, dict[str, Point]] | None:
-    """The naturalness metric and its score per system: ``naturalness`` (Mir et al.'s adversarial naturalness,
-    ``evaluate --naturalness``) when scored, else the first metric whose name contains ``natural``; None when
-    there is neither."""
-    metrics = list(dict.fromkeys(c["metric"] for c in data["score"]["corpus"]))
-    metric = "naturalness" if "naturalness" in metrics else next((m for m in metrics if "natural" in m.lower()), None)
-    if metric is None:
-        return None
-    return metric, _metric_points(data, metric)
+    """The naturalness metric and its score per system: the first scored metric whose identity is the registered
+    ``naturalness`` metric (Mir et al.'s adversarial naturalness, ``evaluate --naturalness``), whatever its label;
+    None when there is none."""
+    for c in data["score"]["corpus"]:
+        ident = c.get("metric_id") or {"name": c["metric"]}  # files written before metric ids: the plain name
+        if ident.get("name") == "naturalness":
+            return c["metric"], _metric_points(data, c["metric"])
+    return None
 
 
 def intensity_metric(data: Mapping[str, Any]) -> str:
@@ -169,7 +169,7 @@ def naturalness_figure(data: Mapping[str, Any], style: str | None = None):
     found = naturalness_points(data)
     if found is None:
         raise InputError("naturalness plot: the evaluation has no naturalness scores (run `styleval evaluate "
-                         "--naturalness`, or score a metric whose name contains 'natural')")
+                         "--naturalness`)")
     label, ys = found
     style = style or intensity_metric(data)
     systems = list(data["score"]["settings"]["systems"])

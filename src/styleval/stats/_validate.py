@@ -39,6 +39,7 @@ def describe_positions(mask: np.ndarray) -> str:
     """'3 NaN values (at positions [1, 4, 9])' style description of where ``mask`` is true."""
     where = np.argwhere(mask)
     count = len(where)
+    shown: list[int] | list[tuple[int, ...]]
     if mask.ndim == 1:
         shown = [int(w[0]) for w in where[:_MAX_POSITIONS]]
     else:

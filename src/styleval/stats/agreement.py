@@ -84,7 +84,7 @@ def cohen_kappa(a: Any, b: Any, *, weights: str | None = None, labels: Any = Non
     None) raise unless ``nan_policy="omit"`` (drops pairs with a missing label). NaN when undefined
     (``sum(w * E) == 0``, e.g. both annotators always give the same single label).
     """
-    check_choice("weights", weights, (None, "linear", "quadratic"))
+    check_choice("weights", weights, (None, "linear", "quadratic"))  # type: ignore[arg-type]
     check_choice("nan_policy", nan_policy, ("raise", "omit"))
     xa, xm = _labels_1d(a, "a")
     ya, ym = _labels_1d(b, "b")

@@ -68,10 +68,10 @@ class TokenEmbedder:
 
         self.spec = resolve(model)
         self.tokenizer, self.model = transformer(model)
-        n_layers = int(getattr(self.model.config, "num_hidden_layers", 0) or 0)
+        n_layers = int(getattr(self.model.config, "num_hidden_layers", 0) or 0)  # type: ignore[call-overload]
         if layer is None:
             entry = self.spec.entry
-            layer = int(entry.defaults.get("bertscore_layers", n_layers)) if entry is not None else n_layers
+            layer = int(entry.defaults.get("bertscore_layers", n_layers)) if entry is not None else n_layers  # type: ignore[call-overload]
         if not 0 <= layer <= n_layers:
             raise InputError(f"bertscore: num_layers={layer} is outside 0..{n_layers} for model {model!r}")
         self.layer = layer
@@ -124,19 +124,19 @@ class TokenEmbedder:
         with torch.inference_mode():
             for start in range(0, len(order), self.batch_size):
                 chunk = order[start:start + self.batch_size]
-                lens = [len(encoded[t]) for t in chunk]
+                lens: list[int] = [len(encoded[t]) for t in chunk]
                 width = max(lens)
-                ids = torch.full((len(chunk), width), pad, dtype=torch.long)
+                batch_ids = torch.full((len(chunk), width), pad, dtype=torch.long)
                 mask = torch.zeros((len(chunk), width), dtype=torch.long)
                 for i, t in enumerate(chunk):
-                    ids[i, :lens[i]] = torch.tensor(encoded[t], dtype=torch.long)
+                    batch_ids[i, :lens[i]] = torch.tensor(encoded[t], dtype=torch.long)
                     mask[i, :lens[i]] = 1
                 device = next(self.model.parameters()).device
                 if self.layer == self.n_layers:
-                    out = self.model(ids.to(device), attention_mask=mask.to(device))
+                    out = self.model(batch_ids.to(device), attention_mask=mask.to(device))
                     hidden = out[0]
                 else:
-                    out = self.model(ids.to(device), attention_mask=mask.to(device), output_hidden_states=True)
+                    out = self.model(batch_ids.to(device), attention_mask=mask.to(device), output_hidden_states=True)
                     hidden = out.hidden_states[self.layer]
                 hidden = hidden.float().cpu()
                 hidden = hidden / torch.norm(hidden, dim=-1, keepdim=True)
@@ -247,7 +247,7 @@ class BERTScore(ContentMetric):
 
         entry = resolve(self.model).entry
         if entry is not None and "bertscore_layers" in entry.defaults:
-            return int(entry.defaults["bertscore_layers"])
+            return int(entry.defaults["bertscore_layers"])  # type: ignore[call-overload]
         return self.embedder.layer
 
     def baseline_file(self) -> Path | None:

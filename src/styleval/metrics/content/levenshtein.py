@@ -33,7 +33,7 @@ class Levenshtein(ContentMetric):
         self.normalized = normalized
         self.lowercase = lowercase
         if normalized:
-            self.value_range = (0.0, 1.0)
+            self.value_range = (0.0, 1.0)  # type: ignore[misc]  # the normalised distance is bounded
         self._dist = _Lev.normalized_distance if normalized else _Lev.distance
 
     def pair_stats(self, outputs: list[str], comparisons: list[list[str]]) -> np.ndarray:

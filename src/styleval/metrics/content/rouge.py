@@ -62,7 +62,7 @@ class _Rouge(ContentMetric):
         rows = np.zeros((len(outputs), 3), dtype=float)
         for i, (output, refs) in enumerate(zip(outputs, prepared)):
             pred = self._prepare(self._tokenize(output))
-            best = None
+            best: Any = None
             for ref in refs:  # score_multi: argmax of F-measure, first one on ties
                 s = self._score(ref, pred)
                 if best is None or s.fmeasure > best.fmeasure:

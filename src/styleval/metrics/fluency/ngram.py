@@ -6,6 +6,8 @@ without a style LM; ``style_lms`` maps target styles to such files (``formal=F.a
 """
 from __future__ import annotations
 
+from typing import ClassVar
+
 import numpy as np
 
 from ...errors import InputError
@@ -21,7 +23,7 @@ class NgramPerplexity(Perplexity):
     name = "ngram-perplexity"
     version = "1"
     description = "n-gram (modified Kneser-Ney, KenLM) perplexity; corpus: exp(sum NLL / sum tokens)"
-    libraries = ("ufal.kenlm",)
+    libraries: ClassVar[tuple[str, ...]] = ("ufal.kenlm",)
 
     def __init__(self, *, model: str = "", style_lms: "str | dict[str, str] | None" = None,
                  corpus: str = "tokens", lowercase: bool = True) -> None:
@@ -39,7 +41,7 @@ class NgramPerplexity(Perplexity):
             self._lms[path] = NgramLM(path, lowercase=self.lowercase)
         return self._lms[path]
 
-    def segment_stats(self, batch: Batch) -> np.ndarray:
+    def segment_stats(self, batch: Batch) -> np.ndarray:  # type: ignore[override]
         stats = np.zeros((len(batch), 3))
         groups: dict[str, list[int]] = {}
         for i, d in enumerate(batch.directions):

@@ -8,11 +8,15 @@ segment perplexities instead. Lower is better.
 ``style_lms`` maps a target style to an LM (a folder written by ``styleval train-lm`` or any causal-LM folder):
 each segment is scored by the LM of its direction's target style; segments whose style has no LM (or that have no
 direction) fall back to ``model``, and the signature says so (``lm_fallback:<styles>``).
+
+``normalize`` (``none``, ``detok``, ``truecase``, ``detok+truecase``; :mod:`styleval.fluency.normalize`) rewrites
+each output before the LM sees it (lower-cased tokenized releases read as ordinary text); it is a signature
+parameter unless ``none``.
 """
 from __future__ import annotations
 
 import math
-from typing import Any, Callable
+from typing import Any, Callable, ClassVar
 
 import numpy as np
 
@@ -48,10 +52,13 @@ class Perplexity(Metric):
     higher_is_better = False
     value_range = (1.0, math.inf)
     description = "LM perplexity exp(NLL/tokens) of each output; corpus: exp(sum NLL / sum tokens)"
-    libraries = ("torch", "transformers")
+    libraries: ClassVar[tuple[str, ...]] = ("torch", "transformers")
 
     def __init__(self, *, model: str = "smollm2-135m", style_lms: "str | dict[str, str] | None" = None,
-                 corpus: str = "tokens", batch_tokens: int = 4096, max_tokens: int = 0) -> None:
+                 corpus: str = "tokens", batch_tokens: int = 4096, max_tokens: int = 0,
+                 normalize: str = "none") -> None:
+        from ...fluency.normalize import check_mode
+
         if corpus not in ("tokens", "mean"):
             raise InputError(f"perplexity: corpus must be 'tokens' or 'mean', not {corpus!r}")
         self.model = model
@@ -60,10 +67,13 @@ class Perplexity(Metric):
         self.batch_tokens = int(batch_tokens)
         self.max_tokens = int(max_tokens)
         self._style_lms = parse_style_lms(style_lms)
+        self.normalize = check_mode(normalize)  # text normalisation before the LM (styleval.fluency.normalize)
 
     def get_params(self) -> dict[str, Any]:
         params = super().get_params()
         params.pop("batch_tokens", None)  # does not change scores
+        if params.get("normalize") == "none":
+            params.pop("normalize")  # signatures from before the option read the same
         params["style_lms"] = ";".join(f"{k}={v}" for k, v in sorted(self._style_lms.items())) or "none"
         return params
 
@@ -71,6 +81,7 @@ class Perplexity(Metric):
         return self._style_lms.get(style.lower(), self.model) if style else self.model
 
     def segment_stats(self, batch: Batch) -> SegmentStats:
+        from ...fluency.normalize import normalize_all
         from ...lm.causal import token_nll
         from ...models.causal_lm import load_causal_lm
 
@@ -82,7 +93,8 @@ class Perplexity(Metric):
         for lm_name, rows in groups.items():
             lm = load_causal_lm(lm_name)
             backends.add(lm.backend)
-            res = token_nll(lm, [batch.outputs[i] for i in rows], batch_tokens=self.batch_tokens,
+            res = token_nll(lm, normalize_all([batch.outputs[i] for i in rows], self.normalize),
+                            batch_tokens=self.batch_tokens,
                             max_tokens=self.max_tokens or None)
             stats[rows, NLL] = res.nll
             stats[rows, NTOK] = res.n_tokens

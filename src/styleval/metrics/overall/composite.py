@@ -164,7 +164,7 @@ class _StyleContentMean(CompositeMetric):
     """A mean of the style and the content corpus scores, both mapped to [0, 1]."""
 
     roles = ("style", "content")
-    mean: ClassVar[Callable[[Any, Any], Any]]
+    mean: ClassVar[Callable[[Any, Any], "np.ndarray | float"]]
 
     def __init__(self, *, style: "Metric | str" = "style_accuracy", content: "Metric | str" = "bleu/ref") -> None:
         self.style = component(style)
@@ -205,7 +205,7 @@ class HarmonicMean(_StyleContentMean):
 
     name = "hm"
     description = "harmonic mean of corpus style and content scores mapped to [0, 1] (Lai et al. 2022)"
-    mean = staticmethod(harmonic_mean)
+    mean = staticmethod(harmonic_mean)  # type: ignore[assignment]
 
 
 @register
@@ -214,7 +214,7 @@ class GeometricMean(_StyleContentMean):
 
     name = "gm"
     description = "geometric mean of corpus style and content scores mapped to [0, 1] (Lai et al. 2022)"
-    mean = staticmethod(geometric_mean)
+    mean = staticmethod(geometric_mean)  # type: ignore[assignment]
 
 
 @register
