@@ -157,3 +157,14 @@ def test_normalisation():
     assert tokenize_lower("I don't know, it's OK.") == "i do n't know , it 's ok ."
     with pytest.raises(InputError):
         normalize("x", "upper")
+
+
+def test_perplexity_normalisation_option(smollm):
+    tokenized = registry.create("perplexity", normalize="detok+truecase").score(_batch(["i did n't like it , ok ."]))
+    plain = registry.create("perplexity").score(_batch(["I didn't like it, ok."]))
+    assert tokenized.segment_scores[0] == pytest.approx(plain.segment_scores[0], rel=1e-6)
+    assert tokenized.signature.to_dict()["params"]["normalize"] == "detok+truecase"
+    assert "normalize" not in plain.signature.to_dict()["params"]  # signatures from before the option unchanged
+    # and mean_logprob is minus the log of the segment perplexity, from the same LM pass
+    mean = registry.create("mean_logprob").score(_batch(["I didn't like it, ok."]))
+    assert math.exp(-mean.segment_scores[0]) == pytest.approx(plain.segment_scores[0], rel=1e-5)
