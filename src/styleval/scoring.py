@@ -17,9 +17,8 @@ from .metrics.base import Against, Batch, ContentMetric, Metric, MetricResult, S
 from .metrics.identity import MetricId, assign_labels
 from .records import Record, group_by_system
 from .results import Comparison, ScoreResult
+from .progress import Progress
 
-Progress = Callable[[str, int, int], None]
-"""Called as ``progress(description, done, total)``; the CLI turns it into a progress bar."""
 
 SIGNIFICANCE_METHODS = ("none", "paired-bootstrap", "approx-randomization")
 

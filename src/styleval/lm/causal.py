@@ -13,14 +13,14 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any, Iterator, Sequence
 
 import numpy as np
 
 from ..errors import InputError
 from ..models.causal_lm import CausalLM
+from ..progress import Progress
 
-Progress = Callable[[str, int, int], None]
 
 
 @dataclass(frozen=True)

@@ -14,12 +14,12 @@ import math
 import random
 import time
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Sequence
 
 from ..errors import InputError, ResourceUnavailableError
 from ..signature import library_version
+from ..progress import Progress
 
-Progress = Callable[[str, int, int], None]
 
 
 def _data_hash(sentences: Sequence[str]) -> str:

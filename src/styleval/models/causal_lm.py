@@ -29,14 +29,14 @@ import tempfile
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from ..errors import InputError, ResourceUnavailableError
 from .catalog import CATALOG, SMOLLM2_GGUF_FILE
 from .hashing import cache_dir, content_hash
+from ..progress import Progress
 
 #: Called as ``progress(description, done, total)`` (the library-wide progress convention).
-Progress = Callable[[str, int, int], None]
 
 GGUF_FILE = SMOLLM2_GGUF_FILE
 SMOLLM2 = CATALOG["smollm2-135m"]

@@ -25,10 +25,10 @@ from ..signature import library_version
 from .data import LabelledData
 from .features import Block, encoder_identity
 from .model import CLASSIFIER, REGRESSOR, StyleModel, preprocess
+from ..progress import Progress
 
 # The linear layers of BERT-like encoders (MiniLM, BERT, RoBERTa...), by the last part of their module name.
 DEFAULT_TARGETS = ("query", "key", "value", "attention.output.dense", "intermediate.dense", "output.dense")
-Progress = Callable[[str, int, int], None]
 
 
 def _target_modules(model: Any, targets: Sequence[str]) -> list[str]:
