@@ -1,28 +1,60 @@
-"""``styleval transfer --rules formality``: the rule-based formality baseline, either direction."""
+"""``styleval transfer``: the rule-based formality baseline (``--rules formality``) or a trained neural model
+(``--model DIR``, from ``styleval train-transfer``)."""
 from __future__ import annotations
 
 import argparse
-
-from ..errors import InputError
-from .lines import map_lines
+import sys
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("transfer", help="rule-based transfer baseline (Rao & Tetreault 2018)")
-    p.add_argument("--rules", choices=["formality"], required=True)
-    p.add_argument("--direction", required=True, help="informal->formal or formal->informal")
+    p = sub.add_parser("transfer", help="rewrite sentences with the rule-based baseline (Rao & Tetreault 2018) or a "
+                                        "model trained by train-transfer")
+    p.add_argument("--rules", choices=["formality"], help="the rule-based formality baseline (needs --direction)")
+    p.add_argument("--model", metavar="DIR", help="a model folder written by `styleval train-transfer`")
+    p.add_argument("--direction", help="informal->formal or formal->informal (with --rules)")
     p.add_argument("input", help="input sentences, one per line ('-' for standard input)")
     p.add_argument("--output", "-o", help="output file (default: standard output)")
+    p.add_argument("--batch-size", type=int, default=16, help="sentences per batch with --model")
+    p.add_argument("--threads", type=int, default=2, help="torch threads with --model (default 2)")
+    p.add_argument("--no-progress", action="store_true")
     p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..errors import InputError
     from ..records import Direction
+    from .lines import map_lines
+
+    if bool(args.rules) == bool(args.model):
+        raise InputError("give exactly one of --rules formality or --model DIR")
+    if args.model:
+        return _run_model(args)
     from ..transfer import to_formal, to_informal
 
-    direction = Direction.parse(args.direction)
+    direction = Direction.parse(args.direction) if args.direction else None
     if direction is None or {direction.source_style, direction.target_style} != {"formal", "informal"}:
         raise InputError(f"--direction must be informal->formal or formal->informal, got {args.direction!r}")
     rule = to_formal if direction.target_style == "formal" else to_informal
     map_lines(args.input, args.output, rule)
+    return 0
+
+
+def _run_model(args: argparse.Namespace) -> int:
+    import torch
+
+    from ..readers.text import read_lines
+    from ..transfer.neural.model import load_transfer_model
+    from .progress import make
+
+    torch.set_num_threads(max(1, args.threads))
+    lines = sys.stdin.read().splitlines() if args.input == "-" else read_lines(args.input)
+    bar = make(not args.no_progress)
+    model = load_transfer_model(args.model, progress=bar)
+    out = model.rewrite(lines, batch_size=args.batch_size, progress=bar)
+    text = "".join(o.replace("\n", " ") + "\n" for o in out)
+    if args.output:
+        with open(args.output, "w", encoding="utf-8") as fh:
+            fh.write(text)
+    else:
+        sys.stdout.write(text)
     return 0

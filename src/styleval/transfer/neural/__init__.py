@@ -1,0 +1,1 @@
+"""Neural transfer baselines trained on parallel style data (see docs/transfer.md)."""
