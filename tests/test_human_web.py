@@ -316,6 +316,7 @@ def test_untouched_sliders_are_refused(env) -> None:
     r = c.post(f"/a/{tok}/item/1", data={k: v for k, v in form.items() if k != "fluency.0.set"})
     assert r.status_code == 422 and "How fluent" in r.text
     assert 'name="style.0.set" value="1" checked' in r.text  # what was set stays set on the page
+    assert f'name="shown" value="{form["shown"]}"' in r.text  # and the time still counts from the first showing
     assert store.judgment_count() == 0
     assert c.post(f"/a/{tok}/item/1", data=form, follow_redirects=False).status_code == 303
     ann = store.annotator_by_token(tok)

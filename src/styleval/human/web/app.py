@@ -157,8 +157,16 @@ class _App:
         masked = {"source": mask_style(view.source, words), "texts": [mask_style(x, words) for x in view.texts]}
         done, total = self.store.progress(ann.id)
         previous = {k: v for k, v in form.items() if isinstance(v, str)} if form is not None else {}
+        stamp = sec.stamp(self.store.secret, view.assignment_id)
+        if form is not None:  # shown again after a refused answer: the time still counts from the first showing
+            try:
+                sec.read_stamp(self.store.secret, form.get("shown"), view.assignment_id,
+                               max_age_s=self.limits.stamp_max_age_s)
+                stamp = str(form.get("shown"))
+            except AnswerError:
+                pass
         return self.render(request, "item.html", status=status, token=token, view=view, protocol=protocol,
-                           masked=masked, stamp=sec.stamp(self.store.secret, view.assignment_id), error=error,
+                           masked=masked, stamp=stamp, error=error,
                            notice=notice, previous=previous, done=done, total=total,
                            next_position=self.store.next_position(ann.id))
 
