@@ -8,7 +8,7 @@ import numpy as np
 from ...errors import InputError
 from ...records import Direction
 from ...style.model import CLASSIFIER, StyleModel
-from ..base import Aspect, Batch, Metric
+from ..base import Aspect, Batch, Metric, SegmentStats
 
 AUTO = "auto"
 
@@ -50,33 +50,45 @@ class StyleModelMetric(Metric):
     model_kind: ClassVar[str] = CLASSIFIER
     model: str
 
-    _resolved: str | None = None
-
     def get_params(self) -> dict:
         params = super().get_params()
         params.pop("batch_size", None)
         return params
 
+    def model_name(self, batch: Batch | None = None) -> str:
+        """The style model this metric uses for ``batch``: ``model``, or the shipped one ``auto`` picks for the
+        batch's styles."""
+        if self.model != AUTO:
+            return self.model
+        if batch is None:
+            raise InputError("model='auto' is resolved from the directions of a batch")
+        return choose_model(self.model_kind, _styles(batch))
+
     def load(self, batch: Batch | None = None) -> StyleModel:
         from ...style.pretrained import load_style_model
 
-        name = self.model
-        if name == AUTO:
-            if batch is None:
-                raise InputError("model='auto' is resolved from the directions of a batch")
-            name = choose_model(self.model_kind, _styles(batch))
+        name = self.model_name(batch)
         model = load_style_model(name)
         if model.kind != self.model_kind:
             raise InputError(f"metric {self.name!r} needs a {self.model_kind}, but model {name!r} is a {model.kind}")
-        self._resolved = name
         return model
 
+    def compute(self, batch: Batch) -> SegmentStats:
+        """The statistics, with the identity of the model that computed them among the resolved resources (what
+        ``auto`` chose is known only once a batch is seen)."""
+        out = super().compute(batch)
+        out.resources.update(self._model_resources(self.model_name(batch)))
+        return out
+
     def resources(self) -> dict[str, str]:
-        if self.model == AUTO and self._resolved is None:
+        if self.model == AUTO:
             return {"style_model": AUTO}
+        return self._model_resources(self.model)
+
+    def _model_resources(self, name: str) -> dict[str, str]:
         from ...style.pretrained import load_style_model
 
-        res = load_style_model(self._resolved or self.model).resources()
+        res = load_style_model(name).resources()
         if not getattr(self, "calibrated", True) and "style_calibration" in res:
             res["style_calibration"] = "not used"
         return res
