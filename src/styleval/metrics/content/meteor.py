@@ -38,12 +38,39 @@ class _MemoStemmer:
         self.stem = lru_cache(maxsize=1 << 17)(PorterStemmer().stem)
 
 
+class _Lemma:
+    """A lemma as METEOR reads it: only ``name()``."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name.__str__
+
+
+class _Synonyms:
+    """One stand-in synset holding a word's distinct synonym names across all of its synsets."""
+
+    __slots__ = ("_lemmas",)
+
+    def __init__(self, names: list[str]) -> None:
+        self._lemmas = tuple(_Lemma(n) for n in names)
+
+    def lemmas(self) -> tuple[_Lemma, ...]:
+        return self._lemmas
+
+
 class _MemoWordNet:
-    """The part of a WordNet reader METEOR uses (``synsets``), memoized."""
+    """The part of a WordNet reader METEOR uses (``synsets``), memoized. NLTK's METEOR only takes the set of
+    lemma names of a word's synsets, so one stand-in synset with the distinct names gives the same set with
+    fewer iterations."""
 
     def __init__(self, reader: Any) -> None:
         self.reader = reader
-        self.synsets = lru_cache(maxsize=1 << 17)(reader.synsets)
+        self.synsets = lru_cache(maxsize=1 << 17)(self._synonyms)
+
+    def _synonyms(self, word: str) -> tuple[_Synonyms, ...]:
+        names = dict.fromkeys(lemma.name() for synset in self.reader.synsets(word) for lemma in synset.lemmas())
+        return (_Synonyms(list(names)),) if names else ()
 
 
 @register
