@@ -77,7 +77,7 @@ def test_campaign_roundtrip_on_postgresql(pg_url: str) -> None:
         assert store.engine.dialect.name == "postgresql"
         spec = CampaignSpec("pg", "likert-ranking", ["p1", "p2"], per_item=2, controls=1, repeats=1, degraded=1)
         created = store.create_campaign(build_campaign(spec, _records()))
-        for name, token in created.tokens.items():
+        for token in created.tokens.values():
             ann = store.annotator_by_token(token)
             while (pos := store.next_position(ann.id)) is not None:
                 view = store.assignment(ann.id, pos)

@@ -117,8 +117,8 @@ def run(args: argparse.Namespace) -> int:
 
     def ready() -> None:
         print(note, file=sys.stderr)
-        print(f"serving on {scheme}://{args.host}:{args.port}/admin (database {shown_database(args.db)})", file=sys.stderr,
-              flush=True)
+        where = shown_database(args.db)
+        print(f"serving on {scheme}://{args.host}:{args.port}/admin (database {where})", file=sys.stderr, flush=True)
 
     run_server(args.db, admin_token=token, export_dir=args.export_dir, host=args.host, port=args.port,
                exit_after=args.exit_after, log_level=args.log_level,

@@ -28,7 +28,7 @@ class Aspect:
     labels: tuple[tuple[int, str], ...] = ()
     masked: bool = False
     allow_tie: bool = True
-    anchors: tuple[str, str] = ()
+    anchors: tuple[str, ...] = ()  # (meaning of low, meaning of high)
 
     @property
     def per_candidate(self) -> bool:

@@ -75,9 +75,12 @@ def make_engine(target: str | Path) -> sa.Engine:
 def insert_ignore(engine: sa.Engine, table: sa.Table, conflict: list[str]) -> Any:
     """``INSERT ... ON CONFLICT (conflict) DO NOTHING`` for the engine's dialect."""
     if engine.dialect.name == "postgresql":
-        from sqlalchemy.dialects.postgresql import insert
-    elif engine.dialect.name == "sqlite":
-        from sqlalchemy.dialects.sqlite import insert
-    else:  # pragma: no cover - only SQLite and PostgreSQL are supported
-        raise NotImplementedError(f"database {engine.dialect.name!r} is not supported (use SQLite or PostgreSQL)")
-    return insert(table).on_conflict_do_nothing(index_elements=conflict)
+        from sqlalchemy.dialects.postgresql import insert as pg_insert
+
+        return pg_insert(table).on_conflict_do_nothing(index_elements=conflict)
+    if engine.dialect.name == "sqlite":
+        from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+
+        return sqlite_insert(table).on_conflict_do_nothing(index_elements=conflict)
+    # pragma: no cover - only SQLite and PostgreSQL are supported
+    raise NotImplementedError(f"database {engine.dialect.name!r} is not supported (use SQLite or PostgreSQL)")

@@ -89,8 +89,8 @@ def check_lengths(table: sa.Table, rows: list[dict], what: str) -> None:
     """Raise :class:`~styleval.errors.InputError` when a string is longer than its column allows."""
     from styleval.errors import InputError
 
-    limits = {c.name: c.type.length for c in table.columns
-              if isinstance(c.type, sa.String) and getattr(c.type, "length", None)}
+    limits: dict[str, int] = {c.name: int(c.type.length) for c in table.columns
+                              if isinstance(c.type, sa.String) and c.type.length}
     for row in rows:
         for name, limit in limits.items():
             value = row.get(name)

@@ -155,9 +155,11 @@ class Store:
         with self._write() as conn:
             if conn.execute(sa.select(t.campaigns.c.id).where(t.campaigns.c.name == spec.name)).first():
                 raise InputError(f"a campaign named {spec.name!r} already exists")
-            cid = conn.execute(t.campaigns.insert().values(name=spec.name, protocol=built.protocol.name,
+            key = conn.execute(t.campaigns.insert().values(name=spec.name, protocol=built.protocol.name,
                                                            config=json.dumps(config), created_at=now)
-                               ).inserted_primary_key[0]
+                               ).inserted_primary_key
+            assert key is not None
+            cid = key[0]
             conn.execute(t.items.insert(), [
                 {"campaign_id": cid, "key": it.key, "kind": it.kind, "segment": it.segment,
                  "direction": it.direction, "source": it.source, "candidates": json.dumps(it.candidates),
@@ -282,7 +284,8 @@ class Store:
         a, i, j = t.assignments, t.items, t.judgments
         with self.engine.connect() as conn:
             r = conn.execute(
-                sa.select(a.c.id, a.c.position, i.c.kind, i.c.source, i.c.candidates, i.c.truth, j.c.answers, i.c.direction)
+                sa.select(a.c.id, a.c.position, i.c.kind, i.c.source, i.c.candidates, i.c.truth, j.c.answers,
+                          i.c.direction)
                 .select_from(a.join(i, i.c.id == a.c.item_id).outerjoin(j, j.c.assignment_id == a.c.id))
                 .where(a.c.annotator_id == annotator_id, a.c.position == position)).first()
             total = conn.execute(sa.select(sa.func.count()).select_from(a).where(a.c.annotator_id == annotator_id)

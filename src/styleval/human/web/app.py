@@ -105,7 +105,8 @@ class _App:
             ok = self.auth.is_admin(request)
         except TooManyAttempts as exc:
             raise StarletteHTTPException(429, f"Too many wrong admin tokens from your address; wait "
-                                              f"{exc.wait_s:.0f} s.", headers={"Retry-After": f"{exc.wait_s:.0f}"})
+                                              f"{exc.wait_s:.0f} s.",
+                                         headers={"Retry-After": f"{exc.wait_s:.0f}"}) from None
         if not ok:
             raise StarletteHTTPException(401, "Admin login required.")
 
@@ -222,9 +223,9 @@ class _App:
         self.require_csrf(request, form)
         shown_names: dict[str, str] = {}
         try:
-            annotators: int | list[str] = str(form.get("annotators", "3")).strip()
-            annotators = form_int(form, "annotators", 3) if annotators.isdigit() else [
-                a for a in re.split(r"[,\s]+", annotators) if a]
+            raw_annotators = str(form.get("annotators", "3")).strip()
+            annotators: int | list[str] = form_int(form, "annotators", 3) if raw_annotators.isdigit() else [
+                a for a in re.split(r"[,\s]+", raw_annotators) if a]
             spec = CampaignSpec(
                 name=str(form.get("name", "")).strip(), protocol=str(form.get("protocol", "")),
                 annotators=annotators, per_item=form_int(form, "per_item", 1),
@@ -305,6 +306,7 @@ class _App:
     # ------------------------------------------------------------------ login
     def login(self, request: Request, form: FormData) -> Response:
         self.require_csrf(request, form)
+        response: Response
         try:
             ok = self.auth.token_matches(request, str(form.get("token", "")))
         except TooManyAttempts as exc:
