@@ -6,7 +6,10 @@
 1. held-out quality of each shipped style model (read from the model cards);
 2. Lai et al. 2022: per-input Kendall tau-like and system-level Pearson of our formality scorers against human
    style scores (conventions of docs/meta-conventions.md), both directions and per direction, next to the
-   paper's XFORMAL classifier recomputed from the stored scores;
+   paper's XFORMAL classifier recomputed from the stored scores (``--model LABEL=FOLDER`` adds a model);
+   ``lai-accuracy``: style accuracy of each system, of REF and of the INPUT rows per direction, as released and
+   lower-cased + tokenized (NLTK's Treebank tokenizer); ``gyafc``: AUC / balanced accuracy on xformal/fr.80.*
+   (calibration and selection data of the formality models: diagnostics, not test figures);
 3. Mir et al. 2019: Pearson of our direction-corrected EMD (shipped Yelp classifier) with human style intensity,
    each model's settings pooled, next to the stored TextCNN EMD;
 4. Mir et al. 2019: sentence BLEU unmasked / style-masked / style-removed (Mir's lexicon) against human content.
@@ -40,21 +43,51 @@ def model_cards() -> dict:
     return {name: load_style_model(name).card.get("held_out", {}).get("scores") for name in shipped_models()}
 
 
-def lai_figures(data: Path) -> dict:
+def lai_texts(data: Path):
+    """Lai et al.'s 8 systems + REF outputs with their directions, and the 80 inputs (the INPUT rows)."""
     ds = md.load_lai2022(data, source="json")
-    txt = md.load_lai2022(data, source="txt")
     outputs = ds.extra["outputs"]  # (system, segment) -> text
     keys = sorted(outputs)
-    texts = [outputs[k] for k in keys]
     directions = [Direction.parse(md._lai_direction(int(seg))) for _, seg in keys]
+    inputs = (data / "lai2022" / "data" / "xformal" / "fr.input.80").read_text(encoding="utf-8").splitlines()
+    return ds, keys, [outputs[k] for k in keys], directions, inputs
+
+
+def lower_tokenized(texts: list[str]) -> list[str]:
+    """What many style-transfer releases look like: NLTK's Treebank tokenizer (independent of styleval's own
+    normalisation), lower-cased."""
+    from nltk.tokenize import TreebankWordTokenizer
+
+    tok = TreebankWordTokenizer()
+    return [" ".join(tok.tokenize(t)).lower() for t in texts]
+
+
+def oriented(model, texts: list[str], target_formal: np.ndarray, calibrated: bool = True) -> np.ndarray:
+    """Higher = further toward the target: a classifier's (calibrated) probability of the target style, or a
+    regressor's score from its (calibrated) decision point, negated for informal targets."""
+    if model.kind == "classifier":
+        _, p = model.decide(texts, calibrated=calibrated)
+        p_formal = p[:, model.style_index("formal")]
+        return np.where(target_formal, p_formal, 1 - p_formal)
+    cal = model.calibration if calibrated else None
+    centre = 0.0 if cal is None else (cal.threshold if model.style_index(cal.positive) == 1 else -cal.threshold)
+    return np.where(target_formal, 1.0, -1.0) * (model.regress(texts) - centre)
+
+
+def lai_figures(data: Path, models: dict[str, str] | None = None) -> dict:
+    """Per-input Kendall tau-like and system Pearson with Lai's human style scores, pooled and per direction, for
+    the shipped formality models (calibrated and not) and any ``models`` given as {label: folder}."""
+    ds, keys, texts, directions, _ = lai_texts(data)
+    txt = md.load_lai2022(data, source="txt")
     target_formal = np.array([d.target_style == "formal" for d in directions])
-    sign = np.where(target_formal, 1.0, -1.0)
-    reg = load_style_model("formality-regressor-pt16")
-    clf = load_style_model("formality-classifier-pt16")
-    p_formal = clf.predict_proba(texts)[:, clf.style_index("formal")]
-    scores = {"ours:regressor-pt16": sign * reg.regress(texts),
-              "ours:classifier-pt16": np.where(target_formal, p_formal, 1 - p_formal),
-              "ours:fscore": np.where(target_formal, 1, -1) * (fscores(texts) - 50.0)}
+    scores = {"ours:fscore": np.where(target_formal, 1, -1) * (fscores(texts) - 50.0)}
+    named = {"regressor-pt16": "formality-regressor-pt16", "classifier-pt16": "formality-classifier-pt16",
+             **(models or {})}
+    for label, name in named.items():
+        model = load_style_model(name)
+        scores[f"ours:{label}"] = oriented(model, texts, target_formal)
+        if model.calibration is not None:
+            scores[f"ours:{label} (uncalibrated)"] = oriented(model, texts, target_formal, calibrated=False)
     rows = [(s, seg, m, float(v), str(d)) for m, vals in scores.items()
             for (s, seg), v, d in zip(keys, vals, directions)]
     table = pd.DataFrame(rows, columns=["system", "segment", "metric", "score", "direction"])
@@ -69,6 +102,52 @@ def lai_figures(data: Path) -> dict:
         for label, spec in (("kendall", LAI_KENDALL), ("system_pearson", LAI_PEARSON)):
             res = run(MetaTask(direction=direction, **spec), ds.judgments, table)
             out[f"{label} [{direction}]"] = {m: round(res.statistic(m), 3) for m in res.metrics}
+    return out
+
+
+def lai_accuracy(data: Path, model_name: str = "formality-classifier-pt16") -> dict:
+    """Style accuracy (the share of outputs decided to be in the target style) of each Lai system, of REF (human
+    rewrites) and of the INPUT rows taken as outputs, per direction; as released and lower-cased + tokenized."""
+    _, keys, texts, directions, inputs = lai_texts(data)
+    model = load_style_model(model_name)
+    systems = [s for s, _ in keys] + ["input"] * len(inputs)
+    all_texts = texts + inputs
+    dirs = [str(d) for d in directions] + [md._lai_direction(i) for i in range(len(inputs))]
+    target = np.array([model.style_index(Direction.parse(d).target_style) for d in dirs])
+    out: dict = {"model": model_name, "calibration": model.resources().get("style_calibration")}
+    for variant, variant_texts in (("as released", all_texts), ("lower-cased tokenized", lower_tokenized(all_texts))):
+        label, _ = model.decide(variant_texts)
+        frame = pd.DataFrame({"system": systems, "direction": dirs, "correct": label == target})
+        out[variant] = {f"{s} [{d}]": round(float(v), 3)
+                        for (s, d), v in frame.groupby(["system", "direction"])["correct"].mean().items()}
+    sys_keys = [k for k in out["as released"] if not k.startswith(("ref", "input"))]
+    deltas = [abs(out["as released"][k] - out["lower-cased tokenized"][k]) for k in sys_keys]
+    out["mean |delta| over the 8 systems x 2 directions"] = round(float(np.mean(deltas)), 4)
+    out["max |delta|"] = round(float(np.max(deltas)), 4)
+    return out
+
+
+def gyafc_selection(data: Path, model_name: str = "formality-classifier-pt16") -> dict:
+    """AUC and balanced accuracy on the 400 GYAFC sentences of xformal/fr.80.* (inputs and four references), cased
+    and lower-cased + tokenized. These sentences calibrate / select the shipped formality models: the figures are
+    in-sample diagnostics, not test figures."""
+    from sklearn.metrics import roc_auc_score
+
+    folder = data / "lai2022" / "data" / "xformal"
+    texts, formal = [], []
+    for name in ["fr.input.80"] + [f"fr.80.ref{k}" for k in range(4)]:
+        lines = (folder / name).read_text(encoding="utf-8").splitlines()
+        texts += lines
+        formal += [(i >= 40) if name == "fr.input.80" else (i < 40) for i in range(len(lines))]
+    y = np.array(formal)
+    model = load_style_model(model_name)
+    out = {}
+    for variant, vt in (("cased", texts), ("lower-cased tokenized", lower_tokenized(texts))):
+        raw = model.raw_score(vt, "formal")
+        label, _ = model.decide(vt)
+        pred = label == model.style_index("formal")
+        out[variant] = {"auc": round(float(roc_auc_score(y, raw)), 3),
+                        "balanced_accuracy": round(float(0.5 * (pred[y].mean() + (~pred[~y]).mean())), 3)}
     return out
 
 
@@ -124,12 +203,19 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--data", default=str(ROOT.parent / "shared" / "data"))
     ap.add_argument("--out", default=None)
-    ap.add_argument("--only", choices=["cards", "lai", "mir"], nargs="*")
+    ap.add_argument("--only", choices=["cards", "lai", "lai-accuracy", "gyafc", "mir"], nargs="*")
+    ap.add_argument("--model", action="append", default=[], metavar="LABEL=FOLDER",
+                    help="another formality model to put in the Lai table")
+    ap.add_argument("--accuracy-model", default="formality-classifier-pt16",
+                    help="the classifier of the style-accuracy and GYAFC figures")
     args = ap.parse_args()
     data = Path(args.data)
-    parts = args.only or ["cards", "lai", "mir"]
+    parts = args.only or ["cards", "lai", "lai-accuracy", "gyafc", "mir"]
+    extra = dict(m.split("=", 1) for m in args.model)
     figures = {}
-    for part, fn in (("cards", lambda: model_cards()), ("lai", lambda: lai_figures(data)),
+    for part, fn in (("cards", lambda: model_cards()), ("lai", lambda: lai_figures(data, extra)),
+                     ("lai-accuracy", lambda: lai_accuracy(data, args.accuracy_model)),
+                     ("gyafc", lambda: gyafc_selection(data, args.accuracy_model)),
                      ("mir", lambda: mir_figures(data))):
         if part in parts:
             figures[part] = fn()

@@ -40,7 +40,11 @@ def _fit_head(kind: str, x, y, value: float, n_labels: int):
     return head
 
 
-def _score(kind: str, labels: list[str], head, x, y) -> float:
+def _score(kind: str, labels: list[str], head, x, y, metric: str = "accuracy") -> float:
+    if kind == CLASSIFIER and metric == "roc_auc":
+        from sklearn.metrics import roc_auc_score
+
+        return float(roc_auc_score(np.asarray(y) == labels[1], head.decision_function(x)))
     if kind == CLASSIFIER:
         return float(np.mean(head.predict(x) == np.asarray(y)))
     from scipy.stats import spearmanr
@@ -92,12 +96,14 @@ def train_style_model(train: LabelledData, *, kind: str = CLASSIFIER, features: 
                       name: str = "style-model", version: str = "1", description: str = "", command: str = "",
                       notes: Sequence[str] = (), extra_held_out: Callable[[StyleModel], dict[str, float]] | None = None,
                       fitted_blocks: Sequence[Block] = (), seed: int = 13,
-                      text_norm: str = "html.unescape") -> StyleModel:
+                      text_norm: str = "html.unescape", selection_metric: str | None = None) -> StyleModel:
     """Train a classifier (string labels) or regressor (numeric labels, ``poles`` = the low and high styles).
 
     The regularisation (``C`` of logistic regression, ``alpha`` of ridge) is chosen from ``grid`` on
     ``selection`` (10% of ``train`` when not given; the model is then refitted on all of ``train``).
     ``held_out`` is scored once, after selection, and recorded in the card; it never influences training.
+    ``selection_metric``: ``accuracy`` (classifiers' default), ``roc_auc`` (two labels: ranking only, for
+    selection data from another domain whose threshold a calibration sets), ``spearman`` (regressors).
     ``text_norm`` is the text normalisation applied before every feature (:func:`styleval.style.model.preprocess`).
     ``fitted_blocks`` are feature blocks trained elsewhere (e.g. the encoder of a fine-tuned model), put before the
     blocks named in ``features`` (which may then be empty) and used as they are.
@@ -115,7 +121,13 @@ def train_style_model(train: LabelledData, *, kind: str = CLASSIFIER, features: 
                        text_norm=text_norm)
     x_fit, x_sel = model.features(fit_part.texts), model.features(sel_part.texts)
     grid = list(grid or DEFAULT_GRID[kind])
-    results = {str(v): _score(kind, labels, _fit_head(kind, x_fit, y_fit, v, len(labels)), x_sel, y_sel) for v in grid}
+    metric = selection_metric or ("accuracy" if kind == CLASSIFIER else "spearman")
+    if metric not in ({"accuracy", "roc_auc"} if kind == CLASSIFIER else {"spearman"}):
+        raise InputError(f"selection metric {metric!r} does not apply to a {kind}")
+    if metric == "roc_auc" and len(labels) != 2:
+        raise InputError("selection by roc_auc needs two labels")
+    results = {str(v): _score(kind, labels, _fit_head(kind, x_fit, y_fit, v, len(labels)), x_sel, y_sel, metric)
+               for v in grid}
     best = max(grid, key=lambda v: results[str(v)])
     if refit:
         for b in own:
@@ -140,7 +152,7 @@ def train_style_model(train: LabelledData, *, kind: str = CLASSIFIER, features: 
                      "label_counts": counts, "skipped_lines": len(train.skipped)},
         "selection": {"data": sel_part.origin if not refit else f"10% of training data (seed {seed})",
                       "n": len(sel_part), "data_hash": sel_part.data_hash(),
-                      "metric": "accuracy" if kind == CLASSIFIER else "spearman",
+                      "metric": metric,
                       "grid": {param: grid, "scores": results}, "chosen": {param: best},
                       "refit_on_all_training_data": refit},
         "parameters": {"preprocess": text_norm, "features": [b.config() for b in blocks],
@@ -156,5 +168,16 @@ def train_style_model(train: LabelledData, *, kind: str = CLASSIFIER, features: 
 def evaluate(model: StyleModel, data: LabelledData) -> dict[str, float]:
     """Held-out scores of a model on labelled data (classifier: accuracy, macro F1, AUC; regressor: Spearman...)."""
     if model.kind == CLASSIFIER:
-        return classifier_scores(model.labels, [str(v) for v in data.labels], model.predict_proba(data.texts))
+        truth = [str(v) for v in data.labels]
+        out = classifier_scores(model.labels, truth, model.predict_proba(data.texts))
+        if model.calibration is not None:  # the calibrated decisions, as style_accuracy makes them
+            from .calibration import balanced_accuracy
+
+            label, _ = model.decide(data.texts)
+            pred = np.array([model.labels[i] for i in label])
+            t = np.asarray(truth)
+            out["accuracy_calibrated"] = float(np.mean(pred == t))
+            if len(model.labels) == 2:
+                out["balanced_accuracy_calibrated"] = balanced_accuracy(t == model.labels[1], pred == model.labels[1])
+        return out
     return regressor_scores([float(v) for v in data.labels], model.regress(data.texts))
