@@ -94,6 +94,27 @@ def evaluate(args: argparse.Namespace) -> None:
         cmd += ["--system", f"{s.stem}={s}"]
     seconds = _run(cmd)
     summarise(seconds)
+    record_on_cards()
+
+
+def record_on_cards() -> None:
+    """Add the test figures of each trained model to its card (the split they come from named)."""
+    sys.path.insert(0, str(ROOT / "src"))
+    from styleval.transfer.neural.model import add_evaluation
+
+    data = json.loads((EVAL / "evaluation.json").read_text(encoding="utf-8"))
+    n = len((EVAL / "source.txt").read_text(encoding="utf-8").splitlines())
+    for kind in KINDS:
+        folder = OUT / f"paradetox-{kind}"
+        if not (folder / "transfer-card.json").is_file():
+            continue
+        figures = {c["metric"]: {"score": c["score"], "ci": c["ci"]} for c in data["score"]["corpus"]
+                   if c["system"] == kind}
+        figures.update({o["score"]: {"score": o["value"], "ci": o["ci"]} for o in data["overall"]
+                        if o["system"] == kind})
+        add_evaluation(folder, {"data": "ParaDetox (toxic->neutral)", "split": f"test: the first {n} of the 1,194 "
+                                "test sources of the seed-13 80/10/10 split by toxic source (never trained on)",
+                                "figures": figures, "command": "scripts/paradetox_transfer.py evaluate"})
 
 
 def summarise(seconds: float | None = None) -> None:

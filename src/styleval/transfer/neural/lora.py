@@ -20,11 +20,11 @@ import random
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Sequence
 
 from ...errors import InputError, ResourceUnavailableError
+from ...progress import Progress
 
-Progress = Callable[[str, int, int], None]
 CONFIG_FILE = "lora-rewriter.json"
 
 
@@ -127,7 +127,7 @@ def train_lora(train_pairs: Sequence[tuple[str, str]], dev_pairs: Sequence[tuple
     log: dict[str, Any] = {"trained_parameters": trained, "steps_per_epoch": steps_per_epoch,
                            "base": spec.identity(16)}
     dev_before = _dev_loss(torch, model, dev, pad)
-    start = time.perf_counter()
+    start, cpu_start = time.perf_counter(), time.process_time()
     order: list[int] = []
     losses: list[float] = []
     stopped = "steps"
@@ -154,6 +154,7 @@ def train_lora(train_pairs: Sequence[tuple[str, str]], dev_pairs: Sequence[tuple
     minutes = (time.perf_counter() - start) / 60
     n = len(losses)
     log.update(steps=n, planned_steps=total, stopped_by=stopped, train_minutes=round(minutes, 2),
+               cpu_minutes=round((time.process_time() - cpu_start) / 60, 2),
                examples_seen=n * cfg.batch_size,
                train_loss_first_10=round(sum(losses[:10]) / max(1, len(losses[:10])), 4),
                train_loss_last_10=round(sum(losses[-10:]) / max(1, len(losses[-10:])), 4),

@@ -12,17 +12,17 @@ import platform
 import time
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any, Callable, Protocol, Sequence
+from typing import Any, Protocol, Sequence
 
 from ... import __version__
 from ...errors import InputError
 from ...records import Direction
 from ...signature import library_version
+from ...progress import Progress
 from .data import ParallelData, preprocess_groups, preprocessor
 from .lora import LoraConfig, LoraRewriter, train_lora
 from .seq2seq import Seq2SeqConfig, Seq2SeqRewriter, train_seq2seq
 
-Progress = Callable[[str, int, int], None]
 MODEL_KINDS = ("nmt", "nmt-copy", "lora")
 CARD_FILE = "transfer-card.json"
 
@@ -76,7 +76,8 @@ def train_transfer_model(kind: str, train: ParallelData, dev: ParallelData, out_
         engine = {"engine": "transformers + peft (LoRA)", "peft": library_version("peft")}
     else:
         log = train_seq2seq(train_p.pairs(), dev_p.pairs(), out, cfg, progress=progress)
-        engine = {"engine": "transformers (BART architecture, from scratch)", "tokenizers": library_version("tokenizers")}
+        engine = {"engine": "transformers (BART architecture, from scratch)",
+                  "tokenizers": library_version("tokenizers")}
     card = {
         "name": name or out.name, "kind": kind, "direction": str(d), "preprocess": preprocess,
         "description": {"nmt": "encoder-decoder NMT baseline (Rao & Tetreault 2018's NMT baseline, transformer)",

@@ -23,11 +23,11 @@ import random
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Sequence
 
 from ...errors import InputError
+from ...progress import Progress
 
-Progress = Callable[[str, int, int], None]
 
 PAD, BOS, EOS, UNK = 0, 1, 2, 3
 SPECIALS = ["<pad>", "<s>", "</s>", "<unk>"]
@@ -170,7 +170,7 @@ def train_seq2seq(train_pairs: Sequence[tuple[str, str]], dev_pairs: Sequence[tu
     sched = torch.optim.lr_scheduler.LambdaLR(
         opt, lambda s: min(1.0, (s + 1) / cfg.warmup) * max(0.05, 1 - s / total))
     budget = cfg.max_minutes * 60.0
-    start = time.perf_counter()
+    start, cpu_start = time.perf_counter(), time.process_time()
     log: dict[str, Any] = {"epochs": [], "parameters": n_params, "steps_per_epoch": steps_per_epoch}
     best, best_state, step, stopped = float("inf"), None, 0, "epochs"
     for epoch in range(1, cfg.epochs + 1):
@@ -201,6 +201,7 @@ def train_seq2seq(train_pairs: Sequence[tuple[str, str]], dev_pairs: Sequence[tu
     if progress:
         progress(f"training {cfg.kind}", total, total)
     log.update(stopped_by=stopped, train_minutes=round((time.perf_counter() - start) / 60, 2),
+               cpu_minutes=round((time.process_time() - cpu_start) / 60, 2),
                best_dev_nll=round(best, 4), steps=step)
     model.load_state_dict(best_state)
     out_dir.mkdir(parents=True, exist_ok=True)
