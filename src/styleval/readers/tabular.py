@@ -128,39 +128,52 @@ def read_table(path: StrPath, *, source_col: str = "source", output_col: str = "
     records: list[Record] = []
     seen: dict[tuple[str, str], int] = {}
     for row_number, (line, row) in enumerate(rows, start=1):
-        keys = list(row)
-        for col in (source_col, output_col, *(reference_cols or ())):
-            if col not in row:  # only JSON lines get here: delimited headers were checked above
-                raise InputError(f"missing column {col!r}; columns present: {', '.join(map(repr, keys))}",
-                                 path, line)
-        source = _text(row[source_col], source_col, path, line)
-        output = _text(row[output_col], output_col, path, line)
-        if not source.strip():
-            raise InputError(f"empty source (column {source_col!r}); every segment needs a source", path, line)
-        ref_cols = list(reference_cols) if reference_cols is not None else [k for k in keys if is_reference_column(k)]
-        refs, missing = _references(row, ref_cols, path, line)
-        system = _optional(row.get(system_col), system_col, path, line) or fallback_system
-        seg_id = _optional(row.get(id_col), id_col, path, line) or str(row_number)
-        direction_text = _optional(row.get(direction_col), direction_col, path, line)
-        if direction_text:
-            try:
-                direction = Direction.parse(direction_text)
-            except InputError as exc:
-                raise InputError(exc.problem, path, line) from None
-        else:
-            direction = fallback_direction
-        used = {source_col, output_col, system_col, id_col, direction_col, *ref_cols}
-        meta = {k: v for k, v in row.items() if k not in used}
-        if missing:
-            meta["missing_references"] = missing
-        key = (system, seg_id)
+        record = record_from_row(row, path, line, row_number, source_col=source_col, output_col=output_col,
+                                 reference_cols=reference_cols, system_col=system_col, id_col=id_col,
+                                 direction_col=direction_col, default_system=fallback_system,
+                                 default_direction=fallback_direction)
+        key = (record.system, record.id)
         if key in seen:
-            raise InputError(f"duplicate id {seg_id!r} for system {system!r} (first on line {seen[key]})",
+            raise InputError(f"duplicate id {record.id!r} for system {record.system!r} (first on line {seen[key]})",
                              path, line)
         seen[key] = line
-        records.append(Record(id=seg_id, source=source, output=output, references=refs, system=system,
-                              direction=direction, meta=meta))
+        records.append(record)
     return records
+
+
+def record_from_row(row: dict[str, Any], path: StrPath, line: int, row_number: int, *, source_col: str = "source",
+                    output_col: str = "output", reference_cols: Sequence[str] | None = None,
+                    system_col: str = "system", id_col: str = "id", direction_col: str = "direction",
+                    default_system: str = "system", default_direction: Direction | None = None) -> Record:
+    """One table row (column name -> cell) as a record, with :func:`read_table`'s checks and defaults; errors
+    name ``path`` and ``line``. Duplicate ids are the caller's to check (it sees every row)."""
+    keys = list(row)
+    for col in (source_col, output_col, *(reference_cols or ())):
+        if col not in row:  # only JSON lines get here: delimited headers are checked first
+            raise InputError(f"missing column {col!r}; columns present: {', '.join(map(repr, keys))}",
+                             path, line)
+    source = _text(row[source_col], source_col, path, line)
+    output = _text(row[output_col], output_col, path, line)
+    if not source.strip():
+        raise InputError(f"empty source (column {source_col!r}); every segment needs a source", path, line)
+    ref_cols = list(reference_cols) if reference_cols is not None else [k for k in keys if is_reference_column(k)]
+    refs, missing = _references(row, ref_cols, path, line)
+    system = _optional(row.get(system_col), system_col, path, line) or default_system
+    seg_id = _optional(row.get(id_col), id_col, path, line) or str(row_number)
+    direction_text = _optional(row.get(direction_col), direction_col, path, line)
+    if direction_text:
+        try:
+            direction = Direction.parse(direction_text)
+        except InputError as exc:
+            raise InputError(exc.problem, path, line) from None
+    else:
+        direction = default_direction
+    used = {source_col, output_col, system_col, id_col, direction_col, *ref_cols}
+    meta = {k: v for k, v in row.items() if k not in used}
+    if missing:
+        meta["missing_references"] = missing
+    return Record(id=seg_id, source=source, output=output, references=refs, system=system,
+                  direction=direction, meta=meta)
 
 
 def _text(value: Any, col: str, path: StrPath, line: int) -> str:
