@@ -254,3 +254,27 @@ def test_lower_tokens_makes_cased_and_tokenized_text_alike() -> None:
     for cased, tokenized in pairs:
         assert lower_tokens(cased) == lower_tokens(tokenized) == tokenized
         assert lower_tokens(lower_tokens(cased)) == lower_tokens(cased)
+
+
+def test_lower_tokens_model_and_auc_selection(tmp_path) -> None:
+    data = LabelledData(FORMAL + INFORMAL, ["formal"] * 8 + ["informal"] * 8, "tiny")
+    sel = _sample()
+    model = train_style_model(data, features="tfidf+hand", selection=sel, grid=[0.1, 1.0, 10.0],
+                              selection_metric="roc_auc", text_norm="lower-tokens", name="tiny-norm")
+    from sklearn.metrics import roc_auc_score
+
+    scores = model.card["selection"]["grid"]["scores"]
+    assert model.card["selection"]["metric"] == "roc_auc" and model.card["parameters"]["preprocess"] == "lower-tokens"
+    best = model.card["selection"]["chosen"]["C"]
+    raw = model.raw_score(sel.texts, "informal")
+    assert scores[str(best)] == pytest.approx(roc_auc_score([y == "informal" for y in sel.labels], raw), abs=1e-6)
+    again = StyleModel.load(model.save(tmp_path / "norm"))
+    assert again.text_norm == "lower-tokens"
+    cased = ["I do not know what you mean.", "He's kinda weird, but I like him!!"]
+    lowered = ["i do not know what you mean .", "he 's kinda weird , but i like him ! !"]
+    np.testing.assert_allclose(again.predict_proba([lower_tokens(t) for t in cased]), again.predict_proba(lowered),
+                               atol=1e-9)
+    np.testing.assert_allclose(again.predict_proba(cased[:1]), again.predict_proba(["i do not know what you mean ."]),
+                               atol=1e-9)
+    with pytest.raises(InputError, match="does not apply"):
+        train_style_model(data, features="tfidf", selection=sel, selection_metric="spearman")

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -20,14 +20,17 @@ from ..errors import InputError
 from ..records import Record
 from ..results import Comparison, ScoreResult
 from .overall import overall_metrics, split_overall
+from ..progress import Progress
 
 FORMAT = "styleval-evaluation/1"
 CONTENT_MODELS = ("bertscore", "sentence_cosine")
 NATURALNESS_CLASSIFIERS = ("unigram", "embedding")  # those of styleval.naturalness
 DEFAULT_LM = "smollm2-135m"
-DEFAULT_FLUENCY_THRESHOLD = 200.0
+DEFAULT_FLUENCY_THRESHOLD = 200.0  # perplexity at or below which an output passes J's fluency test
+#: The metric that gives J its fluency factor, and its default pass threshold (see ``evaluate(fluency=...)``).
+FLUENCY_METRICS = {"acceptability": 0.5, "perplexity": DEFAULT_FLUENCY_THRESHOLD}
+DEFAULT_FLUENCY = "acceptability"
 
-Progress = Callable[[str, int, int], None]
 
 
 @dataclass
@@ -140,7 +143,8 @@ def _style_model(style_model: str, styles: set[str], rationale: list[str], fast:
 
     if style_model != AUTO:
         model = load_style_model(style_model)
-        rationale.append(f"style: classifier {style_model!r} as given (labels {', '.join(model.labels)}).")
+        rationale.append(f"style: classifier {style_model!r} as given (labels {', '.join(model.labels)})."
+                         + _calibration_note(model))
         return style_model
     name = choose_model(CLASSIFIER, styles)
     model = load_style_model(name)
@@ -151,9 +155,33 @@ def _style_model(style_model: str, styles: set[str], rationale: list[str], fast:
                      "and the direction-corrected EMD (Mir et al. 2019) credits moving the style distribution from "
                      "the source towards the target."
                      + (" In fast mode it is kept because no TF-IDF-only classifier covers these styles; its "
-                        "embedding block loads a small sentence encoder." if fast and "embedding" in blocks else ""))
+                        "embedding block loads a small sentence encoder." if fast and "embedding" in blocks else "")
+                     + _calibration_note(model))
     return name
 
+
+def _calibration_note(model: Any) -> str:
+    """Which calibration decides style accuracy (see docs/calibration.md)."""
+    cal = getattr(model, "calibration", None)
+    if cal is None:
+        return " The model has no calibration: each output gets the label of highest probability."
+    data = cal.data
+    return (f" It decides with its {cal.method} calibration (an output is {cal.positive!r} when its calibrated "
+            f"P({cal.positive}) >= {cal.probability_threshold:.2f}), fitted on {data.get('n')} labelled texts "
+            f"({data.get('data')}).")
+
+
+#: Why each fluency metric may give J its fluency factor (figures: docs/results.md, "Fluency that follows human
+#: judgments").
+FLUENCY_WHY = {
+    "acceptability": "fluency in j: acceptability (P(acceptable English) of the shipped classifier on SmolLM2 token "
+                     "statistics after detokenizing and true-casing), because a perplexity threshold fails on "
+                     "lower-cased tokenized text: on yelp-dualrl it passes a small share of the human references "
+                     "while acceptability passes most of them and rejects more system outputs with broken grammar; "
+                     "perplexity is still reported.",
+    "perplexity": "fluency in j: perplexity threshold, as asked (fluency='perplexity'); on lower-cased tokenized "
+                  "text it rejects most human-written sentences too.",
+}
 
 #: Below this share of outputs passing J's fluency test in every system, the rationale warns that J mostly
 #: measures the threshold.
@@ -164,10 +192,15 @@ def _fluency_warning(result: Any, metric: str, threshold: float) -> list[str]:
     """A rationale line when J's fluency factor rejects most outputs of every system (J then says little)."""
     shares = {}
     for system in result.systems:
-        seg = np.asarray(result.get(metric, system).segment_scores, dtype=float)
-        shares[system] = float(np.mean(seg <= threshold)) if seg.size else float("nan")
+        r = result.get(metric, system)
+        seg = np.asarray(r.segment_scores, dtype=float)
+        passed = seg >= threshold if getattr(r, "higher_is_better", False) else seg <= threshold
+        shares[system] = float(np.mean(passed)) if seg.size else float("nan")
     if shares and all(v < FLUENCY_PASS_WARNING for v in shares.values()):
         top = max(shares.values())
+        if metric != "perplexity":
+            return [f"warning: at most {top:.0%} of any system's outputs have {metric} ≥ {threshold:g}, so j is "
+                    "close to 0 for every system; compare systems on hm/gm."]
         return [f"warning: at most {top:.0%} of any system's outputs have perplexity ≤ {threshold:g}, so j is "
                 "close to 0 for every system and mostly reflects the threshold (lower-cased or tokenized text "
                 "reads as unlikely to the LM); set --fluency-threshold from the references' perplexities, or "
@@ -177,7 +210,8 @@ def _fluency_warning(result: Any, metric: str, threshold: float) -> list[str]:
 
 def evaluate(records: Sequence[Record], *, style_model: str = "auto", content_model: str = "bertscore",
              lm: str = DEFAULT_LM, style_lms: "str | Mapping[str, str] | None" = None,
-             fluency_threshold: float = DEFAULT_FLUENCY_THRESHOLD, fast: bool = False, bootstrap: int = 1000,
+             fluency: str = DEFAULT_FLUENCY, fluency_threshold: float | None = None, fast: bool = False,
+             bootstrap: int = 1000,
              confidence: float = 0.95, significance: str = "paired-bootstrap", baseline: str | None = None,
              seed: int = 12345, naturalness: "str | bool | None" = None,
              progress: Progress | None = None) -> Evaluation:
@@ -187,10 +221,12 @@ def evaluate(records: Sequence[Record], *, style_model: str = "auto", content_mo
       (``style_model="auto"``: the shipped classifier whose labels cover the direction's styles);
     * content: ``content_model`` (``bertscore`` or ``sentence_cosine``) against the source, and ``bleu``,
       ``chrf``, ``meteor`` against the source and, when records have references, against all references;
-    * fluency: ``perplexity`` under ``lm``, or under a target-style LM per style in ``style_lms``;
+    * fluency: ``acceptability`` (the shipped classifier's P(acceptable English)) and ``perplexity`` under
+      ``lm``, or under a target-style LM per style in ``style_lms``;
     * overall: ``hm``/``gm`` of corpus style accuracy and content (BLEU/ref ÷ 100 when references exist, else the
-      source-side similarity) and ``j`` = mean over segments of STA·SIM·FL (ParaDetox), FL = 1[perplexity ≤
-      ``fluency_threshold``]; each with a percentile interval from one bootstrap over segments (the style and
+      source-side similarity) and ``j`` = mean over segments of STA·SIM·FL (ParaDetox), FL from the ``fluency``
+      metric: 1[acceptability ≥ ``fluency_threshold``] (default 0.5) or, with ``fluency="perplexity"``,
+      1[perplexity ≤ ``fluency_threshold``] (default 200); each with a percentile interval from one bootstrap over segments (the style and
       content aggregates and the overall score recomputed on every resample, same seed and resample count as the
       metrics' intervals) and the same paired tests between systems as the metrics;
     * naturalness (``naturalness="unigram"`` or ``"embedding"``, ``True`` = unigram): the ``naturalness`` metric,
@@ -207,6 +243,10 @@ def evaluate(records: Sequence[Record], *, style_model: str = "auto", content_mo
         raise InputError("no records to evaluate")
     if content_model not in CONTENT_MODELS:
         raise InputError(f"content_model must be one of {', '.join(CONTENT_MODELS)}, got {content_model!r}")
+    if fluency not in FLUENCY_METRICS:
+        raise InputError(f"fluency must be one of {', '.join(FLUENCY_METRICS)}, got {fluency!r}")
+    if fluency_threshold is None:
+        fluency_threshold = FLUENCY_METRICS[fluency]
     if not fluency_threshold > 0:
         raise InputError(f"fluency_threshold must be positive, got {fluency_threshold!r}")
     natural = "unigram" if naturalness is True else (naturalness or None)
@@ -269,7 +309,10 @@ def evaluate(records: Sequence[Record], *, style_model: str = "auto", content_mo
                              "style); lower is better.")
         specs.append(spec)
         aspects["fluency"].append("perplexity")
-        roles["fluency"] = "perplexity"
+        specs.append("acceptability")
+        aspects["fluency"].insert(0, "acceptability")
+        roles["fluency"] = fluency
+        rationale.append(FLUENCY_WHY[fluency])
     if natural is not None:
         specs.append(f"naturalness:classifier={natural},seed={seed}")
         aspects["fluency"].append("naturalness")
@@ -299,7 +342,8 @@ def evaluate(records: Sequence[Record], *, style_model: str = "auto", content_mo
                      f"j = mean over segments of STA·SIM·FL (ParaDetox, Logacheva et al. 2022) with STA the "
                      f"classifier's 0/1 decision, SIM = {roles['similarity']}"
                      + (" ÷ 100" if fast else " clipped to [0, 1]")
-                     + (f", FL = 1[perplexity ≤ {fluency_threshold:g}]." if "fluency" in roles
+                     + (f", FL = 1[{fluency} {'≥' if fluency == 'acceptability' else '≤'} {fluency_threshold:g}]."
+                        if "fluency" in roles
                         else ", no fluency factor (fast)."))
     if "fluency" in roles:
         rationale.extend(_fluency_warning(result, roles["fluency"], fluency_threshold))
@@ -311,7 +355,8 @@ def evaluate(records: Sequence[Record], *, style_model: str = "auto", content_mo
                            "style and content corpus scores and the J products of the same segments, then the "
                            "overall score.")
     settings = {"fast": fast, "style_model": model, "content_model": None if fast else content_model,
-                "lm": None if fast else lm, "style_lms": lm_map or None, "fluency_threshold": fluency_threshold,
+                "lm": None if fast else lm, "style_lms": lm_map or None, "fluency": None if fast else fluency,
+                "fluency_threshold": fluency_threshold,
                 "directions": directions, "has_references": has_refs, "naturalness": natural, **result.settings}
     return Evaluation(result=result, overall=overall, rationale=rationale, aspects=aspects, roles=roles,
                       metric_specs=specs, settings=settings, overall_comparisons=overall_comparisons)
