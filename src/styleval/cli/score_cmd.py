@@ -76,6 +76,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     o.add_argument("--jsonl", metavar="FILE", help="write segment scores as JSON lines")
     o.add_argument("--no-progress", action="store_true", help="no progress bar")
     o.add_argument("--quiet", "-q", action="store_true", help="print nothing but errors")
+    from . import stream_cmd  # --stream, --cache, --engine ray: the scale engine (issue 17)
+
+    stream_cmd.add_arguments(p)
     p.set_defaults(run=run)
 
 
@@ -208,7 +211,10 @@ def build_modifiers(args: argparse.Namespace) -> "list[Modifier]":
 
 def run(args: argparse.Namespace) -> int:
     from ..outputs import check_destinations
+    from . import stream_cmd
 
+    if stream_cmd.wanted(args):
+        return stream_cmd.run(args)
     check_destinations(args.json, args.csv, args.segments_csv, args.jsonl)
     records = load_records(args)
     bar = progress.make(not (args.no_progress or args.quiet))
