@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import tempfile
+from itertools import chain
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Sequence
@@ -90,17 +91,17 @@ class _System:
     def stats_file(self, k: int) -> Path:
         return self.spill / f"m{k}_s{self.index}.f64"
 
-    def add(self, recs: list[Record], lines: list[int], path: str) -> None:
-        if not self.files or self.files[-1][1] != path:
-            self.files.append((self.n, path))
-        self.id_digests.append(np.fromiter((_id_digest(r.id) for r in recs), dtype=np.uint64, count=len(recs)))
-        self.lines.append(np.asarray(lines, dtype=np.int64))
-        self.n += len(recs)
-        for r in recs:
-            self.nrefs = max(self.nrefs, len(r.references))
-            self.directions.setdefault(r.direction, None)
-            if not r.output.strip():
-                self.empty.append(r.id)
+    def add(self, group: "Group") -> None:
+        for position, path in enumerate(group.paths):
+            if not self.files or self.files[-1][1] != path:
+                self.files.append((self.n + position, path))
+        self.id_digests.append(np.fromiter((_id_digest(i) for i in group.ids), dtype=np.uint64, count=len(group.ids)))
+        self.lines.append(np.asarray(group.lines, dtype=np.int64))
+        self.n += len(group.ids)
+        self.nrefs = max(self.nrefs, group.nrefs)
+        for d in group.directions:
+            self.directions.setdefault(d, None)
+        self.empty.extend(i for i, e in zip(group.ids, group.empty) if e)
 
     def append_stats(self, k: int, values: np.ndarray) -> None:
         if self.n_stats.setdefault(k, values.shape[1]) != values.shape[1]:
@@ -132,76 +133,110 @@ def _refuse_batch_dependent(metrics: Sequence[Metric]) -> None:
                              "segment statistics depend on the other segments and cannot be streamed")
 
 
+@dataclass
+class Group:
+    """One system's records of one chunk with every metric's statistics for them (what a worker sends back)."""
+
+    system: str
+    ids: list[str]
+    lines: list[int]
+    paths: list[str]
+    empty: list[bool]
+    nrefs: int
+    directions: list[Direction | None]
+    stats: dict[int, SegmentStats]
+
+
+_KEYS: dict[int, tuple[Metric, bytes, str]] = {}  # metric identity digests, computed once per metric object
+
+
+def _cached_compute(metric: Metric, batch: Batch, recs: list[Record], cache: StatsCache) -> SegmentStats:
+    """``metric.compute`` for the segments not in ``cache``; the others read from it."""
+    metric.check_batch(batch)
+    memo = _KEYS.get(id(metric))
+    if memo is None or memo[0] is not metric:
+        memo = _KEYS[id(metric)] = (metric, *metric_key(metric))
+    _, key, ident = memo
+    seg_keys = [segment_key(r) for r in recs]
+    found = cache.lookup(key, seg_keys, None)
+    missing = [i for i, s in enumerate(seg_keys) if s not in found]
+    computed: SegmentStats | None = None
+    if missing:
+        sub = Batch.from_records([recs[i] for i in missing])
+        computed = metric.compute(sub)
+        row_flags: list[list[str]] = [[] for _ in missing]
+        for flag, rows in computed.flags.items():
+            for r in rows:
+                row_flags[r].append(flag)
+        cache.store(key, ident, [seg_keys[i] for i in missing], computed.values, row_flags, computed.resources)
+        for j, i in enumerate(missing):
+            found[seg_keys[i]] = (computed.values[j], row_flags[j])
+    values = np.stack([found[s][0] for s in seg_keys])
+    flags: dict[str, list[int]] = {}
+    for i, s in enumerate(seg_keys):
+        for flag in found[s][1]:
+            flags.setdefault(flag, []).append(i)
+    resources = computed.resources if computed is not None else cache.resources(key)
+    return SegmentStats(values=values, flags=flags, resources=dict(resources))
+
+
+def compute_groups(metrics: Sequence[Metric], records: Sequence[Record], lines: Sequence[int],
+                   paths: Sequence[str], cache: StatsCache | None = None) -> list[Group]:
+    """Every metric's statistics for the records of one chunk, one group per system (plain metrics first, so
+    that composites reuse their components' statistics, as in :func:`styleval.scoring.score_records`)."""
+    labels = metric_labels(metrics)
+    order = sorted(range(len(metrics)), key=lambda k: bool(metrics[k].components()))
+    positions: dict[str, list[int]] = {}
+    for i, r in enumerate(records):
+        positions.setdefault(r.system, []).append(i)
+    groups = []
+    for name, idx in positions.items():
+        recs = [records[i] for i in idx]
+        batch = Batch.from_records(recs)
+
+        def run(metric: Metric) -> SegmentStats:
+            return metric.compute(batch) if cache is None else _cached_compute(metric, batch, recs, cache)
+
+        computed: dict[Any, SegmentStats] = {}
+        out: dict[int, SegmentStats] = {}
+        for k in order:
+            metric, mid = metrics[k], labels[k]
+            if metric.components():
+                metric.check_batch(batch)
+                parts = {role: computed.get(comp.metric_id) or run(comp) for role, comp in metric.components().items()}
+                out[k] = SegmentStats.of(metric.combine(parts))
+            else:
+                out[k] = computed[mid] = run(metric)
+        groups.append(Group(system=name, ids=list(batch.ids), lines=[lines[i] for i in idx],
+                            paths=[paths[i] for i in idx], empty=[not o.strip() for o in batch.outputs],
+                            nrefs=batch.nrefs, directions=list(dict.fromkeys(batch.directions)), stats=out))
+    return groups
+
+
 class _Engine:
-    def __init__(self, metrics: list[Metric], cache: StatsCache | None, writer: SegmentWriter | None,
-                 spill: Path) -> None:
+    """The driver's side: keeps each system's ids and spilled statistics, writes segment scores."""
+
+    def __init__(self, metrics: list[Metric], writer: SegmentWriter | None, spill: Path) -> None:
         self.metrics = metrics
         self.labels = metric_labels(metrics)
-        self.cache = cache
         self.writer = writer
         self.spill = spill
         self.systems: dict[str, _System] = {}
-        self.order = sorted(range(len(metrics)), key=lambda k: bool(metrics[k].components()))
-        self._keys = {id(m): metric_key(m) for m in metrics} if cache is not None else {}
 
-    def _compute(self, metric: Metric, batch: Batch, recs: list[Record]) -> SegmentStats:
-        if self.cache is None:
-            return metric.compute(batch)
-        metric.check_batch(batch)
-        key, ident = self._keys.get(id(metric)) or metric_key(metric)
-        seg_keys = [segment_key(r) for r in recs]
-        found = self.cache.lookup(key, seg_keys, None)
-        missing = [i for i, s in enumerate(seg_keys) if s not in found]
-        computed: SegmentStats | None = None
-        if missing:
-            sub = Batch.from_records([recs[i] for i in missing])
-            computed = metric.compute(sub)
-            row_flags: list[list[str]] = [[] for _ in missing]
-            for flag, rows in computed.flags.items():
-                for r in rows:
-                    row_flags[r].append(flag)
-            self.cache.store(key, ident, [seg_keys[i] for i in missing], computed.values, row_flags,
-                             computed.resources)
-            for j, i in enumerate(missing):
-                found[seg_keys[i]] = (computed.values[j], row_flags[j])
-        values = np.stack([found[s][0] for s in seg_keys]) if seg_keys else np.empty((0, 1))
-        flags: dict[str, list[int]] = {}
-        for i, s in enumerate(seg_keys):
-            for flag in found[s][1]:
-                flags.setdefault(flag, []).append(i)
-        resources = computed.resources if computed is not None else self.cache.resources(key)
-        return SegmentStats(values=values, flags=flags, resources=dict(resources))
-
-    def add_chunk(self, chunk: Chunk) -> None:
-        positions: dict[str, list[int]] = {}
-        for i, r in enumerate(chunk.records):
-            positions.setdefault(r.system, []).append(i)
-        for name, idx in positions.items():
-            recs = [chunk.records[i] for i in idx]
-            state = self.systems.get(name)
-            if state is None:
-                state = self.systems[name] = _System(name, self.spill, len(self.systems))
-            state.add(recs, [chunk.lines[i] for i in idx], chunk.path)
-            batch = Batch.from_records(recs)
-            empty = [not o.strip() for o in batch.outputs]
-            computed: dict[Any, SegmentStats] = {}
-            for k in self.order:
-                metric, mid = self.metrics[k], self.labels[k]
-                if metric.components():
-                    metric.check_batch(batch)
-                    parts = {role: computed.get(comp.metric_id) or self._compute(comp, batch, recs)
-                             for role, comp in metric.components().items()}
-                    stats = metric.combine(parts)
-                else:
-                    stats = self._compute(metric, batch, recs)
-                    computed[mid] = stats
-                values = np.asarray(stats.values, dtype=float)
-                state.append_stats(k, values)
-                for flag, rows in stats.flags.items():
-                    state.flags.setdefault(k, {}).setdefault(flag, []).extend(batch.ids[r] for r in rows)
-                state.resources.setdefault(k, {}).update(stats.resources)
-                if self.writer is not None:
-                    self.writer.write(name, mid.label, batch.ids, metric.scores_from_stats(values), empty)
+    def reduce(self, group: Group) -> None:
+        state = self.systems.get(group.system)
+        if state is None:
+            state = self.systems[group.system] = _System(group.system, self.spill, len(self.systems))
+        state.add(group)
+        for k, (metric, mid) in enumerate(zip(self.metrics, self.labels)):
+            stats = group.stats[k]
+            values = np.asarray(stats.values, dtype=float)
+            state.append_stats(k, values)
+            for flag, rows in stats.flags.items():
+                state.flags.setdefault(k, {}).setdefault(flag, []).extend(group.ids[r] for r in rows)
+            state.resources.setdefault(k, {}).update(stats.resources)
+            if self.writer is not None:
+                self.writer.write(group.system, mid.label, group.ids, metric.scores_from_stats(values), group.empty)
 
     def check_unique(self) -> None:
         for state in self.systems.values():
@@ -259,13 +294,25 @@ class _Engine:
         return results, comparisons
 
 
+def _local_groups(first: Chunk, chunks: Iterable[Chunk], metrics: list[Metric], cache: StatsCache | None,
+                  has_refs: bool) -> Iterable[tuple[list[Group], int, int, int]]:
+    for c in chain([first], chunks):
+            if not has_refs and any(r.references for r in c.records):
+                raise InputError("references appear only after the first chunk; the metrics were chosen without "
+                                 "them. Pass a larger chunk size, or name against=references explicitly",
+                                 c.path, c.lines[0])
+            groups = compute_groups(metrics, c.records, c.lines, [c.path] * len(c.records), cache)
+            yield groups, len(c.records), c.bytes_done, c.bytes_total
+
+
 def score_stream(inputs: str | Path | Sequence[str | Path], metrics: Iterable[str | Metric] = ("bleu", "chrf"), *,
                  against: Sequence[str] = ("source", "references"), modifiers: Sequence[Modifier] = (),
                  bootstrap: int = 1000, confidence: float = 0.95, significance: str = "none",
                  baseline: str | None = None, seed: int = 12345, segments: str | Path | None = None,
                  segments_format: str | None = None, chunk_size: int = DEFAULT_CHUNK_SIZE,
                  cache: str | Path | StatsCache | None = None, table: TableOptions = TableOptions(),
-                 keep_stats: bool = False, progress: Progress | None = None) -> StreamResult:
+                 keep_stats: bool = False, engine: str = "local", ray_address: str | None = None,
+                 ray_workers: int = 2, progress: Progress | None = None) -> StreamResult:
     """Score TSV/CSV/JSONL tables of any size chunk by chunk; results equal :func:`styleval.score` on the same
     records (corpus scores, intervals, paired tests, signatures).
 
@@ -273,8 +320,16 @@ def score_stream(inputs: str | Path | Sequence[str | Path], metrics: Iterable[st
     to ``<name>.partial`` and renamed when the run succeeds). ``cache``: a SQLite file (or :class:`StatsCache`) of
     segment statistics; a run started again after a crash recomputes only the segments not in it.
     ``keep_stats``: keep each result's statistics array (for further resampling) instead of dropping it after
-    its interval and tests.
+    its interval and tests. ``engine="ray"``: the metrics run in Ray actors (``ray_workers`` of them, each loading
+    its models once) on the cluster at ``ray_address``, or on a local one started for the run; the driver reduces
+    the statistics exactly as the local engine does (no statistics cache there).
     """
+    engine_name = engine
+    if engine_name not in ("local", "ray"):
+        raise InputError(f"engine must be 'local' or 'ray', got {engine_name!r}")
+    if engine_name == "ray" and cache is not None:
+        raise InputError("the statistics cache (resume) works with the local engine; the Ray engine recomputes "
+                         "lost work through Ray's own retries")
     paths = [inputs] if isinstance(inputs, (str, Path)) else list(inputs)
     if not paths:
         raise InputError("no input table to stream")
@@ -298,19 +353,21 @@ def score_stream(inputs: str | Path | Sequence[str | Path], metrics: Iterable[st
     n_records = n_chunks = 0
     try:
         with tempfile.TemporaryDirectory(prefix="styleval-stream-") as spill:
-            engine = _Engine(built, stats_cache, writer, Path(spill))  # type: ignore[arg-type]
-            chunk: Chunk | None = first
-            while chunk is not None:
-                if not has_refs and any(r.references for r in chunk.records):
-                    raise InputError("references appear only after the first chunk; the metrics were chosen without "
-                                     "them. Pass a larger chunk size, or name against=references explicitly",
-                                     chunk.path, chunk.lines[0])
-                engine.add_chunk(chunk)
-                n_records += len(chunk.records)
+            engine = _Engine(built, writer, Path(spill))
+            if engine_name == "ray":
+                from .ray_engine import ray_groups
+
+                source: Iterable[tuple[list[Group], int, int, int]] = ray_groups(
+                    paths, built, chunk_size, table, address=ray_address, workers=ray_workers)
+            else:
+                source = _local_groups(first, chunks, built, stats_cache, has_refs)
+            for groups, n, bytes_done, bytes_total in source:
+                for group in groups:
+                    engine.reduce(group)
+                n_records += n
                 n_chunks += 1
                 if progress:
-                    progress(f"{n_records:,} records", chunk.bytes_done, chunk.bytes_total)
-                chunk = next(chunks, None)
+                    progress(f"{n_records:,} records", bytes_done, bytes_total)
             engine.check_unique()
             if significance != "none" and len(engine.systems) > 1:
                 engine.check_alignment()

@@ -1,0 +1,77 @@
+"""``styleval score --stream`` (and ``--engine ray``): the scale options of ``score`` and the run that uses them.
+
+A thin layer over :func:`styleval.engine.score_stream`; ``score_cmd`` adds these arguments and hands over
+when one of them asks for the streaming engine.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from ..errors import InputError
+from . import progress
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    s = p.add_argument_group("scale (streaming, resume, Ray)")
+    s.add_argument("--stream", action="store_true",
+                   help="read --input tables in chunks and write segment scores as they are computed (flat memory; "
+                        "same corpus scores, intervals and tests as the in-memory run)")
+    s.add_argument("--chunk-size", type=int, default=10_000, metavar="N", help="records per chunk (default 10000)")
+    s.add_argument("--segments", metavar="FILE",
+                   help="with --stream: segment scores as JSON lines, or Parquet for a .parquet name")
+    s.add_argument("--cache", metavar="FILE",
+                   help="with --stream: SQLite cache of segment statistics; a run started again after a crash "
+                        "recomputes only what is missing")
+    s.add_argument("--engine", choices=("local", "ray"), default="local",
+                   help="local (default) or ray: metrics run in Ray actors (implies --stream)")
+    s.add_argument("--ray-address", metavar="ADDR", help="join this Ray cluster (default: start a local one)")
+    s.add_argument("--ray-workers", type=int, default=2, metavar="N", help="Ray actors per metric group (default 2)")
+
+
+def wanted(args: argparse.Namespace) -> bool:
+    """Whether the arguments ask for the streaming engine."""
+    return bool(getattr(args, "stream", False) or getattr(args, "engine", "local") == "ray")
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..engine import TableOptions, score_stream
+    from ..outputs import check_destinations
+    from .score_cmd import build_modifiers, format_table, split_specs
+
+    if not args.input or args.system or args.systems_dir or args.gyafc or args.example:
+        raise InputError("--stream reads tables: give --input TABLE (TSV/CSV/JSONL), repeatable")
+    if args.segments_csv:
+        raise InputError("--stream writes segment scores with --segments FILE (.jsonl or .parquet), not --segments-csv")
+    if args.jsonl and args.segments:
+        raise InputError("give the segment file once: --segments FILE (or --jsonl FILE)")
+    segments = args.segments or args.jsonl
+    check_destinations(args.json, args.csv, segments)
+    bar = progress.make(not (args.no_progress or args.quiet))
+    out = score_stream(args.input, split_specs(args.metrics), against=[a.strip() for a in args.against.split(",")],
+                       modifiers=build_modifiers(args), bootstrap=args.bootstrap, confidence=args.confidence,
+                       significance=args.significance, baseline=args.baseline, seed=args.seed, segments=segments,
+                       chunk_size=args.chunk_size, cache=args.cache,
+                       table=TableOptions(default_direction=args.direction), engine=args.engine,
+                       ray_address=args.ray_address, ray_workers=args.ray_workers, progress=bar)
+    if args.json:
+        out.write_json(args.json)
+    if args.csv:
+        frame = out.result.to_dataframe("corpus")
+        frame["n"] = [out.counts.get(s, 0) for s in frame["system"]]
+        frame.to_csv(args.csv, index=False)
+    if args.quiet:
+        return 0
+    print(format_table(out.result))
+    if args.bootstrap:
+        print(f"\n± half-width of the {args.confidence:.0%} bootstrap CI ({args.bootstrap} resamples, seed {args.seed})")
+    print(f"\n{out.n_records:,} records in {out.n_chunks} chunk(s)"
+          + (f"; statistics cache: {out.cache_hits:,} reused, {out.cache_misses:,} computed" if args.cache else ""))
+    print("\nsignatures:")
+    for metric, sig in out.result.signatures().items():
+        print(f"  {metric}: {sig}")
+    for path in (args.json, args.csv, segments):
+        if path:
+            print(f"wrote {Path(path)}", file=sys.stderr)
+    return 0
