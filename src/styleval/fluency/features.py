@@ -9,7 +9,9 @@ and ``n`` their number:
 * ``min_logprob``, ``low2_logprob`` (mean of the two lowest lp), ``min_slor`` = min(lp - u), ``std_logprob``;
 * ``end_logprob``: log-probability of the end-of-text token after the last one (a sentence cut short ends
   improbably);
-* ``share_surprising``: share of tokens with lp < -10; ``log_tokens`` = log(n).
+* ``share_surprising``: share of tokens with lp < -10; ``log_tokens`` = log(n);
+* ``first_logprob``: lp of the first token (a sentence that starts mid-phrase);
+* ``repeats``: number of places where a run of 1-3 tokens is immediately repeated (looping decoders).
 
 An empty text has no features (NaN row).
 """
@@ -23,24 +25,32 @@ from ..lm.causal import TokenLogprobs
 from .unigram import UnigramModel
 
 FEATURES = ("mean_logprob", "slor", "min_logprob", "low2_logprob", "min_slor", "std_logprob", "end_logprob",
-            "share_surprising", "log_tokens")
+            "share_surprising", "log_tokens", "first_logprob", "repeats")
 SURPRISING = -10.0
 
 
-def token_features(lp: np.ndarray, uni: np.ndarray, end: float) -> np.ndarray:
-    """The :data:`FEATURES` of one text from its token log-probs, their unigram log-probs and the end log-prob."""
+def repeats(ids: Sequence[int]) -> int:
+    """Places where a run of k = 1..3 tokens is immediately followed by the same run."""
+    ids = list(ids)
+    return sum(ids[i:i + k] == ids[i + k:i + 2 * k] for k in (1, 2, 3) for i in range(len(ids) - 2 * k + 1))
+
+
+def token_features(lp: np.ndarray, uni: np.ndarray, end: float, ids: Sequence[int] = ()) -> np.ndarray:
+    """The :data:`FEATURES` of one text from its token log-probs, their unigram log-probs, the end log-prob and
+    the token ids."""
     n = len(lp)
     if n == 0:
         return np.full(len(FEATURES), np.nan)
     low = np.sort(lp)[:2]
     return np.array([lp.mean(), (lp.sum() - uni.sum()) / n, lp.min(), low.mean(), (lp - uni).min(), lp.std(),
-                     end if np.isfinite(end) else 0.0, float(np.mean(lp < SURPRISING)), np.log(n)])
+                     end if np.isfinite(end) else 0.0, float(np.mean(lp < SURPRISING)), np.log(n), lp[0],
+                     float(repeats(ids))])
 
 
 def features(scored: TokenLogprobs, unigram: UnigramModel) -> np.ndarray:
     """(n_texts, len(FEATURES)) matrix from the LM's token log-probabilities."""
     table = unigram._table()
-    rows = [token_features(np.asarray(lp, dtype=float), table[np.asarray(ids, dtype=np.int64)], float(end))
+    rows = [token_features(np.asarray(lp, dtype=float), table[np.asarray(ids, dtype=np.int64)], float(end), ids)
             for ids, lp, end in zip(scored.token_ids, scored.logprobs, scored.end_logprob)]
     return np.vstack(rows) if rows else np.zeros((0, len(FEATURES)))
 

@@ -35,7 +35,7 @@ def feature_matrix(ex: Examples, lm_out: Mapping[str, tuple[np.ndarray, np.ndarr
     rows = []
     for t in ex.texts:
         ids, lp, end = lm_out[t]
-        rows.append(token_features(np.asarray(lp, float), table[np.asarray(ids, np.int64)], end))
+        rows.append(token_features(np.asarray(lp, float), table[np.asarray(ids, np.int64)], end, ids))
     return np.vstack(rows)
 
 
@@ -80,11 +80,9 @@ def fit_acceptability(examples: Mapping[str, Examples], lm_out: Mapping[str, Any
     unigram = load_unigram(DEFAULT_UNIGRAM)
     X = {k: feature_matrix(v, lm_out, unigram) for k, v in examples.items()}
     y = {k: np.asarray(v.labels) for k, v in examples.items()}
-    keep = {k: np.isfinite(X[k]).all(axis=1) for k in X}
-    for k in X:
-        X[k], examples = X[k], examples  # rows without tokens cannot occur: examples have >= 1 word
-        if not keep[k].all():
-            raise ValueError(f"{k}: {int((~keep[k]).sum())} example(s) without tokens")
+    for k in X:  # examples have at least one word, so every row has features
+        if not np.isfinite(X[k]).all():
+            raise ValueError(f"{k}: {int((~np.isfinite(X[k]).all(axis=1)).sum())} example(s) without features")
     candidates = []
     best: tuple[float, Any] | None = None
     for degree in GRID_DEGREE:
