@@ -62,7 +62,8 @@ def lower_tokenized(texts: list[str]) -> list[str]:
     return [" ".join(tok.tokenize(t)).lower() for t in texts]
 
 
-def oriented(model, texts: list[str], target_formal: np.ndarray, calibrated: bool = True) -> np.ndarray:
+def oriented(model, texts: list[str], target_formal: np.ndarray, calibrated: bool = True,
+             probability: bool = False) -> np.ndarray:
     """Higher = further toward the target: a classifier's (calibrated) probability of the target style, or a
     regressor's score from its (calibrated) decision point, negated for informal targets."""
     if model.kind == "classifier":
@@ -70,6 +71,10 @@ def oriented(model, texts: list[str], target_formal: np.ndarray, calibrated: boo
         p_formal = p[:, model.style_index("formal")]
         return np.where(target_formal, p_formal, 1 - p_formal)
     cal = model.calibration if calibrated else None
+    if probability and cal is not None:
+        p_high = cal.probability(model.raw_score(texts, cal.positive))
+        p_formal = p_high if cal.positive == "formal" else 1 - p_high
+        return np.where(target_formal, p_formal, 1 - p_formal)
     centre = 0.0 if cal is None else (cal.threshold if model.style_index(cal.positive) == 1 else -cal.threshold)
     return np.where(target_formal, 1.0, -1.0) * (model.regress(texts) - centre)
 
@@ -88,6 +93,9 @@ def lai_figures(data: Path, models: dict[str, str] | None = None) -> dict:
         scores[f"ours:{label}"] = oriented(model, texts, target_formal)
         if model.calibration is not None:
             scores[f"ours:{label} (uncalibrated)"] = oriented(model, texts, target_formal, calibrated=False)
+            if model.kind == "regressor":
+                scores[f"ours:{label} (calibrated probability)"] = oriented(model, texts, target_formal,
+                                                                            probability=True)
     rows = [(s, seg, m, float(v), str(d)) for m, vals in scores.items()
             for (s, seg), v, d in zip(keys, vals, directions)]
     table = pd.DataFrame(rows, columns=["system", "segment", "metric", "score", "direction"])

@@ -176,6 +176,12 @@ def test_metrics_decide_with_the_calibration(tiny_models, tmp_path) -> None:
         np.testing.assert_allclose(got.segment_scores, sign * (reg.regress(outs[:2]) - t))
         plain = registry.create("style_regression", model=str(reg_cal), calibrated=False).score(bd)
         np.testing.assert_allclose(plain.segment_scores, sign * reg.regress(outs[:2]))
+        prob = registry.create("style_regression", model=str(reg_cal), scale="probability").score(bd)
+        a, b = reg.calibration.platt
+        p_formal = 1 / (1 + np.exp(-(a * reg.regress(outs[:2]) + b)))
+        np.testing.assert_allclose(prob.segment_scores, p_formal if sign > 0 else 1 - p_formal)
+    with pytest.raises(InputError, match="needs a calibrated model"):
+        registry.create("style_regression", model=str(reg_dir), scale="probability").score(bd)
 
 
 def test_calibration_errors(tiny_models) -> None:

@@ -26,10 +26,13 @@ class StyleRegression(StyleModelMetric):
     value_range = (-float("inf"), float("inf"))
 
     def __init__(self, *, model: str = "formality-regressor-pt16", relative: bool = False,
-                 calibrated: bool = True) -> None:
+                 calibrated: bool = True, scale: str = "score") -> None:
+        if scale not in ("score", "probability"):
+            raise InputError(f"scale must be 'score' or 'probability', not {scale!r}")
         self.model = model
         self.relative = bool(relative)
         self.calibrated = bool(calibrated)
+        self.scale = scale
 
 
     @property
@@ -40,6 +43,8 @@ class StyleRegression(StyleModelMetric):
         reg = self.load(batch)
         sign = np.where(self.target_index(reg, batch.directions) == 1, 1.0, -1.0)
         cal = reg.calibration if self.calibrated else None
+        if self.scale == "probability":
+            return self._probability_stats(reg, cal, batch, sign)
         centre = 0.0
         if cal is not None:  # the threshold is on the raw score toward cal.positive
             centre = cal.threshold if reg.style_index(cal.positive) == 1 else -cal.threshold
@@ -48,6 +53,21 @@ class StyleRegression(StyleModelMetric):
             return np.column_stack([sign * (out - centre), out])
         src = reg.regress(batch.sources)
         return np.column_stack([sign * (out - src), out, src])
+
+    def _probability_stats(self, reg, cal, batch: Batch, sign: np.ndarray) -> np.ndarray:
+        """The calibrated probability of the target style (0..1): both directions on one bounded axis."""
+        if cal is None:
+            raise InputError(f"scale='probability' needs a calibrated model; {reg.name!r} has no calibration in "
+                             "its card (styleval calibrate-style), or calibrated=false was given")
+        flip = 1.0 if reg.style_index(cal.positive) == 1 else -1.0  # raw score toward cal.positive
+        p_high = cal.probability(flip * reg.regress(batch.outputs))
+        p_high = p_high if flip > 0 else 1.0 - p_high
+        p_target = np.where(sign > 0, p_high, 1.0 - p_high)
+        if not self.relative:
+            return np.column_stack([p_target, p_high])
+        s_high = cal.probability(flip * reg.regress(batch.sources))
+        s_high = s_high if flip > 0 else 1.0 - s_high
+        return np.column_stack([p_target - np.where(sign > 0, s_high, 1.0 - s_high), p_high, s_high])
 
 
 @register
