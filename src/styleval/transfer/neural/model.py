@@ -113,9 +113,12 @@ def write_card(card: dict[str, Any], folder: str | Path) -> None:
 
 
 def add_evaluation(folder: str | Path, entry: dict[str, Any]) -> dict[str, Any]:
-    """Append an evaluation entry (data, which split, figures, command) to a model's card."""
+    """Add an evaluation entry (data, which split, figures, command) to a model's card; it replaces an earlier
+    entry on the same data and split."""
     card = read_card(folder)
-    card.setdefault("evaluation", []).append(entry)
+    kept = [e for e in card.get("evaluation", []) if (e.get("data"), e.get("split")) != (entry.get("data"),
+                                                                                        entry.get("split"))]
+    card["evaluation"] = kept + [entry]
     write_card(card, folder)
     return card
 
