@@ -3,7 +3,8 @@
 Lexical: ``bleu``, ``chrf``, ``chrf++``, ``ter`` (sacrebleu), ``rouge1``, ``rouge2``, ``rouge3``, ``rougeL``
 (rouge-score), ``meteor`` (NLTK + WordNet), ``pinc`` (against the source only), ``levenshtein`` (rapidfuzz).
 Embedding: ``wmd``, ``embedding_average``, ``vector_extrema``, ``greedy_matching`` (word vectors),
-``sentence_cosine`` and ``bertscore`` (transformer encoders). Learned: ``bleurt``, ``comet`` (need a checkpoint).
+``sentence_cosine`` and ``bertscore`` (transformer encoders). Learned: ``bleurt``, ``comet`` (need a checkpoint),
+``preservation`` (shipped with styleval, indifferent to style).
 """
 from .bertscore import BERTScore
 from .bleu import BLEU
@@ -14,9 +15,10 @@ from .embedding import WMD, EmbeddingAverage, GreedyMatching, SentenceCosine, Ve
 from .levenshtein import Levenshtein
 from .meteor import Meteor
 from .pinc import PINC
+from .preservation import Preservation
 from .rouge import Rouge1, Rouge2, Rouge3, RougeL
 from .ter import TER
 
 __all__ = ["BLEU", "CHRF", "CHRFPlusPlus", "TER", "Rouge1", "Rouge2", "Rouge3", "RougeL", "Meteor", "PINC",
            "Levenshtein", "WMD", "EmbeddingAverage", "VectorExtrema", "GreedyMatching", "SentenceCosine",
-           "BERTScore", "BLEURT", "COMET"]
+           "BERTScore", "BLEURT", "COMET", "Preservation"]

@@ -1,0 +1,97 @@
+"""Benchmark: throughput of the learned ``preservation`` metric next to MiniLM ``sentence_cosine``, same run.
+
+Pairs: yelp-dualrl sources with the outputs of the first systems (distinct (source, output) pairs, ``--pairs`` of
+them, default 1,000), scored against the source with ``metric.score(batch)`` through the registry, as
+``styleval score`` does. Before each timed run every cache is emptied (styleval's embedding cache, the spaCy parse
+cache, the preservation model's text cache), so each run encodes and parses every text; models are loaded and
+warmed up on other texts before timing. Reported: the median over ``--repeat`` runs of pairs per second, and
+the ratio preservation / sentence_cosine. ``preservation`` = spaCy parse (tagger, parser, NER) + one MiniLM
+forward pass per distinct text + pair features; the parse share is printed too.
+
+Threads: ``--threads`` torch threads for both (default 2; on a 2-core machine that other processes keep busy,
+1 thread can be faster).
+
+    .venv/bin/python benchmarks/bench_preservation.py [--pairs 1000] [--repeat 3] [--threads 2]
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2] / "shared" / "data"
+
+
+def pairs(n: int, skip: int = 0) -> tuple[list[str], list[str]]:
+    from styleval.readers.datasets import read_yelp_dualrl
+
+    seen: dict[tuple[str, str], None] = {}
+    for r in read_yelp_dualrl(ROOT, include_humans_as_systems=False):
+        if r.output.strip():
+            seen.setdefault((r.source, r.output), None)
+        if len(seen) >= n + skip:
+            break
+    chosen = list(seen)[skip:skip + n]
+    return [s for s, _ in chosen], [o for _, o in chosen]
+
+
+def clear_caches(metric) -> None:
+    from styleval.models.pool import embedding_cache
+    from styleval.nlp.parse import clear_cache
+
+    embedding_cache().clear()
+    clear_cache()
+    model = getattr(metric, "_model", None)
+    if model is not None:
+        model.featurizer._reps.clear()
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--pairs", type=int, default=1000)
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--threads", type=int, default=2)
+    args = ap.parse_args()
+    os.environ["STYLEVAL_THREADS"] = str(args.threads)
+    from styleval.metrics.base import Batch
+    from styleval.metrics.registry import create
+    from styleval.nlp import parse_many
+
+    src, out = pairs(args.pairs, skip=0)
+    warm_src, warm_out = pairs(50, skip=args.pairs)
+    n = len(out)
+
+    def batch(s, o):
+        return Batch([str(i) for i in range(len(o))], list(o), list(s), [[] for _ in o], [None] * len(o))
+
+    metrics = {"sentence_cosine": create("sentence_cosine", against="source"),
+               "preservation": create("preservation", against="source")}
+    for m in metrics.values():
+        m.score(batch(warm_src, warm_out))  # load models
+    times: dict[str, list[float]] = {k: [] for k in (*metrics, "spacy parse")}
+    for _ in range(args.repeat):
+        for name, m in metrics.items():
+            clear_caches(m)
+            t = time.perf_counter()
+            m.score(batch(src, out))
+            times[name].append(time.perf_counter() - t)
+        clear_caches(metrics["preservation"])
+        t = time.perf_counter()
+        parse_many([*src, *out])
+        times["spacy parse"].append(time.perf_counter() - t)
+    import torch
+
+    print(f"{n} distinct pairs ({len(set(src)) + len(set(out))} distinct texts), torch threads "
+          f"{torch.get_num_threads()}, median of {args.repeat} runs")
+    med = {k: statistics.median(v) for k, v in times.items()}
+    for name in times:
+        print(f"  {name:16s} {med[name]:8.2f} s   {n / med[name]:8.1f} pairs/s")
+    print(f"  preservation / sentence_cosine throughput: {med['sentence_cosine'] / med['preservation']:.2f}x; "
+          f"spaCy parse share of preservation time: {med['spacy parse'] / med['preservation']:.0%}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

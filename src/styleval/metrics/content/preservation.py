@@ -1,0 +1,70 @@
+"""``preservation``: a learned, style-indifferent content-preservation score (0-1, higher = meaning kept).
+
+A thin layer over :mod:`styleval.content`: the shipped ``preservation-minilm`` model (or any folder made by
+``styleval train-content``) scores each (source or reference, output) pair from frozen MiniLM and spaCy features
+with a logistic head. Several references: the largest score. The signature names the model folder and its content
+hash, the encoder and the spaCy pipeline with theirs.
+
+Statistics (one row per segment): ``[score, truncated texts]``.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ...errors import InputError
+from ..base import Against, ContentMetric
+from ..registry import register
+from ._common import check_lengths
+
+
+@register
+class Preservation(ContentMetric):
+    name = "preservation"
+    version = "1"
+    higher_is_better = True
+    value_range = (0.0, 1.0)
+    description = ("learned content preservation, indifferent to style (frozen MiniLM + spaCy pair features, "
+                   "logistic head; shipped model preservation-minilm); max over references")
+    libraries = ("torch", "transformers", "spacy")
+
+    def __init__(self, *, against: str | Against = "references", model: str = "preservation-minilm") -> None:
+        self.against = Against.parse(against)
+        if not isinstance(model, str) or not model.strip():
+            raise InputError(f"metric {self.name!r}: model must be a shipped model name or a folder, got {model!r}")
+        from ...content.pretrained import resolve_preservation_model
+
+        self._folder = resolve_preservation_model(model)  # fails now, not at scoring time, on a bad name
+        self.model = model
+        self._model: Any = None
+
+    @property
+    def preservation_model(self) -> Any:
+        if self._model is None:
+            from ...content.pretrained import load_preservation_model
+
+            self._model = load_preservation_model(self._folder)
+        return self._model
+
+    def resources(self) -> dict[str, str]:
+        return self.preservation_model.resources()
+
+    def pair_stats(self, outputs: list[str], comparisons: list[list[str]]) -> np.ndarray:
+        check_lengths(self.name, outputs, comparisons)
+        pm = self.preservation_model
+        pairs = list(dict.fromkeys((c, o) for o, comp in zip(outputs, comparisons) for c in comp))
+        values = pm.score([c for c, _ in pairs], [o for _, o in pairs]) if pairs else np.zeros(0)
+        by_pair = dict(zip(pairs, (float(v) for v in values)))
+        limit = pm.max_length
+        tok = None
+        stats = np.zeros((len(outputs), 2))
+        for i, (out, comp) in enumerate(zip(outputs, comparisons)):
+            stats[i, 0] = max(by_pair[(c, out)] for c in comp)
+            if any(len(t) > 3 * limit for t in (out, *comp)):  # cheap pre-check before tokenizing
+                if tok is None:
+                    from ...content.features import _load_encoder
+
+                    tok = _load_encoder(pm.encoder)[0]
+                stats[i, 1] = sum(len(tok(t)["input_ids"]) > limit for t in (out, *comp))
+        return stats

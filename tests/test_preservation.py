@@ -1,0 +1,160 @@
+"""The learned content-preservation metric (``preservation``) and its model layer (styleval.content)."""
+from __future__ import annotations
+
+import json
+import random
+
+import numpy as np
+import pytest
+
+from styleval.content import PairData, PreservationModel, load_preservation_model, read_pairs
+from styleval.content.negatives import DonorPool, delete_clause, swap_entity
+from styleval.content.pretrained import DEFAULT_MODEL, resolve_preservation_model
+from styleval.content.train import fit_logistic
+from styleval.errors import InputError, UnknownNameError
+from styleval.metrics.base import Batch
+from styleval.metrics.registry import create
+
+pytest.importorskip("spacy")
+pytest.importorskip("transformers")
+
+SOURCE = "John flew to Boston with his two sisters on Monday."
+STYLE = "Yo, John took a flight to Boston with his 2 sisters on Monday lol"
+ENTITY = "Mary flew to Boston with his two sisters on Monday."
+PAIRS = [
+    ("The meeting with the lawyers was moved to Friday afternoon.",
+     "Hey, the lawyer meeting got pushed to Friday afternoon!",
+     "The meeting with the doctors was moved to Friday afternoon."),
+    ("i dont think the hotel in paris was worth the money lol",
+     "I do not believe the hotel in Paris was worth the money.",
+     "i dont think the hotel in london was worth the money lol"),
+    ("This stupid phone broke after three days, what a piece of junk.",
+     "This phone broke after three days, which is disappointing.",
+     "This stupid laptop broke after three days, what a piece of junk."),
+]
+
+
+def _batch(sources, outputs, refs=None):
+    n = len(outputs)
+    return Batch([str(i) for i in range(n)], list(outputs), list(sources), refs or [[] for _ in range(n)], [None] * n)
+
+
+@pytest.fixture(scope="module")
+def metric():
+    return create("preservation", against="source")
+
+
+def test_shipped_model_loads_offline_and_keeps_its_card(monkeypatch):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("TRANSFORMERS_OFFLINE", "1")
+    model = load_preservation_model()
+    assert model.folder == resolve_preservation_model(DEFAULT_MODEL)
+    assert model.card["name"] == DEFAULT_MODEL and "SGDD-TST" in " ".join(model.card["notes"])
+    # weights are plain arrays of a few kilobytes, not a copy of the encoder
+    assert sum(p.stat().st_size for p in model.folder.iterdir()) < 2_000_000
+    again = PreservationModel.load(model.folder)
+    np.testing.assert_allclose(again.coef, model.coef)
+
+
+def test_identical_pairs_score_high_and_meaning_changes_lower(metric):
+    srcs = [SOURCE] + [p[0] for p in PAIRS]
+    same = metric.score(_batch(srcs, srcs)).segment_scores
+    changed = metric.score(_batch(srcs, [ENTITY] + [p[2] for p in PAIRS])).segment_scores
+    np.testing.assert_allclose(same, 1.0)  # an identical pair is the ceiling of the scale
+    assert np.all((changed >= 0) & (changed < 0.9))
+
+
+@pytest.mark.xfail(strict=True, reason="known weakness of preservation-minilm v1 (docs/preservation.md): on these "
+                   "hand-made pairs a near-copy with one swapped name or noun still outscores a casual or polite "
+                   "rewrite in 2 of 4 cases; the linear head leans on sentence similarity")
+def test_style_rewrites_beat_single_substitutions(metric):
+    srcs = [SOURCE] + [p[0] for p in PAIRS]
+    style = metric.score(_batch(srcs, [STYLE] + [p[1] for p in PAIRS])).segment_scores
+    changed = metric.score(_batch(srcs, [ENTITY] + [p[2] for p in PAIRS])).segment_scores
+    assert np.mean(style > changed) >= 0.75, (style, changed)
+
+
+def test_signature_names_the_model_and_its_hash(metric):
+    from styleval.models.hashing import content_hash
+
+    res = metric.score(_batch([SOURCE], [STYLE]))
+    sig = res.signature
+    folder = resolve_preservation_model(DEFAULT_MODEL)
+    assert sig.resources["preservation_model"] == DEFAULT_MODEL
+    assert sig.resources["preservation_model_hash"] == content_hash(folder)[:12]
+    assert sig.resources["encoder_hash"] and sig.resources["spacy_hash"]
+    assert sig.metric == "preservation" and sig.against == "source" and sig.nrefs == 1
+    assert res.metric == "preservation/src"
+
+
+def test_against_references_takes_the_best_reference():
+    m = create("preservation", against="references")
+    res = m.score(_batch([SOURCE], [STYLE], [[ENTITY, SOURCE]]))
+    alone = create("preservation", against="source").score(_batch([SOURCE], [STYLE])).segment_scores[0]
+    assert res.segment_scores[0] == pytest.approx(alone)
+    with pytest.raises(InputError, match="needs references"):
+        m.score(_batch([SOURCE], [STYLE]))
+
+
+def test_bad_model_names_and_folders(tmp_path):
+    with pytest.raises(UnknownNameError, match="preservation-minilm"):
+        create("preservation", model="no-such-model")
+    with pytest.raises(InputError, match="no model.json"):
+        create("preservation", model=str(tmp_path))
+    (tmp_path / "model.json").write_text(json.dumps({"format": "other"}))
+    with pytest.raises(InputError, match="format"):
+        PreservationModel.load(tmp_path)
+
+
+def test_pair_files_are_checked_with_file_and_line(tmp_path):
+    good = tmp_path / "pairs.tsv"
+    good.write_text("source\toutput\tscore\tgroup\nA cat sat.\tA cat was sitting.\t1\thuman\n"
+                    "A cat sat.\tA dog sat.\t0.2\tauto\n", encoding="utf-8")
+    data = read_pairs(good)
+    assert len(data) == 2 and data.groups == ["human", "auto"]
+    np.testing.assert_allclose(data.group_weights(), [1.0, 1.0])
+    bad = tmp_path / "bad.tsv"
+    bad.write_text("source\toutput\tscore\nA cat sat.\tA dog sat.\t3\n", encoding="utf-8")
+    with pytest.raises(InputError, match=r"bad.tsv:2: score 3.0 is outside \[0, 1\]"):
+        read_pairs(bad)
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text('{"source": "A cat sat.", "output": "ok", "score": 1}\n'
+                     '{"source": "A cat sat.", "output": " ", "score": 1}\n', encoding="utf-8")
+    with pytest.raises(InputError, match=r"empty.jsonl:2: empty output"):
+        read_pairs(empty)
+    cols = tmp_path / "cols.csv"
+    cols.write_text("src,output,score\nA,B,1\n", encoding="utf-8")
+    with pytest.raises(InputError, match="missing column\\(s\\) source; columns present: src, output, score"):
+        read_pairs(cols)
+    with pytest.raises(InputError, match="not a number"):
+        (tmp_path / "nan.tsv").write_text("source\toutput\tscore\nA\tB\thigh\n", encoding="utf-8")
+        read_pairs(tmp_path / "nan.tsv")
+
+
+def test_group_weights_balance_groups():
+    d = PairData(["a"] * 4, ["b"] * 4, [1, 0, 1, 0], ["big", "big", "big", "small"])
+    w = d.group_weights()
+    assert w[:3].sum() == pytest.approx(w[3]) and w.mean() == pytest.approx(1.0)
+
+
+def test_soft_target_logistic_regression_matches_a_known_solution():
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(4000, 2))
+    p = 1 / (1 + np.exp(-(2.0 * x[:, 0] - 1.0 * x[:, 1] + 0.5)))
+    coef, b = fit_logistic(x, p, np.ones(len(p)), c=1e6)  # soft targets = the true probabilities
+    np.testing.assert_allclose(coef, [2.0, -1.0], atol=0.05)
+    assert b == pytest.approx(0.5, abs=0.05)
+
+
+def test_negatives_change_the_named_part_and_keep_the_rest():
+    from styleval.nlp import parse_many
+
+    texts = ["John flew to Boston with his two sisters on Monday.",
+             "Mary visited Chicago last week because her brother lives there."]
+    parsed = parse_many(texts)
+    pool = DonorPool.build(parsed)
+    new = swap_entity(parsed[0], pool, random.Random(1))
+    assert new is not None and new != texts[0]
+    assert sum(a != b for a, b in zip(new.split(), texts[0].split())) >= 1
+    cut = delete_clause(parsed[1], pool, random.Random(2))
+    assert cut is not None and len(cut.split()) < len(texts[1].split()) and cut.split()[0] == "Mary"
