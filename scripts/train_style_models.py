@@ -60,8 +60,8 @@ def relative_origins(card: dict, data: Path) -> dict:
         entry = card.get(part)
         if part == "calibration" and isinstance(entry, dict):
             entry = entry.get("data")
-        if isinstance(entry, dict) and isinstance(entry.get("data"), str) and entry["data"].startswith(root):
-            entry["data"] = "shared/data" + entry["data"][len(root):]
+        if isinstance(entry, dict) and isinstance(entry.get("data"), str) and root in entry["data"]:
+            entry["data"] = entry["data"].replace(root, "shared/data")
     return card
 
 
@@ -330,6 +330,8 @@ def main() -> int:
                     "again (only the ridge stage is refitted)")
     ap.add_argument("--calibrate-only", nargs="+", default=None, metavar="NAME",
                     help="refit the calibration of these shipped models (in --out) without retraining them")
+    ap.add_argument("--held-out-max", type=int, default=20000, metavar="N",
+                    help="--calibrate-only: rescore held-out splits up to N texts; larger ones on a random N")
     args = ap.parse_args()
     data = Path(args.data)
     if args.compare:
@@ -340,10 +342,18 @@ def main() -> int:
             sample, note, positive = calibration_sample(name, data)
             model = calibrate_shipped(name, sample, note, Path(args.out), positive)
             held = held_out_data(name, data)
-            if held is not None:  # the calibrated decisions on the held-out data, next to the argmax ones
+            if held is not None and len(held) <= args.held_out_max:
+                # the calibrated decisions on the held-out data, next to the argmax ones
                 origin = model.card["held_out"]["data"]
                 model.card["held_out"] = held_out_entry(model, held)
                 model.card["held_out"]["data"] = origin
+            elif held is not None:  # too large to rescore here: a random sample of it, said so in the card
+                rng = np.random.default_rng(13)
+                sample_idx = sorted(rng.choice(len(held), args.held_out_max, replace=False))
+                part = held.subset(sample_idx)
+                model.card["held_out"]["calibrated_sample"] = {
+                    "n": len(part), "seed": 13, "of": len(held), "data_hash": part.data_hash(),
+                    "scores": evaluate(model, part)}
             relative_origins(model.card, data)
             model.save(Path(args.out) / name)
             sc = model.card["calibration"]["scores"]

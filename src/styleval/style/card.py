@@ -68,6 +68,12 @@ def write_readme(card: dict[str, Any], path: str | Path) -> None:
                       "", "| score | value |", "|---|---|"]
             lines += [f"| {k} | {_fmt(v)} |" for k, v in ho.get("scores", {}).items()]
             lines.append("")
+            cs = ho.get("calibrated_sample")
+            if cs:  # a large held-out split rescored on a random sample after calibration
+                lines += [f"After calibration, on a random sample of {cs['n']} of its {cs['of']} texts (seed "
+                          f"{cs['seed']}, sha256 {cs['data_hash']}):", "", "| score | value |", "|---|---|"]
+                lines += [f"| {k} | {_fmt(v)} |" for k, v in cs.get("scores", {}).items()]
+                lines.append("")
     cal = card.get("calibration")
     if cal:
         lines += _calibration_lines(cal)
