@@ -349,6 +349,7 @@ def score_stream(inputs: str | Path | Sequence[str | Path], metrics: Iterable[st
     _refuse_batch_dependent(built)
     own_cache = cache is not None and not isinstance(cache, StatsCache)
     stats_cache = StatsCache(cache) if own_cache else cache  # type: ignore[arg-type]
+    hits0, misses0 = (stats_cache.hits, stats_cache.misses) if stats_cache is not None else (0, 0)
     writer = SegmentWriter(segments, segments_format) if segments is not None else None
     n_records = n_chunks = 0
     try:
@@ -390,5 +391,5 @@ def score_stream(inputs: str | Path | Sequence[str | Path], metrics: Iterable[st
     return StreamResult(result=ScoreResult(results=results, comparisons=comparisons, settings=settings),
                         segments=None if segments is None else Path(segments), n_records=n_records,
                         n_chunks=n_chunks, counts=counts,
-                        cache_hits=stats_cache.hits if stats_cache is not None else 0,
-                        cache_misses=stats_cache.misses if stats_cache is not None else 0)
+                        cache_hits=stats_cache.hits - hits0 if stats_cache is not None else 0,
+                        cache_misses=stats_cache.misses - misses0 if stats_cache is not None else 0)
