@@ -11,7 +11,11 @@ and ``n`` their number:
   improbably);
 * ``share_surprising``: share of tokens with lp < -10; ``log_tokens`` = log(n);
 * ``first_logprob``: lp of the first token (a sentence that starts mid-phrase);
-* ``repeats``: number of places where a run of 1-3 tokens is immediately repeated (looping decoders).
+* ``repeats``: number of places where a run of 1-3 tokens is immediately repeated (looping decoders);
+* with ``d = lp - u`` (each token's SLOR term): ``low2_slor`` and ``low3_slor`` (mean of the 2 and 3 lowest d),
+  ``share_low_slor`` (share of d < -3), ``last_slor`` and ``last_logprob`` (the last token);
+* ``q25_logprob`` (lower quartile of lp), ``low3_logprob`` (mean of the 3 lowest lp), ``max_rise`` and
+  ``max_fall`` (largest step up and down of lp between neighbouring tokens; 0 for one token).
 
 An empty text has no features (NaN row).
 """
@@ -25,7 +29,8 @@ from ..lm.causal import TokenLogprobs
 from .unigram import UnigramModel
 
 FEATURES = ("mean_logprob", "slor", "min_logprob", "low2_logprob", "min_slor", "std_logprob", "end_logprob",
-            "share_surprising", "log_tokens", "first_logprob", "repeats")
+            "share_surprising", "log_tokens", "first_logprob", "repeats", "low2_slor", "low3_slor",
+            "share_low_slor", "q25_logprob", "low3_logprob", "max_rise", "max_fall", "last_slor", "last_logprob")
 SURPRISING = -10.0
 
 
@@ -41,10 +46,14 @@ def token_features(lp: np.ndarray, uni: np.ndarray, end: float, ids: Sequence[in
     n = len(lp)
     if n == 0:
         return np.full(len(FEATURES), np.nan)
-    low = np.sort(lp)[:2]
-    return np.array([lp.mean(), (lp.sum() - uni.sum()) / n, lp.min(), low.mean(), (lp - uni).min(), lp.std(),
+    low = np.sort(lp)
+    d = lp - uni
+    low_d = np.sort(d)
+    step = np.diff(lp) if n > 1 else np.zeros(1)
+    return np.array([lp.mean(), (lp.sum() - uni.sum()) / n, lp.min(), low[:2].mean(), d.min(), lp.std(),
                      end if np.isfinite(end) else 0.0, float(np.mean(lp < SURPRISING)), np.log(n), lp[0],
-                     float(repeats(ids))])
+                     float(repeats(ids)), low_d[:2].mean(), low_d[:3].mean(), float(np.mean(d < -3.0)),
+                     float(np.quantile(lp, 0.25)), low[:3].mean(), step.max(), step.min(), d[-1], lp[-1]])
 
 
 def features(scored: TokenLogprobs, unigram: UnigramModel) -> np.ndarray:

@@ -67,7 +67,7 @@ def _pass_rates(p: np.ndarray, ex: Examples, cut: float = 0.5) -> dict[str, Any]
 
 
 def fit_acceptability(examples: Mapping[str, Examples], lm_out: Mapping[str, Any], *, out: Path | None = None,
-                      human_pass: float = 0.95, data_note: str = "", command: str = "",
+                      human_pass: float = 0.90, data_note: str = "", command: str = "",
                       log: Callable[[str], None] = lambda m: None) -> dict[str, Any]:
     """Fit, select, calibrate, test and save the model (see the module doc); returns its card."""
     from sklearn.linear_model import LogisticRegression
@@ -106,7 +106,8 @@ def fit_acceptability(examples: Mapping[str, Examples], lm_out: Mapping[str, Any
     p_sel = model.predict_features(X["select"])
     sel_ex = examples["select"]
     regs = np.asarray(sel_ex.registers)
-    cut = min(float(np.quantile(p_sel[(regs == r) & (y["select"] == 1)], 1 - human_pass)) for r in set(regs))
+    cut = min(float(np.quantile(p_sel[(regs == r) & (y["select"] == 1)], 1 - human_pass, method="lower"))
+              for r in set(regs))
     model.intercept -= float(np.log(cut / (1 - cut)))
     log(f"chosen degree {degree}, C {c}; threshold {cut:.4f} folded into the intercept")
     p_sel = model.predict_features(X["select"])
