@@ -48,7 +48,8 @@ class Record:
         self.direction = Direction.parse(self.direction)  # type: ignore[arg-type]
         for name in ("source", "output"):
             if not isinstance(getattr(self, name), str):
-                raise InputError(f"record {self.id!r}: {name} must be a string, got {type(getattr(self, name)).__name__}")
+                got = type(getattr(self, name)).__name__
+                raise InputError(f"record {self.id!r}: {name} must be a string, got {got}")
         if isinstance(self.references, str):
             self.references = [self.references]
         else:

@@ -191,7 +191,8 @@ def _rate_order(r: CauseRate) -> tuple:
     return (1, -r.base_share, 0, r.cause)
 
 
-def rank_gaps(metric: "Sequence[float] | np.ndarray", human: "Sequence[float] | np.ndarray") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def rank_gaps(metric: "Sequence[float] | np.ndarray", human: "Sequence[float] | np.ndarray"
+              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(gap, metric rank, human rank): average ranks divided by n; gap = metric rank − human rank."""
     m, h = np.asarray(metric, dtype=float), np.asarray(human, dtype=float)
     if m.shape != h.shape or m.ndim != 1:
@@ -303,7 +304,8 @@ class ErrorAnalysis:
 
 
 def analyze_errors(sources: Sequence[str], outputs: Sequence[str], human: "Sequence[float] | np.ndarray",
-                   metric: "Sequence[float] | np.ndarray", *, metric_name: str = "metric", ids: Sequence[str] | None = None,
+                   metric: "Sequence[float] | np.ndarray", *, metric_name: str = "metric",
+                   ids: Sequence[str] | None = None,
                    top: int = 20, direction: str = "abs", higher_is_better: bool = True,
                    spacy_model: str = cat.DEFAULT_SPACY, base_rates: bool = True, base_sample: int | None = None,
                    seed: int = 0, progress: Callable[[str, int, int], None] | None = None) -> ErrorAnalysis:

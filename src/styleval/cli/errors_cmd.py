@@ -66,7 +66,8 @@ def _column(frame, given: str | None, kind: str, path: str) -> str:
 
 def _scores_from_json(path: str, metric: str, system: str | None) -> dict[str, float]:
     data = json.loads(Path(path).read_text(encoding="utf-8"))
-    blocks = [b for b in data.get("segments", []) if b["metric"] == metric and (system is None or b["system"] == system)]
+    blocks = [b for b in data.get("segments", [])
+              if b["metric"] == metric and (system is None or b["system"] == system)]
     if not blocks:
         names = sorted({b["metric"] for b in data.get("segments", [])})
         raise InputError(f"metric {metric!r} not in the file; metrics: {', '.join(names)}", path)

@@ -224,7 +224,7 @@ def format_result(result: MetaResult, digits: int = 3) -> str:
         lines.append("† " + "\n".join(footnotes).lstrip())
     for note in sorted(common):
         lines.append(f"every metric: {note}")
-    for metric, tests in result.tests.items():
+    for tests in result.tests.values():
         for kind, test in tests.items():
             if "not_applicable" in test:
                 lines.append(f"{kind} not applicable: {test['not_applicable']}")

@@ -52,7 +52,8 @@ def significance_letters(data: Mapping[str, Any], metric: str, system: str, alph
 
 def overall_letters(data: Mapping[str, Any], name: str, system: str, alpha: float = 0.05) -> str:
     """Letters of the systems that ``system`` is significantly better than on overall score ``name``."""
-    return beaten_letters(data.get("overall_comparisons", []), system_letters(systems_of(data)), name, system, True, alpha)
+    return beaten_letters(data.get("overall_comparisons", []), system_letters(systems_of(data)), name, system, True,
+                          alpha)
 
 
 def _corpus(data: Mapping[str, Any]) -> dict[tuple[str, str], dict[str, Any]]:

@@ -182,7 +182,7 @@ def _lai_txt(outputs: Path):
     for upper in systems:
         system = upper.lower()
 
-        def lines(kind: str) -> list[list[str]]:
+        def lines(kind: str, upper: str = upper) -> list[list[str]]:
             path = outputs / f"{upper}.{kind}.txt"
             if not path.is_file():
                 raise InputError("file not found", path)

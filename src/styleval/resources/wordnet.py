@@ -108,7 +108,8 @@ def lexnames_text() -> str:
 
 
 def default_cache_dir() -> Path:
-    """``$STYLEVAL_CACHE/nltk_data``, else ``$XDG_CACHE_HOME/styleval/nltk_data``, else ``~/.cache/styleval/nltk_data``."""
+    """``$STYLEVAL_CACHE/nltk_data``, else ``$XDG_CACHE_HOME/styleval/nltk_data``, else
+    ``~/.cache/styleval/nltk_data``."""
     if os.environ.get("STYLEVAL_CACHE"):
         return Path(os.environ["STYLEVAL_CACHE"]).expanduser() / "nltk_data"
     base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")

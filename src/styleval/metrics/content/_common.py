@@ -65,7 +65,8 @@ def check_bool(metric: str, param: str, value: Any) -> None:
 def check_number(metric: str, param: str, value: Any, *, low: float | None = None, high: float | None = None,
                  integer: bool = False) -> None:
     ok_type = isinstance(value, int) if integer else isinstance(value, (int, float))
-    if isinstance(value, bool) or not ok_type or (low is not None and value < low) or (high is not None and value > high):
+    if isinstance(value, bool) or not ok_type or (low is not None and value < low) \
+            or (high is not None and value > high):
         what = "an integer" if integer else "a number"
         bounds = f" in [{low}, {high}]" if low is not None and high is not None else (
             f" >= {low}" if low is not None else (f" <= {high}" if high is not None else ""))

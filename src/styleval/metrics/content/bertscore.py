@@ -116,7 +116,8 @@ class TokenEmbedder:
                 truncated.add(t)
         # truncation of cached texts: recheck cheaply only by length of cached ids
         for t in distinct:
-            if t in found and len(found[t][0]) >= self.max_length and len(self.tokenizer.tokenize(t)) + 2 > self.max_length:
+            if t in found and len(found[t][0]) >= self.max_length \
+                    and len(self.tokenizer.tokenize(t)) + 2 > self.max_length:
                 truncated.add(t)
         order = sorted(todo, key=lambda t: len(encoded[t]), reverse=True)
         pad = self.tokenizer.pad_token_id if self.tokenizer.pad_token_id is not None else 0

@@ -59,7 +59,8 @@ class COMET(ContentMetric):
     def resources(self) -> dict[str, str]:
         from ...models.hashing import short_hash
 
-        return {"checkpoint": self._ckpt.parent.parent.name or self._ckpt.name, "checkpoint_hash": short_hash(self._ckpt)}
+        return {"checkpoint": self._ckpt.parent.parent.name or self._ckpt.name,
+                "checkpoint_hash": short_hash(self._ckpt)}
 
     def _get_model(self) -> Any:
         if self._model is None:

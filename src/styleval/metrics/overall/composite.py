@@ -113,7 +113,7 @@ class CompositeMetric(Metric):
         """Rows of composite statistics cut back into each component's columns."""
         stats = np.asarray(stats, dtype=float)
         out, start = {}, 0
-        for role, metric in self.components().items():
+        for role in self.components():
             k = self._widths[role]
             out[role] = stats[:, start:start + k]
             start += k
