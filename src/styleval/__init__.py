@@ -7,10 +7,16 @@ from .errors import InputError, ResourceUnavailableError, StyleEvalError, Unknow
 from .records import Direction, Record
 
 __all__ = ["__version__", "Record", "Direction", "InputError", "StyleEvalError", "UnknownNameError",
-           "ResourceUnavailableError", "score"]
+           "ResourceUnavailableError", "score", "score_stream"]
 
 
 def score(*args, **kwargs):  # noqa: D103 - documented in styleval.scoring.score
     from .scoring import score as _score
 
     return _score(*args, **kwargs)
+
+
+def score_stream(*args, **kwargs):  # noqa: D103 - documented in styleval.engine.stream.score_stream
+    from .engine.stream import score_stream as _score_stream
+
+    return _score_stream(*args, **kwargs)

@@ -116,7 +116,7 @@ def _start(address: str | None, workers: int) -> bool:
 
 
 def ray_groups(paths: Sequence[StrPath], metrics: list[Metric], chunk_size: int, table: TableOptions, *,
-               address: str | None = None, workers: int = 2, max_batch: int = 2048
+               address: str | None = None, workers: int = 2
                ) -> Iterator[tuple[list[Any], int, int, int]]:
     """The statistics groups of every block, in input order, computed by ``workers`` Ray actors."""
     ray = _ray()
@@ -133,7 +133,7 @@ def ray_groups(paths: Sequence[StrPath], metrics: list[Metric], chunk_size: int,
         ds = ray.data.read_datasource(_datasource(paths, chunk_size, table), override_num_blocks=len(paths),
                                      ray_remote_args={"num_cpus": 0.25})  # reading is light; never starved by actors
         out = ds.map_batches(MetricWorker, fn_constructor_kwargs={"metrics_blob": blob}, batch_format="pyarrow",
-                             batch_size=min(chunk_size, max_batch), concurrency=workers, num_cpus=1,
+                             batch_size=chunk_size, concurrency=(1, workers), num_cpus=1,
                              max_restarts=-1, max_task_retries=-1)
         last = -1
         try:

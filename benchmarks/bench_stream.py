@@ -1,0 +1,180 @@
+"""Benchmark: the streaming engine at scale, the Ray engine, and resuming a killed run.
+
+Records are synthetic-from-real: yelp-dualrl's 15,000 records (15 systems x 1,000 inputs, four references)
+cycled to the size asked for, each copy with its own segment ids. Every measurement runs in its own process
+(peak RSS is that process's ``ru_maxrss``); times are wall-clock on this machine's shared cores.
+
+Parts (``--part``):
+  scale   the lexical battery (10 metrics x source/references) streamed over each ``--sizes`` (time per 100k
+          records, peak RSS), and the in-memory path (read_table + styleval.score) at the first size;
+  ray     the same battery on ``--ray-records`` records: local streaming engine, Ray with 1 and 2 worker actors
+          (a local Ray started by the run), with the speed-up, Ray's fixed overhead, and a projection to N machines;
+  resume  a streamed run with a statistics cache killed (SIGKILL) half-way, then resumed: time saved, identical output.
+
+Run: .venv/bin/python benchmarks/bench_stream.py --part scale --sizes 100000,1000000
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2] / "shared" / "data" / "yelp-dualrl"
+BATTERY = "bleu,chrf,chrf++,ter,rouge1,rouge2,rougeL,meteor,pinc,levenshtein"
+WORK = Path(os.environ.get("STYLEVAL_BENCH_DIR", "/tmp/styleval-bench-stream"))
+
+
+def make_table(n: int) -> Path:
+    """yelp-dualrl cycled to ``n`` records (JSON lines), made once and reused."""
+    path = WORK / f"yelp-cycled-{n}.jsonl"
+    if path.exists():
+        return path
+    from styleval.readers import read_yelp_dualrl
+
+    WORK.mkdir(parents=True, exist_ok=True)
+    base = read_yelp_dualrl(ROOT)
+    tmp = path.with_suffix(".partial")
+    with open(tmp, "w", encoding="utf-8") as fh:
+        for k in range(n):
+            r = base[k % len(base)]
+            fh.write(json.dumps({"id": f"{r.id}#{k // len(base)}", "system": r.system, "source": r.source,
+                                 "output": r.output, "refs": r.references}, ensure_ascii=False) + "\n")
+    tmp.rename(path)
+    return path
+
+
+def child(mode: str, table: str, extra: str) -> None:
+    """One measured run (in its own process): prints a JSON line with the time and peak RSS."""
+    import logging
+
+    logging.getLogger("sacrebleu").setLevel(logging.ERROR)
+    from styleval.resources.wordnet import ensure_wordnet
+
+    ensure_wordnet()
+    opts = json.loads(extra)
+    t0 = time.perf_counter()
+    if mode == "memory":
+        import styleval
+        from styleval.readers import read_table
+
+        result = styleval.score(read_table(table), BATTERY.split(","), bootstrap=opts.get("bootstrap", 0))
+        scores = {f"{r.metric}|{r.system}": r.corpus_score for r in result.results}
+    else:
+        from styleval.engine import score_stream
+
+        def tick(desc: str, done: int, total: int) -> None:  # progress on stderr: partial figures survive a cut-off
+            rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+            print(f"[{time.perf_counter() - t0:8.1f}s] {desc}  peak RSS {rss:.0f} MiB", file=sys.stderr, flush=True)
+
+        out = score_stream(table, BATTERY.split(","), bootstrap=opts.get("bootstrap", 0),
+                           chunk_size=opts.get("chunk_size", 10_000), segments=opts.get("segments"),
+                           cache=opts.get("cache"), engine=opts.get("engine", "local"),
+                           ray_workers=opts.get("workers", 2), progress=tick)
+        scores = {f"{r.metric}|{r.system}": r.corpus_score for r in out.result.results}
+    seconds = time.perf_counter() - t0
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(json.dumps({"seconds": seconds, "peak_rss_mib": rss, "scores": scores}))
+
+
+def measure(mode: str, table: Path, **opts) -> dict:
+    """One run in its own process; its progress lines (elapsed time, peak RSS so far) go to a log under WORK,
+    so a run cut off by a deadline still leaves its partial figures."""
+    log = WORK / f"{mode}-{opts.get('engine', 'local')}-{opts.get('workers', '')}-{table.stem}.log"
+    cmd = [sys.executable, __file__, "--child", mode, str(table), json.dumps(opts)]
+    with open(log, "w", encoding="utf-8") as err:
+        out = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=err, text=True)
+    if out.returncode != 0:
+        raise RuntimeError(f"{mode} run failed; see {log}")
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def part_scale(sizes: list[int], chunk: int) -> None:
+    rows = []
+    for n in sizes:
+        table = make_table(n)
+        seg = WORK / f"segments-{n}.jsonl"
+        r = measure("stream", table, chunk_size=chunk, segments=str(seg))
+        rows.append((n, r))
+        print(f"stream  {n:>9,} records: {r['seconds']:8.1f} s  ({r['seconds'] / n * 1e5:6.1f} s per 100k)  "
+              f"peak RSS {r['peak_rss_mib']:7.0f} MiB", flush=True)
+        if n == sizes[0]:
+            m = measure("memory", table)
+            same = m["scores"] == r["scores"]
+            print(f"memory  {n:>9,} records: {m['seconds']:8.1f} s  ({m['seconds'] / n * 1e5:6.1f} s per 100k)  "
+                  f"peak RSS {m['peak_rss_mib']:7.0f} MiB   corpus scores identical to stream: {same}", flush=True)
+
+
+def part_ray(n: int, chunk: int) -> None:
+    table = make_table(n)
+    local = measure("stream", table, chunk_size=chunk)
+    print(f"local engine      {n:,} records: {local['seconds']:7.1f} s", flush=True)
+    times = {}
+    for workers in (1, 2):
+        r = measure("stream", table, chunk_size=chunk, engine="ray", workers=workers)
+        times[workers] = r["seconds"]
+        print(f"ray, {workers} worker(s)  {n:,} records: {r['seconds']:7.1f} s   identical scores: "
+              f"{r['scores'] == local['scores']}", flush=True)
+    # per-record cost and fixed overhead from the two Ray runs: t(w) = overhead + n * c / w
+    c = (times[1] - times[2]) * 2 / n
+    overhead = times[1] - n * c
+    print(f"speed-up 2 vs 1 worker: {times[1] / times[2]:.2f}x; Ray vs local (1 worker): "
+          f"{times[1] / local['seconds']:.2f}x the time; fitted per-record cost {c * 1e3:.2f} ms, "
+          f"fixed overhead {overhead:.1f} s")
+    for machines in (1, 4, 16, 64):
+        workers = 2 * machines
+        print(f"  projection (not measured), {machines} machine(s) x 2 workers, 10M records: "
+              f"{overhead + 1e7 * c / workers:,.0f} s", flush=True)
+
+
+def part_resume(n: int, chunk: int) -> None:
+    table = make_table(n)
+    cache = WORK / f"resume-{n}.sqlite"
+    for p in (cache, Path(str(cache) + "-wal"), Path(str(cache) + "-shm")):
+        p.unlink(missing_ok=True)
+    full = measure("stream", table, chunk_size=chunk)
+    print(f"uninterrupted run, no cache: {full['seconds']:.1f} s", flush=True)
+    cmd = [sys.executable, __file__, "--child", "stream", str(table),
+           json.dumps({"chunk_size": chunk, "cache": str(cache)})]
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    time.sleep(full["seconds"] / 2)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    killed_after = time.perf_counter() - t0
+    resumed = measure("stream", table, chunk_size=chunk, cache=str(cache))
+    print(f"killed (SIGKILL) after {killed_after:.1f} s; resumed run: {resumed['seconds']:.1f} s "
+          f"(vs {full['seconds']:.1f} s from scratch: {full['seconds'] - resumed['seconds']:.1f} s saved); "
+          f"corpus scores identical: {resumed['scores'] == full['scores']}", flush=True)
+
+
+def main() -> int:
+    if len(sys.argv) > 1 and sys.argv[1] == "--child":
+        child(sys.argv[2], sys.argv[3], sys.argv[4])
+        return 0
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--part", choices=("scale", "ray", "resume"), required=True)
+    parser.add_argument("--sizes", default="100000,1000000")
+    parser.add_argument("--ray-records", type=int, default=15000)
+    parser.add_argument("--resume-records", type=int, default=15000)
+    parser.add_argument("--chunk-size", type=int, default=10000)
+    args = parser.parse_args()
+    if not ROOT.is_dir():
+        print(f"data not found: {ROOT}", file=sys.stderr)
+        return 1
+    if args.part == "scale":
+        part_scale([int(s) for s in args.sizes.split(",")], args.chunk_size)
+    elif args.part == "ray":
+        part_ray(args.ray_records, min(args.chunk_size, 1000))
+    else:
+        part_resume(args.resume_records, min(args.chunk_size, 1000))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
