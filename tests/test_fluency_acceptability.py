@@ -86,7 +86,7 @@ def _by_hand(lm, text: str) -> float:
 def test_metric_equals_hand_computation_and_signature(smollm):
     texts = ["The food was great and the staff were friendly.", "the food was was great and the .",
              "i did n't like it at all .", ""]
-    res = registry.create("acceptability").score(_batch(texts))
+    res = registry.create("acceptability", normalize="detok+truecase").score(_batch(texts))
     for i, t in enumerate(texts[:3]):
         assert res.segment_scores[i] == pytest.approx(_by_hand(smollm, t), abs=1e-5)
     assert res.segment_scores[3] == 0.0 and res.flags["empty_output"] == ["3"]
@@ -95,7 +95,8 @@ def test_metric_equals_hand_computation_and_signature(smollm):
     sig = res.signature.to_dict()["resources"]
     assert sig["acceptability_model"] == "acceptability-smollm2" and len(sig["acceptability_hash"]) == 12
     assert sig["lm"] == "smollm2-135m" and sig["unigram"] == "smollm2-mixed-public"
-    assert sig["normalize"] == "detok+truecase"
+    assert sig["trained_on"] == "normalize=detok+truecase"
+    assert res.signature.to_dict()["params"]["normalize"] == "detok+truecase"
 
 
 def test_card_states_data_selection_and_test():

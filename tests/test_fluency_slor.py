@@ -72,8 +72,8 @@ def _unigram_by_hand() -> tuple[dict[int, int], int, int, float]:
 
 def test_slor_and_mean_logprob_equal_hand_computation(smollm):
     counts, total, vocab, alpha = _unigram_by_hand()
-    slor = registry.create("slor").score(_batch(SENTENCES))
-    mean = registry.create("mean_logprob").score(_batch(SENTENCES))
+    slor = registry.create("slor", normalize="none").score(_batch(SENTENCES))
+    mean = registry.create("mean_logprob", normalize="none").score(_batch(SENTENCES))
     for i, text in enumerate(SENTENCES):
         ids, lp = _direct(smollm, text)
         uni = sum(math.log((counts.get(t, 0) + alpha) / (total + alpha * vocab)) for t in ids)
@@ -92,7 +92,7 @@ def test_signature_names_unigram_corpus_and_normalisation(smollm):
     assert sig["resources"]["lm_backend"] == "native" and "lm_hash" in sig["resources"]
     assert math.isnan(res.segment_scores[3]) and res.flags["empty_output"] == ["3"]
     # normalisation is applied before scoring: the tokenized sentence scores as its detokenized, true-cased form
-    direct = registry.create("slor").score(_batch(["I didn't like it at all."]))
+    direct = registry.create("slor", normalize="none").score(_batch(["I didn't like it at all."]))
     assert res.segment_scores[2] == pytest.approx(direct.segment_scores[0], rel=1e-6)
 
 
@@ -101,10 +101,10 @@ def test_style_lms_work_and_fall_back(smollm):
 
     folder = ensure_converted(smollm.spec)  # any causal-LM folder serves as the "formal" LM here
     dirs = [Direction("informal", "formal"), Direction("formal", "informal")]
-    res = registry.create("slor", style_lms=f"formal={folder}").score(_batch(SENTENCES[:2], dirs))
+    res = registry.create("slor", style_lms=f"formal={folder}", normalize="none").score(_batch(SENTENCES[:2], dirs))
     sig = res.signature.to_dict()
     assert sig["resources"]["lm_fallback"] == "informal->generic" and "lm[formal]_hash" in sig["resources"]
-    generic = registry.create("slor").score(_batch(SENTENCES[:2]))
+    generic = registry.create("slor", normalize="none").score(_batch(SENTENCES[:2]))
     np.testing.assert_allclose(res.segment_scores, generic.segment_scores, rtol=1e-4)
 
 
@@ -166,5 +166,19 @@ def test_perplexity_normalisation_option(smollm):
     assert tokenized.signature.to_dict()["params"]["normalize"] == "detok+truecase"
     assert "normalize" not in plain.signature.to_dict()["params"]  # signatures from before the option unchanged
     # and mean_logprob is minus the log of the segment perplexity, from the same LM pass
-    mean = registry.create("mean_logprob").score(_batch(["I didn't like it, ok."]))
+    mean = registry.create("mean_logprob", normalize="none").score(_batch(["I didn't like it, ok."]))
     assert math.exp(-mean.segment_scores[0]) == pytest.approx(plain.segment_scores[0], rel=1e-5)
+
+
+def test_auto_normalisation_follows_the_release(smollm):
+    """A lower-cased tokenized system is detokenized and true-cased; a cased, detokenized one is left alone."""
+    from styleval.fluency.normalize import resolve_auto
+
+    released = ["i did n't like it at all .", "the staff is great !"]
+    auto = registry.create("slor").score(_batch(released))
+    fixed = registry.create("slor", normalize="detok+truecase").score(_batch(released))
+    np.testing.assert_allclose(auto.segment_scores, fixed.segment_scores, rtol=1e-9)
+    assert auto.signature.to_dict()["resources"]["normalized_as"] == "detok+truecase"
+    assert resolve_auto(["It depends.", "i dont know lol"]) == "none"
+    assert resolve_auto(["i dont know lol", "me too"]) == "truecase"
+    assert resolve_auto(["It 's fine .", "Yes ."]) == "detok"

@@ -11,7 +11,11 @@ grammar. :func:`normalize` maps them back towards ordinary text:
   raises letters; text that already has capitals keeps them.
 
 :data:`MODES` names the choices a metric's ``normalize=`` parameter takes; the chosen mode is part of its
-signature (``none``, ``detok``, ``truecase``, ``detok+truecase``).
+signature (``none``, ``detok``, ``truecase``, ``detok+truecase``, ``auto``). ``auto`` decides per system (batch),
+from the texts, what their release did to them (:func:`resolve_auto`): true-casing only when no output has a capital
+letter (a lower-cased release: the casing carries no information), detokenizing only when at least half of the
+outputs show PTB tokenization (`` n't``, `` 's``, a space before ``. , ! ?``). Text that writers cased and spaced
+themselves is left alone, so a lower-case ``i`` in informal writing still counts against it.
 """
 from __future__ import annotations
 
@@ -21,9 +25,10 @@ from typing import Sequence
 
 from ..errors import InputError
 
-MODES = ("none", "detok", "truecase", "detok+truecase")
+MODES = ("none", "detok", "truecase", "detok+truecase", "auto")
 
 _NT = re.compile(r"(\w) n't\b", re.IGNORECASE)
+_PTB = re.compile(r"\w n't\b|\w '(?:s|re|ve|m|ll|d)\b|\w [.,!?]", re.IGNORECASE)
 _SPLIT_NT = re.compile(r"(\w)n '(t)\b", re.IGNORECASE)
 _SENT_START = re.compile(r"(^|[.!?]\s+)([a-z])")
 _PRONOUN_I = re.compile(r"(?<![\w'])i(?=(?:'(?:m|ve|d|ll))?(?![\w']))")
@@ -73,9 +78,22 @@ def truecase(text: str) -> str:
     return _SENT_START.sub(lambda m: m.group(1) + m.group(2).upper(), text)
 
 
+def resolve_auto(texts: Sequence[str]) -> str:
+    """The fixed mode that ``auto`` means for these texts (one system's outputs): see the module doc."""
+    texts = [t for t in texts if t.strip()]
+    if not texts:
+        return "none"
+    lowered = not any(c.isupper() for t in texts for c in t)
+    tokenized = sum(bool(_PTB.search(t)) for t in texts) >= 0.5 * len(texts)
+    return {(True, True): "detok+truecase", (True, False): "truecase", (False, True): "detok",
+            (False, False): "none"}[(lowered, tokenized)]
+
+
 def normalize(text: str, mode: str = "detok+truecase") -> str:
-    """``text`` under normalisation ``mode`` (one of :data:`MODES`)."""
+    """``text`` under normalisation ``mode`` (one of :data:`MODES`; ``auto`` decides from this text alone)."""
     check_mode(mode)
+    if mode == "auto":
+        mode = resolve_auto([text])
     if mode in ("detok", "detok+truecase"):
         text = detokenize(text)
     if mode in ("truecase", "detok+truecase"):
@@ -84,8 +102,10 @@ def normalize(text: str, mode: str = "detok+truecase") -> str:
 
 
 def normalize_all(texts: Sequence[str], mode: str = "detok+truecase") -> list[str]:
-    """:func:`normalize` of each text (identical texts are normalised once)."""
+    """:func:`normalize` of each text (identical texts are normalised once; ``auto`` decides once for all)."""
     check_mode(mode)
+    if mode == "auto":
+        mode = resolve_auto(texts)
     if mode == "none":
         return list(texts)
     done: dict[str, str] = {}

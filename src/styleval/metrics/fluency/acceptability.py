@@ -1,7 +1,8 @@
 """``acceptability``: the shipped classifier's probability that each output is acceptable English.
 
 Segment score: P(acceptable) from :mod:`styleval.fluency.acceptability` (SmolLM2 token statistics of the output
-after the model's own ``detok+truecase`` normalisation, logistic regression trained on human-written sentences of
+after ``normalize``: by default ``auto``, which detokenizes and true-cases a system's outputs only when their release
+lower-cased or tokenized them, see :mod:`styleval.fluency.normalize`; the model was trained on detok+truecase text, logistic regression trained on human-written sentences of
 four registers against automatically corrupted copies). The model's decision threshold is folded into it: an
 output is acceptable when its score is >= 0.5, and the corpus score is the share of acceptable outputs (the FL of
 ParaDetox, Logacheva et al. 2022). Statistics ``[p, acceptable, truncated]``; an empty output scores 0 and is
@@ -33,10 +34,13 @@ class Acceptability(Metric):
                    "corrupted copies); corpus: share of outputs with P >= 0.5")
     libraries = ("torch", "sacremoses")
 
-    def __init__(self, *, model: str = "acceptability-smollm2", batch_tokens: int = 4096) -> None:
+    def __init__(self, *, model: str = "acceptability-smollm2", normalize: str = "auto",
+                 batch_tokens: int = 4096) -> None:
         from ...fluency.acceptability import load_acceptability
+        from ...fluency.normalize import check_mode
 
         self.model = model
+        self.normalize = check_mode(normalize)
         self.batch_tokens = int(batch_tokens)
         self._model = load_acceptability(model)
         self.progress: Callable[[str, int, int], None] | None = None
@@ -47,13 +51,17 @@ class Acceptability(Metric):
         return params
 
     def segment_stats(self, batch: Batch) -> SegmentStats:
+        from ...fluency.normalize import resolve_auto
+
         backends: set[str] = set()
-        scored, _ = scored_texts(self._model.lm, batch.outputs, normalize=self._model.normalize,
+        mode = resolve_auto(batch.outputs) if self.normalize == "auto" else self.normalize
+        scored, _ = scored_texts(self._model.lm, batch.outputs, normalize=mode,
                                  batch_tokens=self.batch_tokens, progress=self.progress, backends=backends)
         p = self._model.predict_scored(scored)
         stats = np.column_stack([p, (p >= 0.5).astype(float), scored.truncated.astype(float)])
         return SegmentStats(values=stats, flags={"truncated": [int(i) for i in np.flatnonzero(stats[:, TRUNC])]},
-                            resources={"lm_backend": ",".join(sorted(backends))} if backends else {})
+                            resources={**({"lm_backend": ",".join(sorted(backends))} if backends else {}),
+                                       **({"normalized_as": mode} if self.normalize == "auto" else {})})
 
     def aggregate(self, stats: np.ndarray) -> float:
         stats = np.asarray(stats, dtype=float)
@@ -66,5 +74,5 @@ class Acceptability(Metric):
         out = dict(self._model.identity())
         out.update(resolve_causal_lm(self._model.lm).identity())
         out.update(load_unigram(self._model.unigram).identity())
-        out["normalize"] = self._model.normalize
+        out["trained_on"] = f"normalize={self._model.normalize}"
         return out

@@ -9,6 +9,8 @@ For an output ``s`` of ``n`` LM tokens (after the ``normalize`` option, see :mod
   :mod:`styleval.fluency.unigram`), so rare words do not count as disfluency. Statistics
   ``[logprob_sum, unigram_logprob_sum, n_tokens, truncated]``.
 
+``normalize`` defaults to ``auto``: each system's outputs are detokenized and/or true-cased only when their release
+lower-cased or tokenized them (the mode chosen is in the signature as ``normalized_as``).
 Log-probabilities are those of :mod:`styleval.lm.causal` (BOS prefix, every text token scored). Corpus score: the
 mean of the segment scores (empty outputs, which have no score, are left out and flagged). Higher is better.
 Target-style LMs (``style_lms``) work as in ``perplexity``.
@@ -36,7 +38,7 @@ class _LMScore(StyleLMs, Metric):
     libraries = ("torch", "sacremoses")
 
     def __init__(self, *, model: str = "smollm2-135m", style_lms: "str | dict[str, str] | None" = None,
-                 normalize: str = "none", batch_tokens: int = 4096, max_tokens: int = 0) -> None:
+                 normalize: str = "auto", batch_tokens: int = 4096, max_tokens: int = 0) -> None:
         from ...fluency.normalize import check_mode
 
         self.model = model
@@ -54,15 +56,19 @@ class _LMScore(StyleLMs, Metric):
 
     def _per_lm(self, batch: Batch, stats: np.ndarray, fill: Callable[[list[int], Any], None]) -> SegmentStats:
         """Run each LM on its rows, let ``fill`` write their statistics (truncation in the last column)."""
+        from ...fluency.normalize import resolve_auto
+
         backends: set[str] = set()
+        mode = resolve_auto(batch.outputs) if self.normalize == "auto" else self.normalize
         for lm_name, rows in self._groups(batch).items():
-            scored, _ = scored_texts(lm_name, [batch.outputs[i] for i in rows], normalize=self.normalize,
+            scored, _ = scored_texts(lm_name, [batch.outputs[i] for i in rows], normalize=mode,
                                      batch_tokens=self.batch_tokens, max_tokens=self.max_tokens,
                                      progress=self.progress, backends=backends)
             fill(rows, scored)
             stats[rows, -1] = scored.truncated
         return SegmentStats(values=stats, flags={"truncated": [int(i) for i in np.flatnonzero(stats[:, -1])]},
-                            resources={"lm_backend": ",".join(sorted(backends))} if backends else {})
+                            resources={**({"lm_backend": ",".join(sorted(backends))} if backends else {}),
+                                       **({"normalized_as": mode} if self.normalize == "auto" else {})})
 
     def aggregate(self, stats: np.ndarray) -> float:
         scores = self.scores_from_stats(stats)
@@ -103,7 +109,7 @@ class Slor(_LMScore):
                    "LM's tokens from a named corpus; corpus: mean over segments")
 
     def __init__(self, *, model: str = "smollm2-135m", style_lms: "str | dict[str, str] | None" = None,
-                 unigram: str = "smollm2-mixed-public", normalize: str = "none", batch_tokens: int = 4096,
+                 unigram: str = "smollm2-mixed-public", normalize: str = "auto", batch_tokens: int = 4096,
                  max_tokens: int = 0) -> None:
         super().__init__(model=model, style_lms=style_lms, normalize=normalize, batch_tokens=batch_tokens,
                          max_tokens=max_tokens)
