@@ -84,17 +84,30 @@ def rewrite(args: argparse.Namespace) -> None:
 
 
 def evaluate(args: argparse.Namespace) -> None:
-    systems = sorted((EVAL / "systems").glob("*.txt"))
+    """One `styleval evaluate` run over the chosen systems (default: all rewrites), written to
+    evaluation-<tag>.json; a system's figures do not depend on which other systems share the run."""
+    files = sorted((EVAL / "systems").glob("*.txt"))
+    if args.systems:
+        files = [f for f in files if f.stem in args.systems]
+    tag = args.tag or "all"
     cmd = STYLEVAL + ["evaluate", "--source", str(EVAL / "source.txt"), "--direction", "toxic->neutral",
-                      "--bootstrap", str(args.bootstrap), "--json", str(EVAL / "evaluation.json"),
-                      "--markdown", str(EVAL / "report.md"), "--no-progress"]
+                      "--bootstrap", str(args.bootstrap), "--json", str(EVAL / f"evaluation-{tag}.json"),
+                      "--no-progress"]
     for k in range(3):
         cmd += ["-r", str(EVAL / f"ref{k}.txt")]
-    for s in systems:
-        cmd += ["--system", f"{s.stem}={s}"]
+    for f in files:
+        cmd += ["--system", f"{f.stem}={f}"]
     seconds = _run(cmd)
-    summarise(seconds)
+    timings_path = EVAL / "timings.json"
+    timings = json.loads(timings_path.read_text()) if timings_path.is_file() else {}
+    timings[f"evaluate-{tag}"] = {"seconds": round(seconds, 1), "systems": [f.stem for f in files]}
+    timings_path.write_text(json.dumps(timings, indent=1), encoding="utf-8")
+    summarise()
     record_on_cards()
+
+
+def _evaluations() -> list[dict]:
+    return [json.loads(p.read_text(encoding="utf-8")) for p in sorted(EVAL.glob("evaluation-*.json"))]
 
 
 def record_on_cards() -> None:
@@ -102,9 +115,12 @@ def record_on_cards() -> None:
     sys.path.insert(0, str(ROOT / "src"))
     from styleval.transfer.neural.model import add_evaluation
 
-    data = json.loads((EVAL / "evaluation.json").read_text(encoding="utf-8"))
+    runs = _evaluations()
     n = len((EVAL / "source.txt").read_text(encoding="utf-8").splitlines())
     for kind in KINDS:
+        data = next((d for d in runs if any(c["system"] == kind for c in d["score"]["corpus"])), None)
+        if data is None:
+            continue
         folder = OUT / f"paradetox-{kind}"
         if not (folder / "transfer-card.json").is_file():
             continue
@@ -117,33 +133,34 @@ def record_on_cards() -> None:
                                 "figures": figures, "command": "scripts/paradetox_transfer.py evaluate"})
 
 
-def summarise(seconds: float | None = None) -> None:
-    data = json.loads((EVAL / "evaluation.json").read_text(encoding="utf-8"))
-    corpus = {(c["system"], c["metric"]): c for c in data["score"]["corpus"]}
-    overall = {(o["system"], o["score"]): o for o in data["overall"]}
-    roles = data["roles"]
-    systems = list(dict.fromkeys(c["system"] for c in data["score"]["corpus"]))
-    metrics = [roles.get("style"), roles.get("content"), roles.get("fluency")]
-    extra = [m for m in ("bleu/ref", "chrf/ref") if any(k[1] == m for k in corpus)]
+def summarise() -> None:
+    """The table of docs/results.md: style, similarity to the source, fluency, BLEU/ref, J, with 95 % intervals."""
+    runs = _evaluations()
+    corpus = {(c["system"], c["metric"]): (c["score"], c["ci"]) for d in runs for c in d["score"]["corpus"]}
+    overall = {(o["system"], o["score"]): (o["value"], o["ci"]) for d in runs for o in d["overall"]}
+    roles = runs[0]["roles"]
+    if any(d["roles"] != roles for d in runs):
+        raise SystemExit("the evaluation runs gave different metric roles: re-run them with the same settings")
+    systems = list(dict.fromkeys(c["system"] for d in runs for c in d["score"]["corpus"]))
+    columns = [roles["style"], roles["similarity"], roles["fluency"], "perplexity", "bleu/ref"]
 
-    def cell(entry: dict | None, key: str = "score", digits: int = 3) -> str:
-        if entry is None or entry.get(key if key != "score" else "score", entry.get("value")) is None:
+    def cell(entry: tuple | None, digits: int = 3) -> str:
+        if entry is None or entry[0] is None:
             return "—"
-        value = entry.get("score", entry.get("value"))
-        ci = entry.get("ci")
-        text = f"{value:.{digits}f}"
-        return text + (f" [{ci[0]:.{digits}f}, {ci[1]:.{digits}f}]" if ci else "")
+        value, ci = entry
+        return f"{value:.{digits}f}" + (f" [{ci[0]:.{digits}f}, {ci[1]:.{digits}f}]" if ci else "")
 
-    head = ["system"] + [m for m in metrics if m] + extra + ["J"]
     print(f"roles: {json.dumps(roles)}")
+    head = ["system"] + columns + ["J"]
     print("| " + " | ".join(head) + " |")
     print("|" + "---|" * len(head))
     for s in systems:
-        row = [s] + [cell(corpus.get((s, m)), digits=1 if "perplexity" in m or "/ref" in m else 3)
-                     for m in metrics + extra if m] + [cell(overall.get((s, "j")))]
+        row = [s] + [cell(corpus.get((s, m)), 1 if m in ("perplexity", "bleu/ref") else 3) for m in columns]
+        row.append(cell(overall.get((s, "j"))))
         print("| " + " | ".join(row) + " |")
-    if seconds is not None:
-        print(f"evaluate took {seconds:.0f} s")
+    timings = EVAL / "timings.json"
+    if timings.is_file():
+        print(timings.read_text(encoding="utf-8"))
 
 
 def main() -> int:
@@ -155,6 +172,8 @@ def main() -> int:
                                                            "is shared, models are trained side by side)")
     ap.add_argument("--n", type=int, default=200, help="first N test sources (0: all 1,194)")
     ap.add_argument("--bootstrap", type=int, default=1000)
+    ap.add_argument("--systems", nargs="*", help="evaluate: only these systems (file stems under systems/)")
+    ap.add_argument("--tag", help="evaluate: name of this run's JSON (evaluation-<tag>.json; default all)")
     args = ap.parse_args()
     {"train": train, "rewrite": rewrite, "evaluate": evaluate, "summary": lambda a: summarise()}[args.stage](args)
     return 0
