@@ -24,14 +24,18 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     b.add_argument("--fast", action="store_true",
                    help="leave out the neural content and fluency models (lexical metrics and the style classifier)")
     b.add_argument("--style-model", default="auto",
-                   help="style classifier: shipped name or model folder (default: auto, the one covering the direction)")
+                   help="style classifier: shipped name or model folder "
+                        "(default: auto, the one covering the direction)")
     b.add_argument("--content-model", choices=("bertscore", "sentence_cosine"), default="bertscore",
                    help="embedding metric against the source (default: bertscore)")
     b.add_argument("--lm", default="smollm2-135m", help="generic LM for perplexity (default: smollm2-135m)")
     b.add_argument("--style-lm", action="append", default=[], metavar="STYLE=DIR",
                    help="a target-style LM for perplexity (repeatable), e.g. formal=lms/formal")
-    b.add_argument("--fluency-threshold", type=float, default=200.0,
-                   help="perplexity at or below which an output counts as fluent in J (default: 200)")
+    b.add_argument("--fluency", choices=("acceptability", "perplexity"), default="acceptability",
+                   help="the metric behind J's fluency factor (default: acceptability, the shipped classifier)")
+    b.add_argument("--fluency-threshold", type=float, default=None,
+                   help="pass threshold of J's fluency factor: acceptability at or above it (default 0.5), or "
+                        "perplexity at or below it (default 200)")
     b.add_argument("--naturalness", nargs="?", const="unigram", choices=("unigram", "embedding"), default=None,
                    help="also compute Mir et al.'s adversarial naturalness (share of outputs a classifier trained to "
                         "tell inputs from outputs finds more human-like than their input) with a unigram (default) "
@@ -78,8 +82,8 @@ def run(args: argparse.Namespace) -> int:
     records = score_cmd.load_records(args)
     bar = progress.make(not (args.no_progress or args.quiet))
     ev = evaluate(records, style_model=args.style_model, content_model=args.content_model, lm=args.lm,
-                  style_lms=style_lms or None, fluency_threshold=args.fluency_threshold, fast=args.fast,
-                  bootstrap=args.bootstrap, confidence=args.confidence, significance=args.significance,
+                  style_lms=style_lms or None, fluency=args.fluency, fluency_threshold=args.fluency_threshold,
+                  fast=args.fast, bootstrap=args.bootstrap, confidence=args.confidence, significance=args.significance,
                   baseline=args.baseline, seed=args.seed, naturalness=args.naturalness, progress=bar)
     if args.json:
         ev.write_json(args.json)
