@@ -136,8 +136,8 @@ def test_errors_name_file_and_line_and_leave_no_segment_file(tmp_path):
 
 def test_unaligned_systems_refused_for_paired_tests(tmp_path):
     path = tmp_path / "t.jsonl"
-    recs = [{"id": "1", "system": "A", "source": "a b", "output": "a"}, {"id": "2", "system": "A", "source": "c", "output": "c"},
-            {"id": "2", "system": "B", "source": "c", "output": "c"}, {"id": "1", "system": "B", "source": "a b", "output": "b"}]
+    recs = [{"id": i, "system": s, "source": "a b", "output": o}
+            for i, s, o in (("1", "A", "a"), ("2", "A", "c"), ("2", "B", "c"), ("1", "B", "b"))]
     path.write_text("".join(json.dumps(r) + "\n" for r in recs), encoding="utf-8")
     with pytest.raises(InputError, match="same segment ids in the same order"):
         score_stream(path, ["bleu"], against=["source"], significance="paired-bootstrap", bootstrap=10)
@@ -146,7 +146,9 @@ def test_unaligned_systems_refused_for_paired_tests(tmp_path):
 def test_real_data_yelp_dualrl(shared_data, tmp_path):
     from styleval.readers import read_yelp_dualrl
 
-    recs = [r for r in read_yelp_dualrl(shared_data / "yelp-dualrl") if r.system in {"DualRL", "StyleTransformer", "human0"}]
+    keep = {"DualRL", "DeleteRetrieve_Li", "Human0"}
+    recs = [r for r in read_yelp_dualrl(shared_data / "yelp-dualrl") if r.system in keep]
+    assert {r.system for r in recs} == keep
     table = tmp_path / "yelp.jsonl"
     with open(table, "w", encoding="utf-8") as fh:
         for r in recs:

@@ -65,7 +65,8 @@ def run(args: argparse.Namespace) -> int:
         return 0
     print(format_table(out.result))
     if args.bootstrap:
-        print(f"\n± half-width of the {args.confidence:.0%} bootstrap CI ({args.bootstrap} resamples, seed {args.seed})")
+        print(f"\n± half-width of the {args.confidence:.0%} bootstrap CI ({args.bootstrap} resamples, "
+              f"seed {args.seed})")
     print(f"\n{out.n_records:,} records in {out.n_chunks} chunk(s)"
           + (f"; statistics cache: {out.cache_hits:,} reused, {out.cache_misses:,} computed" if args.cache else ""))
     print("\nsignatures:")

@@ -26,7 +26,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..metrics.base import Batch, Metric, MetricResult, SegmentStats
-from ..records import Direction, Record, group_by_system
+from ..records import Direction, Record
 from ..results import Comparison, ScoreResult
 from ..scoring import (SIGNIFICANCE_METHODS, Modifier, Progress, ResamplingOptions, _add_interval, build_metrics,
                        comparison_pairs, metric_labels, paired_comparison, with_modifiers)
@@ -194,7 +194,7 @@ def compute_groups(metrics: Sequence[Metric], records: Sequence[Record], lines: 
         recs = [records[i] for i in idx]
         batch = Batch.from_records(recs)
 
-        def run(metric: Metric) -> SegmentStats:
+        def run(metric: Metric, batch: Batch = batch, recs: list[Record] = recs) -> SegmentStats:
             return metric.compute(batch) if cache is None else _cached_compute(metric, batch, recs, cache)
 
         computed: dict[Any, SegmentStats] = {}
@@ -310,7 +310,7 @@ def score_stream(inputs: str | Path | Sequence[str | Path], metrics: Iterable[st
                  bootstrap: int = 1000, confidence: float = 0.95, significance: str = "none",
                  baseline: str | None = None, seed: int = 12345, segments: str | Path | None = None,
                  segments_format: str | None = None, chunk_size: int = DEFAULT_CHUNK_SIZE,
-                 cache: str | Path | StatsCache | None = None, table: TableOptions = TableOptions(),
+                 cache: str | Path | StatsCache | None = None, table: TableOptions | None = None,
                  keep_stats: bool = False, engine: str = "local", ray_address: str | None = None,
                  ray_workers: int = 2, progress: Progress | None = None) -> StreamResult:
     """Score TSV/CSV/JSONL tables of any size chunk by chunk; results equal :func:`styleval.score` on the same
@@ -338,6 +338,7 @@ def score_stream(inputs: str | Path | Sequence[str | Path], metrics: Iterable[st
     options = ResamplingOptions(bootstrap=bootstrap, confidence=confidence, significance=significance,
                                 baseline=baseline, seed=seed)
     specs = list(metrics)
+    table = table or TableOptions()
     chunks = iter_chunks(paths, chunk_size, table)
     first = next(chunks, None)
     if first is None:

@@ -1,0 +1,150 @@
+"""The Ray engine on a real two-node Ray cluster on this machine: a worker node is killed mid-run and the numbers
+are still those of the local engine. Skips when Ray is not installed."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("ray")
+
+from styleval.engine import score_stream  # noqa: E402
+
+from test_stream import write_table  # noqa: E402
+
+RAY = shutil.which("ray", path=str(Path(sys.executable).parent)) or shutil.which("ray")
+pytestmark = pytest.mark.skipif(RAY is None, reason="the ray command is not installed")
+
+LEXICAL = ["bleu", "chrf", "ter"]
+NEURAL = "sentence_cosine"  # MiniLM sentence embeddings, an offline model
+
+
+def _free_ports(n: int) -> list[int]:
+    socks = [socket.socket() for _ in range(n)]
+    for s in socks:
+        s.bind(("127.0.0.1", 0))
+    ports = [s.getsockname()[1] for s in socks]
+    for s in socks:
+        s.close()
+    return ports
+
+
+def _node_ports() -> list[str]:
+    p = _free_ports(6)
+    low = p[5] % 20000 + 30000
+    return [f"--node-manager-port={p[0]}", f"--object-manager-port={p[1]}", f"--metrics-export-port={p[2]}",
+            f"--dashboard-agent-listen-port={p[3]}", f"--runtime-env-agent-port={p[4]}",
+            f"--min-worker-port={low}", f"--max-worker-port={low + 200}"]
+
+
+def _start(args: list[str], env: dict[str, str]) -> subprocess.Popen:
+    """A Ray node in its own process group (``--block`` keeps its processes under this one)."""
+    return subprocess.Popen([RAY, "start", "--block", "--disable-usage-stats", *args], env=env,
+                            start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def _kill(proc: subprocess.Popen) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    proc.wait(timeout=30)
+
+
+def _kill_leftovers(marker: str) -> None:
+    """Processes of this test's cluster that left its process groups (found by its temp folder), by pid."""
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            cmd = Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace")
+        except OSError:
+            continue
+        if marker in cmd and int(pid) != os.getpid():
+            try:
+                os.kill(int(pid), signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+
+
+def _wait_for_nodes(address: str, n: int, env: dict[str, str], timeout: float = 180) -> None:
+    probe = ("import ray, sys; ray.init(address=sys.argv[1], log_to_driver=False); "
+             "print(sum(1 for x in ray.nodes() if x['Alive']))")
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        out = subprocess.run([sys.executable, "-c", probe, address], env=env, capture_output=True, text=True)
+        if out.returncode == 0 and out.stdout.strip().splitlines()[-1:] == [str(n)]:
+            return
+        time.sleep(2)
+    raise AssertionError(f"the Ray cluster at {address} did not reach {n} nodes")
+
+
+def _neural_available() -> bool:
+    try:
+        from styleval.metrics import registry
+
+        registry.create(NEURAL, against="source").resources()
+        return True
+    except Exception:  # model or torch not installed here
+        return False
+
+
+def test_two_node_cluster_survives_a_lost_worker_node(tmp_path):
+    metrics = LEXICAL + ([NEURAL] if _neural_available() else [])
+    table = write_table(tmp_path / "t.jsonl", 1000, systems=3, seed=2)  # 3,000 records
+    chunk = 150
+
+    local = score_stream(table, metrics, bootstrap=100, chunk_size=chunk, segments=tmp_path / "local.jsonl")
+
+    temp = Path("/tmp") / f"styleval-ray-test-{os.getpid()}"
+    head_port, client_port = _free_ports(2)
+    env = {**os.environ, "RAY_ENABLE_UV_RUN_RUNTIME_ENV": "0", "OMP_NUM_THREADS": "1",
+           "TOKENIZERS_PARALLELISM": "false"}
+    address = f"127.0.0.1:{head_port}"
+    head = _start(["--head", f"--port={head_port}", f"--ray-client-server-port={client_port}", "--num-cpus=2",
+                   "--object-store-memory=150000000", "--include-dashboard=false", f"--temp-dir={temp}",
+                   *_node_ports()], env)
+    worker = None
+    try:
+        _wait_for_nodes(address, 1, env)
+        worker = _start([f"--address={address}", "--num-cpus=2", "--object-store-memory=150000000",
+                         *_node_ports()], env)
+        _wait_for_nodes(address, 2, env)
+
+        seg, out = tmp_path / "ray.jsonl", tmp_path / "ray.json"
+        driver = subprocess.Popen(
+            [sys.executable, "-m", "styleval.cli.main", "score", "--input", str(table), "-m", ",".join(metrics),
+             "--against", "source,references", "--engine", "ray", "--ray-address", address, "--ray-workers", "2",
+             "--chunk-size", str(chunk), "--bootstrap", "100", "--segments", str(seg), "--json", str(out),
+             "--no-progress", "--quiet"], env=env)
+        partial = Path(str(seg) + ".partial")
+        deadline = time.monotonic() + 900
+        while not (partial.exists() and partial.stat().st_size > 0):  # the driver has reduced a first block
+            assert driver.poll() is None, "the Ray run ended before the worker node could be killed"
+            assert time.monotonic() < deadline
+            time.sleep(0.5)
+        _kill(worker)  # the second node dies mid-run: its actors, tasks and objects are lost
+        worker = None
+        assert driver.wait(timeout=1200) == 0
+
+        got = json.loads(out.read_text())
+        want = local.to_dict()
+        for a, b in zip(got["corpus"], want["corpus"]):
+            assert (a["metric"], a["system"], a["score"], a["ci"], a["signature_string"]) == \
+                   (b["metric"], b["system"], b["score"], b["ci"], b["signature_string"])
+        assert len(got["corpus"]) == len(want["corpus"])
+        assert seg.read_bytes() == (tmp_path / "local.jsonl").read_bytes()
+    finally:
+        if worker is not None:
+            _kill(worker)
+        _kill(head)
+        _kill_leftovers(str(temp))
+        shutil.rmtree(temp, ignore_errors=True)
