@@ -26,7 +26,8 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2] / "shared" / "data" / "yelp-dualrl"
-BATTERY = "bleu,chrf,chrf++,ter,rouge1,rouge2,rougeL,meteor,pinc,levenshtein"
+BATTERY = "bleu,chrf,chrf++,ter,rouge1,rouge2,rougeL,meteor,pinc,levenshtein"  # --metrics changes it
+METRICS = BATTERY
 WORK = Path(os.environ.get("STYLEVAL_BENCH_DIR", "/tmp/styleval-bench-stream"))
 
 
@@ -63,7 +64,7 @@ def child(mode: str, table: str, extra: str) -> None:
         import styleval
         from styleval.readers import read_table
 
-        result = styleval.score(read_table(table), BATTERY.split(","), bootstrap=opts.get("bootstrap", 0))
+        result = styleval.score(read_table(table), opts["metrics"].split(","), bootstrap=opts.get("bootstrap", 0))
         scores = {f"{r.metric}|{r.system}": r.corpus_score for r in result.results}
     else:
         from styleval.engine import score_stream
@@ -72,7 +73,7 @@ def child(mode: str, table: str, extra: str) -> None:
             rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
             print(f"[{time.perf_counter() - t0:8.1f}s] {desc}  peak RSS {rss:.0f} MiB", file=sys.stderr, flush=True)
 
-        out = score_stream(table, BATTERY.split(","), bootstrap=opts.get("bootstrap", 0),
+        out = score_stream(table, opts["metrics"].split(","), bootstrap=opts.get("bootstrap", 0),
                            chunk_size=opts.get("chunk_size", 10_000), segments=opts.get("segments"),
                            cache=opts.get("cache"), engine=opts.get("engine", "local"),
                            ray_workers=opts.get("workers", 2), progress=tick)
@@ -85,7 +86,9 @@ def child(mode: str, table: str, extra: str) -> None:
 def measure(mode: str, table: Path, **opts) -> dict:
     """One run in its own process; its progress lines (elapsed time, peak RSS so far) go to a log under WORK,
     so a run cut off by a deadline still leaves its partial figures."""
-    log = WORK / f"{mode}-{opts.get('engine', 'local')}-{opts.get('workers', '')}-{table.stem}.log"
+    tag = opts.get("metrics", METRICS).replace(",", "+")[:40]
+    log = WORK / f"{mode}-{opts.get('engine', 'local')}{opts.get('workers', '')}-{tag}-{table.stem}.log"
+    opts.setdefault("metrics", METRICS)
     cmd = [sys.executable, __file__, "--child", mode, str(table), json.dumps(opts)]
     with open(log, "w", encoding="utf-8") as err:
         out = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=err, text=True)
@@ -140,7 +143,7 @@ def part_resume(n: int, chunk: int) -> None:
     full = measure("stream", table, chunk_size=chunk)
     print(f"uninterrupted run, no cache: {full['seconds']:.1f} s", flush=True)
     cmd = [sys.executable, __file__, "--child", "stream", str(table),
-           json.dumps({"chunk_size": chunk, "cache": str(cache)})]
+           json.dumps({"chunk_size": chunk, "cache": str(cache), "metrics": METRICS})]
     t0 = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     time.sleep(full["seconds"] / 2)
@@ -163,7 +166,10 @@ def main() -> int:
     parser.add_argument("--ray-records", type=int, default=15000)
     parser.add_argument("--resume-records", type=int, default=15000)
     parser.add_argument("--chunk-size", type=int, default=10000)
+    parser.add_argument("--metrics", default=BATTERY, help="comma-separated specs (default: the lexical battery)")
     args = parser.parse_args()
+    global METRICS
+    METRICS = args.metrics
     if not ROOT.is_dir():
         print(f"data not found: {ROOT}", file=sys.stderr)
         return 1
