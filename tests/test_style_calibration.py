@@ -284,3 +284,46 @@ def test_lower_tokens_model_and_auc_selection(tmp_path) -> None:
                                atol=1e-9)
     with pytest.raises(InputError, match="does not apply"):
         train_style_model(data, features="tfidf", selection=sel, selection_metric="spearman")
+
+
+# -- the shipped calibrations (shared data; skipped without it) ----------------------------------------------------
+def test_shipped_calibrations_name_their_data(shared_data) -> None:
+    from styleval.readers.text import read_lines
+    from styleval.style import load_paradetox, load_style_model
+
+    folder = shared_data / "lai2022" / "data" / "xformal"
+    texts, labels = [], []
+    for k in (1, 2, 3):
+        lines = read_lines(folder / f"fr.80.ref{k}")
+        texts += lines
+        labels += ["formal" if i < 40 else "informal" for i in range(80)]
+    xformal = LabelledData(texts, labels)
+    for name in ("formality-classifier-pt16", "formality-regressor-pt16"):
+        cal = load_style_model(name).card["calibration"]
+        assert cal["data"]["data_hash"] == xformal.data_hash() and cal["positive"] == "formal"
+        assert "never reported as test figures" in cal["data"]["note"]
+    tox = load_style_model("toxicity-classifier-paradetox").card["calibration"]
+    assert tox["data"]["data_hash"] == load_paradetox(shared_data)["dev"].data_hash()
+
+
+def test_shipped_formality_classifier_on_gyafc_ignores_case_and_tokens(shared_data) -> None:
+    """Lai's REF rewrites (ref0, used by no fit) against the inputs, informal->formal, cased and as a lower-cased
+    tokenized release would print them (NLTK's tokenizer, not styleval's)."""
+    from nltk.tokenize import TreebankWordTokenizer
+
+    from styleval.readers.text import read_lines
+    from styleval.style import load_style_model
+
+    folder = shared_data / "lai2022" / "data" / "xformal"
+    ref, inputs = read_lines(folder / "fr.80.ref0")[:40], read_lines(folder / "fr.input.80")[:40]
+    tok = TreebankWordTokenizer()
+    model = load_style_model("formality-classifier-pt16")
+    formal = model.style_index("formal")
+    for texts in (ref, inputs):
+        lowered = [" ".join(tok.tokenize(t)).lower() for t in texts]
+        cased_labels, lowered_labels = model.decide(texts)[0], model.decide(lowered)[0]
+        assert np.mean(cased_labels != lowered_labels) <= 0.05
+    acc_ref = np.mean(model.decide(ref)[0] == formal)
+    acc_input = np.mean(model.decide(inputs)[0] == formal)
+    assert acc_ref == pytest.approx(0.875) and acc_input == pytest.approx(0.5)  # docs/results.md
+    assert acc_ref - acc_input > 0.3

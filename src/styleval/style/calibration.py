@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import datetime as _dt
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 
@@ -272,10 +272,9 @@ def calibrate_style_model(model: "StyleModel", data: "LabelledData", *, method: 
     raw = model.raw_score(data.texts, pos_label)
     if progress is not None:
         progress("scoring the calibration texts", 1, 1)
-    default = 0.0 if model.kind == "classifier" else float("nan")
-    if model.kind != "classifier":  # a regressor's own decision point: the middle of its scale, 0 for PT16's
-        default = float(model.card.get("parameters", {}).get("decision_point", 0.0))
-        default = default if pos == 1 else -default
+    # the model's own decision point on the raw score: a classifier's logit 0 (P = 0.5), a regressor's 0 (the middle
+    # of PT16's -3..3 scale; for other regressors the "before" figures assume the same)
+    default = 0.0
     info = {"data": data.origin, "n": len(data), "data_hash": data.data_hash(), "kind": model.kind}
     if note:
         info["note"] = note
