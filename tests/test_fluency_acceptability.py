@@ -171,3 +171,21 @@ def test_evaluate_warning_reads_a_higher_is_better_fluency_metric():
     lines = _fluency_warning(result, "acceptability", FLUENCY_METRICS["acceptability"])  # 1/6 pass each
     assert len(lines) == 1 and "acceptability ≥ 0.5" in lines[0]
     assert _fluency_warning(result, "acceptability", 0.15) == []
+
+
+def test_yelp_dualrl_human_references_pass_and_broken_outputs_do_less(smollm, shared_data):
+    """Lower-cased tokenized human rewrites pass; a system known for broken grammar passes clearly less often."""
+    from styleval.readers import read_yelp_dualrl
+
+    keep = {f"test.{d}/{i}" for d in (0, 1) for i in range(1, 21)}
+    records = [r for r in read_yelp_dualrl(shared_data, include_humans_as_systems=True) if r.id in keep]
+    metric = registry.create("acceptability")
+    share = {}
+    for system in ("Human0", "Human1", "Multidecoder_Fu"):
+        recs = [r for r in records if r.system == system]
+        assert len(recs) == 40
+        res = metric.score(Batch.from_records(recs))
+        assert res.signature.to_dict()["resources"]["normalized_as"] == "detok+truecase"
+        share[system] = res.corpus_score
+    assert min(share["Human0"], share["Human1"]) >= 0.9
+    assert share["Multidecoder_Fu"] <= min(share["Human0"], share["Human1"]) - 0.1
