@@ -110,7 +110,8 @@ def _start(address: str | None, workers: int) -> bool:
     if address:
         ray.init(address=address, log_to_driver=False, include_dashboard=False)
     else:
-        ray.init(num_cpus=workers + 1, include_dashboard=False, log_to_driver=False,  # the actors and the reader
+        # address="local": a new cluster for this run, never one that `ray start` left on the machine
+        ray.init(address="local", num_cpus=workers + 1, include_dashboard=False, log_to_driver=False,
                  object_store_memory=256 * 1024 * 1024)
     return True
 
