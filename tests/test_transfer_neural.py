@@ -138,3 +138,53 @@ def test_cli_train_transfer_and_apply(tmp_path, capsys):
     assert "exactly one of" in capsys.readouterr().err
     assert main(["transfer", "--model", str(tmp_path), str(inp)]) == 2
     assert "transfer-card.json is missing" in capsys.readouterr().err
+
+
+def _smollm_tokenizer():
+    from styleval.errors import ResourceUnavailableError
+    from styleval.models.causal_lm import ensure_converted, resolve_causal_lm
+
+    try:
+        folder = ensure_converted(resolve_causal_lm("smollm2-135m"))
+    except ResourceUnavailableError as exc:
+        pytest.skip(str(exc))
+    from transformers import AutoTokenizer
+
+    return AutoTokenizer.from_pretrained(str(folder), local_files_only=True)
+
+
+def test_lora_examples_mask_the_prompt_and_end_with_im_end():
+    """The loss covers the rewrite and <|im_end|> only; the prompt is SmolLM2's own chat turn."""
+    from styleval.transfer.neural.lora import LoraConfig, _end_id, _example, _prompt
+
+    tok = _smollm_tokenizer()
+    cfg = LoraConfig(source_style="toxic", target_style="neutral")
+    end = _end_id(tok)
+    ids, labels = _example(tok, cfg, "shut up you idiot", "please be quiet", end)
+    prompt = _prompt(tok, cfg, "shut up you idiot")
+    assert ids[:len(prompt)] == prompt and labels[:len(prompt)] == [-100] * len(prompt)
+    assert labels[len(prompt):] == ids[len(prompt):] and ids[-1] == end
+    assert tok.decode(ids[len(prompt):-1]) == "please be quiet"
+    text = tok.decode(prompt)
+    assert text.startswith("<|im_start|>user\nRewrite this toxic text in a neutral style: shut up you idiot")
+    assert text.endswith("<|im_start|>assistant\n")
+
+
+@pytest.mark.slow
+def test_lora_rewriter_trains_saves_and_rewrites(tmp_path):
+    """Two LoRA steps on four pairs: a small adapter folder with a card, and one rewrite per input through the CLI."""
+    from styleval.transfer.neural.data import Group
+
+    _smollm_tokenizer()
+    from styleval.transfer.neural.model import train_transfer_model
+
+    data = ParallelData([Group(f"you are a damn fool {i}", (f"you are wrong {i}",)) for i in range(4)])
+    card = train_transfer_model("lora", data, data, tmp_path / "lora", direction="toxic->neutral", threads=2,
+                                settings={"max_steps": 2, "batch_size": 2, "dev_pairs": 2})
+    assert card["training"]["log"]["steps"] == 2 and card["training"]["log"]["trained_parameters"] == 921600
+    assert sum(f.stat().st_size for f in (tmp_path / "lora").iterdir()) < 8_000_000  # the adapter, not the base
+    inp = _write(tmp_path / "in.txt", ["you are a damn fool", ""])
+    assert main(["transfer", "--model", str(tmp_path / "lora"), str(inp), "-o", str(tmp_path / "o.txt"),
+                 "--no-progress"]) == 0
+    lines = (tmp_path / "o.txt").read_text(encoding="utf-8").split("\n")
+    assert len(lines) == 3 and lines[0].strip() and lines[1] == ""
