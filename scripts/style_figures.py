@@ -188,7 +188,8 @@ def mir_figures(data: Path) -> dict:
                               ("style_removed:sentBLEU", StyleRemove(inner=registry.create("bleu", against="source"),
                                                                      lexicon=lexicon))):
             res = metric.score(batch)
-            rows += [(system, i, label, float(v), str(r.direction)) for i, v, r in zip(res.ids, res.segment_scores, recs)]
+            rows += [(system, i, label, float(v), str(r.direction))
+                     for i, v, r in zip(res.ids, res.segment_scores, recs)]
     ours = pd.DataFrame(rows, columns=["system", "segment", "metric", "score", "direction"])
     table = pd.concat([ours, ds.metrics[ds.metrics["metric"].isin(["emd:textcnn", "target:textcnn", "unmasked:BLEU",
                                                                    "style_masked:BLEU", "style_removed:BLEU"])]],

@@ -288,7 +288,8 @@ def calibrate_style_model(model: "StyleModel", data: "LabelledData", *, method: 
     previous = card.get("calibration")
     card["calibrated_from"] = base
     if previous:
-        card.setdefault("notes", []).append(f"replaces the calibration fitted on {previous.get('data', {}).get('data')}")
+        fitted_on = previous.get("data", {}).get("data")
+        card.setdefault("notes", []).append(f"replaces the calibration fitted on {fitted_on}")
     if name:
         card["name"] = name
     out = dataclasses.replace(model, card=card, path=None)
