@@ -21,7 +21,6 @@ token log-probability; the tests check that token_logprobs and token_nll agree).
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import pickle
 import sys
@@ -30,9 +29,6 @@ from pathlib import Path
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / "shared" / "data"

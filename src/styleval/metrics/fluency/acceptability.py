@@ -1,12 +1,13 @@
 """``acceptability``: the shipped classifier's probability that each output is acceptable English.
 
 Segment score: P(acceptable) from :mod:`styleval.fluency.acceptability` (SmolLM2 token statistics of the output
-after ``normalize``: by default ``auto``, which detokenizes and true-cases a system's outputs only when their release
-lower-cased or tokenized them, see :mod:`styleval.fluency.normalize`; the model was trained on detok+truecase text, logistic regression trained on human-written sentences of
-four registers against automatically corrupted copies). The model's decision threshold is folded into it: an
-output is acceptable when its score is >= 0.5, and the corpus score is the share of acceptable outputs (the FL of
-ParaDetox, Logacheva et al. 2022). Statistics ``[p, acceptable, truncated]``; an empty output scores 0 and is
-flagged. The signature names the model (with its content hash), its LM and its unigram model.
+after ``normalize``: by default ``auto``, which detokenizes and true-cases a system's outputs only when their
+release lower-cased or tokenized them, see :mod:`styleval.fluency.normalize`; a logistic regression trained on
+detok+truecase human-written sentences of four registers against automatically corrupted copies). The model's
+decision threshold is folded into it: an output is acceptable when its score is >= 0.5, and the corpus score is the
+share of acceptable outputs (the FL of ParaDetox, Logacheva et al. 2022). Statistics ``[p, acceptable, truncated]``;
+an empty output scores 0 and is flagged. The signature names the model (with its content hash), its LM and its
+unigram model.
 """
 from __future__ import annotations
 
