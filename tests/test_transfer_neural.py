@@ -188,3 +188,20 @@ def test_lora_rewriter_trains_saves_and_rewrites(tmp_path):
                  "--no-progress"]) == 0
     lines = (tmp_path / "o.txt").read_text(encoding="utf-8").split("\n")
     assert len(lines) == 3 and lines[0].strip() and lines[1] == ""
+
+
+def test_gyafc_layout_through_the_gyafc_reader(tmp_path):
+    """train/tune folders in GYAFC's release layout become source groups with all their rewrites."""
+    from styleval.transfer.neural.data import read_gyafc_groups
+
+    for split in ("train", "tune"):
+        folder = tmp_path / "Family_Relationships" / split
+        folder.mkdir(parents=True)
+        _write(folder / "informal", ["u r gr8", "lol idk"])
+        _write(folder / "informal.ref0", ["You are great.", "I do not know."])
+        _write(folder / "informal.ref1", ["You are wonderful.", ""])
+    data = read_gyafc_groups(tmp_path, "informal->formal", domain="Family_Relationships", split="tune")
+    assert data.groups == [Group("u r gr8", ("You are great.", "You are wonderful.")),
+                           Group("lol idk", ("I do not know.",))]
+    with pytest.raises(InputError, match="formal.*not found|no reference|does not exist"):
+        read_gyafc_groups(tmp_path, "formal->informal", domain="Family_Relationships")
