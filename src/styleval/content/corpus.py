@@ -187,7 +187,11 @@ def style_shift_test(root: str | Path | None = None, *, n_per_source: int = 400,
         part = [p for p in part if p[0].strip() != p[1].strip()]
         # one rewrite per input
         seen: set[str] = set()
-        unique = [p for p in part if not (p[0] in seen or seen.add(p[0]))]
+        unique = []
+        for p in part:
+            if p[0] not in seen:
+                seen.add(p[0])
+                unique.append(p)
         rng.shuffle(unique)
         chosen += unique[:n_per_source]
     sources = list(dict.fromkeys(s for s, _, _ in chosen))

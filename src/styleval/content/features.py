@@ -102,9 +102,9 @@ class PairFeaturizer:
                 offsets = x.pop("offset_mapping").numpy()
                 hidden = enc(**x).last_hidden_state
                 mask = x["attention_mask"].unsqueeze(-1).to(hidden.dtype)
-                sent = torch.nn.functional.normalize((hidden * mask).sum(1) / mask.sum(1).clamp(min=1.0), dim=-1)
+                pooled = (hidden * mask).sum(1) / mask.sum(1).clamp(min=1.0)
+                sent = torch.nn.functional.normalize(pooled, dim=-1).numpy()
                 tokn = torch.nn.functional.normalize(hidden, dim=-1).numpy()
-                sent = sent.numpy()
                 lengths = x["attention_mask"].sum(1).numpy()
                 for row, i in enumerate(idx):
                     n = int(lengths[row])

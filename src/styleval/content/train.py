@@ -110,7 +110,7 @@ def train_preservation_model(train: PairData, *, selection: PairData | None = No
         rng = np.random.default_rng(seed)
         order = rng.permutation(len(train))
         cut = max(1, len(train) // 5)
-        selection, fit_part = train.subset(order[:cut]), train.subset(order[cut:])
+        selection, fit_part = train.subset(order[:cut].tolist()), train.subset(order[cut:].tolist())
     else:
         fit_part = train
     assert selection is not None  # noqa: S101
