@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
 from ..nlp import ParsedText, Token
-from .lexical import ENTITY_LABELS, NEGATIONS, TONE_WORDS, token_offsets
+from .lexical import ENTITY_LABELS, TONE_WORDS, token_offsets
 
 OPERATIONS = ("entity", "number", "noun", "verb", "negation", "delete", "insert")
 _CLAUSE_DEPS = frozenset({"advcl", "conj", "ccomp", "xcomp", "relcl", "prep", "acl", "npadvmod"})
