@@ -179,11 +179,20 @@ def calibration_sample(name: str, data: Path) -> tuple[LabelledData, str, str | 
     """The in-domain sample each shipped model is calibrated on (never its held-out test data)."""
     if name.startswith("formality-"):
         return xformal_sample(data), XFORMAL_NOTE, "formal"
-    if name == "sentiment-classifier-yelp":
-        dev = load_yelp_shen(data, "dev")
-        _, sel = split_data(dev, 0.1, seed=13)
-        sel.origin = f"{dev.origin}[10% selection part, seed 13]"
-        return sel, "the 10% of yelp-shen dev that chose C (seed 13); test not used", "positive"
+    if name == "sentiment-classifier-yelp":  # all of dev trained it: calibrate on human rewrites instead
+        folder = data / "yelp-dualrl" / "outputs" / "yelp"
+        texts: list[str] = []
+        labels: list[str] = []
+        for k in (0, 1):
+            for part, label in (("test.0.tsf", "positive"), ("test.1.tsf", "negative")):
+                lines = read_lines(folder / f"Human{k}" / part)
+                texts += lines
+                labels += [label] * len(lines)
+        return (LabelledData(texts, labels, str(folder / "Human0-1/test.{0,1}.tsf")),
+                "yelp-dualrl human rewrites Human0-1 (rewrites of 500 negative and 500 positive yelp test sentences "
+                "into the other sentiment, labelled with their target): text the model was not trained on (all of "
+                "yelp-shen dev trained it); the held-out test figures are on the original test sentences",
+                "positive")
     if name == "toxicity-classifier-paradetox":
         return load_paradetox(data)["dev"], "the ParaDetox dev part (split by toxic source, seed 13); test not used", \
             "toxic"
