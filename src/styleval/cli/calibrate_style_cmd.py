@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shlex
 import sys
 
@@ -54,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
     if args.table:
         data = read_labelled(args.table, text_col=args.text_col, label_col=args.label_col, drop_empty=False)
     else:
-        files: dict[str, str] = {}
+        files: dict[str, str | os.PathLike[str]] = {}
         for item in args.texts:
             style, sep, path = item.partition("=")
             if not sep or not style.strip() or not path.strip():

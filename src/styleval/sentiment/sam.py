@@ -23,6 +23,7 @@ from __future__ import annotations
 import difflib
 from collections import Counter
 from dataclasses import dataclass
+from typing import Any
 
 from ..nlp import ParsedText, Token
 from .lexicon import PolarityLexicon, lexicon_pos
@@ -57,7 +58,8 @@ def mismatched(output: ParsedText, comparison: ParsedText, alignment: str = "seq
     if alignment == "bag":
         extra_a = Counter(ka) - Counter(kb)
         extra_b = Counter(kb) - Counter(ka)
-        out_a, out_b = [], []
+        out_a: list[Any] = []
+        out_b: list[Any] = []
         for toks, extra, sink in ((a, extra_a, out_a), (b, extra_b, out_b)):
             for t in toks:
                 if extra[_key(t)] > 0:
@@ -65,7 +67,8 @@ def mismatched(output: ParsedText, comparison: ParsedText, alignment: str = "seq
                     sink.append(t)
         return out_a, out_b
     matcher = difflib.SequenceMatcher(None, ka, kb, autojunk=False)
-    used_a, used_b = set(), set()
+    used_a: set[int] = set()
+    used_b: set[int] = set()
     for block in matcher.get_matching_blocks():
         used_a.update(range(block.a, block.a + block.size))
         used_b.update(range(block.b, block.b + block.size))

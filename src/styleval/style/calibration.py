@@ -164,6 +164,8 @@ def _fit(method: str, rule: str, raw: np.ndarray, truth: np.ndarray
             raise InputError("the calibration sample ranks the styles backwards (Platt slope <= 0): check which "
                              "file or label is which style")
         return -b / a, platt, iso
+    if iso is None:
+        raise InputError("calibration: neither a Platt nor an isotonic map to take the threshold from")
     xs, ys = np.asarray(iso[0]), np.asarray(iso[1])  # where the interpolated step function reaches 0.5
     above = np.flatnonzero(ys >= 0.5)
     if not len(above):

@@ -60,7 +60,8 @@ def _label(value: Any, numeric: bool, path: StrPath, line: int) -> Any:
         try:
             return float(value)
         except (TypeError, ValueError):
-            raise InputError(f"label {value!r} is not a number (a regressor needs numeric labels)", path, line) from None
+            raise InputError(f"label {value!r} is not a number (a regressor needs numeric labels)", path,
+                             line) from None
     if isinstance(value, float) and value.is_integer():
         value = int(value)
     return str(value).strip()

@@ -173,7 +173,7 @@ class AdaptedEncoderBlock(Block):
 
     def arrays(self) -> dict[str, np.ndarray]:
         out: dict[str, np.ndarray] = {}
-        for i, (name, (a, b)) in enumerate(sorted(self.lora.items())):
+        for i, (_, (a, b)) in enumerate(sorted(self.lora.items())):
             out[f"lora{i}.A"], out[f"lora{i}.B"] = a.astype(np.float32), b.astype(np.float32)
         return out
 
@@ -202,7 +202,8 @@ def finetune_style_model(train: LabelledData, *, kind: str = CLASSIFIER, selecti
                          weight_decay: float = 0.01, dropout: float = 0.1, warmup: float = 0.06,
                          poles: tuple[str, str] = ("low", "high"), aliases: dict[str, str] | None = None,
                          name: str = "style-model", version: str = "1", description: str = "", command: str = "",
-                         notes: Sequence[str] = (), extra_held_out: Callable[[StyleModel], dict[str, float]] | None = None,
+                         notes: Sequence[str] = (),
+                         extra_held_out: Callable[[StyleModel], dict[str, float]] | None = None,
                          device: str | None = None, seed: int = 13, progress: Progress | None = None) -> StyleModel:
     """Fine-tune ``model`` with low-rank adapters and a linear head on labelled text.
 
@@ -318,7 +319,7 @@ def finetune_style_model(train: LabelledData, *, kind: str = CLASSIFIER, selecti
         torch.cuda.empty_cache()
 
     result = as_model(best[2])
-    result.blocks[0].device = device
+    result.blocks[0].device = device  # type: ignore[attr-defined]  # the fine-tuned block built just above
     param_note = {"rank": rank, "alpha": alpha, "targets": list(targets), "epochs": epochs, "lr": lr,
                   "head_lr": head_lr, "batch_size": batch_size, "max_length": max_length,
                   "weight_decay": weight_decay, "dropout": dropout, "warmup": warmup, "seed": seed,

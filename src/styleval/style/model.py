@@ -176,7 +176,7 @@ class StyleModel:
         if self.text_norm != "html.unescape":
             meta["preprocess"] = self.text_norm
         (folder / "model.json").write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
-        np.savez_compressed(folder / "weights.npz", **arrays)
+        np.savez_compressed(folder / "weights.npz", **arrays)  # type: ignore[arg-type]  # numpy stubs: kwargs are arrays
         (folder / "vocab.json").write_text(json.dumps(vocab, ensure_ascii=False), encoding="utf-8")
         (folder / "model_card.json").write_text(json.dumps(self.card, indent=2, ensure_ascii=False) + "\n",
                                                  encoding="utf-8")

@@ -6,6 +6,8 @@ Splits are made by **source** (a group is never cut), so no rewrite of a held-ou
 """
 from __future__ import annotations
 
+import os
+
 import hashlib
 import random
 from dataclasses import dataclass
@@ -70,7 +72,7 @@ def read_parallel_files(sources: StrPath, targets: StrPath | Sequence[StrPath]) 
     An empty source line is an error naming the file and line; an empty line in an extra target file (a source
     with fewer rewrites) is skipped, but the first target file must have a rewrite on every line.
     """
-    target_files = [targets] if isinstance(targets, (str, Path)) else list(targets)
+    target_files = [targets] if isinstance(targets, (str, os.PathLike)) else list(targets)
     if not target_files:
         raise InputError("no target file given", sources)
     src = read_lines(sources)
@@ -119,7 +121,7 @@ def paradetox_groups(root: StrPath) -> tuple[list[Group], Path]:
     if not header or header[0] != "toxic":
         raise InputError(f"expected a first column 'toxic'; columns: {', '.join(header)}", path, 1)
     groups = []
-    for n, line in enumerate(lines[1:], 2):  # 2-4 fields: trailing empty rewrites are sometimes cut off
+    for line in lines[1:]:  # 2-4 fields: trailing empty rewrites are sometimes cut off
         fields = line.split("\t")
         toxic, neutral = fields[0].strip(), [f.strip() for f in fields[1:] if f.strip()]
         if not toxic:  # a few rows have no toxic sentence: not a pair (left out, as the style data loader does)
