@@ -13,7 +13,7 @@ grammar. :func:`normalize` maps them back towards ordinary text:
 :data:`MODES` names the choices a metric's ``normalize=`` parameter takes; the chosen mode is part of its
 signature (``none``, ``detok``, ``truecase``, ``detok+truecase``, ``auto``). ``auto`` decides per system (batch),
 from the texts, what their release did to them (:func:`resolve_auto`): true-casing only when no output has a capital
-letter (a lower-cased release: the casing carries no information), detokenizing only when at least half of the
+letter (a lower-cased release: the casing carries no information), detokenizing only when at least a fifth of the
 outputs show PTB tokenization (`` n't``, `` 's``, a space before ``. , ! ?``). Text that writers cased and spaced
 themselves is left alone, so a lower-case ``i`` in informal writing still counts against it.
 """
@@ -26,6 +26,9 @@ from typing import Sequence
 from ..errors import InputError
 
 MODES = ("none", "detok", "truecase", "detok+truecase", "auto")
+#: ``auto`` detokenizes when at least this share of a system's outputs shows PTB tokenization: short tokenized
+#: sentences often show none (``very good``), while text its writers spaced themselves almost never does.
+TOKENIZED_SHARE = 0.2
 
 _NT = re.compile(r"(\w) n't\b", re.IGNORECASE)
 _PTB = re.compile(r"\w n't\b|\w '(?:s|re|ve|m|ll|d)\b|\w [.,!?]", re.IGNORECASE)
@@ -84,7 +87,7 @@ def resolve_auto(texts: Sequence[str]) -> str:
     if not texts:
         return "none"
     lowered = not any(c.isupper() for t in texts for c in t)
-    tokenized = sum(bool(_PTB.search(t)) for t in texts) >= 0.5 * len(texts)
+    tokenized = sum(bool(_PTB.search(t)) for t in texts) >= TOKENIZED_SHARE * len(texts)
     return {(True, True): "detok+truecase", (True, False): "truecase", (False, True): "detok",
             (False, False): "none"}[(lowered, tokenized)]
 
