@@ -8,7 +8,8 @@
   than its input);
 * yelp-dualrl (lower-cased tokenized): share of the four human references that ``acceptability`` passes, and per
   system the acceptability share and J = mean(STA x SIM x FL) with FL = 1[acceptability >= 0.5] (95 % bootstrap
-  intervals), on the first ``--dualrl-n`` inputs of each direction.
+  intervals), on the first ``--dualrl-n`` inputs of each direction; ``humans``: the four human reference sets'
+  acceptability on all 1,000 segments (their LM pass is not part of ``--stage lm``).
 
 The LM pass is the costly part, so ``--stage lm`` runs it once for every text (raw and detok+truecase forms) and
 stores the token log-probabilities in --work; ``--stage figures`` fills the metrics' per-process cache from that
@@ -89,7 +90,7 @@ def main() -> int:
     ap.add_argument("--stage", choices=["lm", "figures"], default="figures")
     ap.add_argument("--dualrl-n", type=int, default=50, help="inputs per direction of yelp-dualrl")
     ap.add_argument("--bootstrap", type=int, default=1000)
-    ap.add_argument("--only", default="lai,dualrl,mir", help="figures to (re)compute, comma-separated")
+    ap.add_argument("--only", default="lai,dualrl,mir,humans", help="figures to (re)compute, comma-separated")
     ap.add_argument("--mir-raw", action="store_true", help="also the raw-text metrics on Mir et al.'s data")
     args = ap.parse_args()
     work = Path(args.work)
