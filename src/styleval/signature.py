@@ -17,14 +17,17 @@ def library_version(distribution: str) -> str:
         return "absent"
 
 
-def _fmt(value: Any) -> str:
+def format_value(value: Any, bools: tuple[str, str] = ("yes", "no")) -> str:
+    """A parameter value as text: booleans as ``bools`` (true, false), floats with ``g``, sequences joined by
+    commas; used by signatures and by metric labels (:mod:`styleval.metrics.identity`)."""
     if isinstance(value, bool):
-        return "yes" if value else "no"
+        return bools[0] if value else bools[1]
     if isinstance(value, float):
         return f"{value:g}"
     if isinstance(value, (list, tuple)):
-        return ",".join(_fmt(v) for v in value)
+        return ",".join(format_value(v, bools) for v in value)
     return str(value)
+
 
 
 @dataclass(frozen=True)
@@ -60,8 +63,8 @@ class Signature:
             parts.append(f"against:{self.against}")
         if self.nrefs is not None:
             parts.append(f"nrefs:{self.nrefs}")
-        parts += [f"{k}:{_fmt(v)}" for k, v in sorted(self.params.items())]
-        parts += [f"{k}:{_fmt(v)}" for k, v in sorted(self.resources.items())]
+        parts += [f"{k}:{format_value(v)}" for k, v in sorted(self.params.items())]
+        parts += [f"{k}:{format_value(v)}" for k, v in sorted(self.resources.items())]
         parts += [f"{k}:{v}" for k, v in sorted(self.libraries.items())]
         return "|".join(parts)
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
 from ..errors import InputError
+from ..signature import format_value
 
 if TYPE_CHECKING:
     from .base import Metric
@@ -20,16 +21,11 @@ Params = tuple[tuple[str, str], ...]
 
 
 def render_value(value: Any) -> str:
-    """A parameter value as it appears in labels and signatures."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, float):
-        return f"{value:g}"
-    if isinstance(value, (list, tuple)):
-        return ",".join(render_value(v) for v in value)
-    if hasattr(value, "metric_id"):  # a metric passed as a parameter (composites, modifiers): its full spec
+    """A parameter value as it appears in labels (booleans as in specs: true/false); a metric given as a
+    parameter (a composite's component) by its full spec."""
+    if hasattr(value, "metric_id"):
         return value.metric_id.spec()
-    return str(value)
+    return format_value(value, bools=("true", "false"))
 
 
 def freeze_params(params: dict[str, Any]) -> Params:
