@@ -7,6 +7,8 @@ import os
 from pathlib import Path
 from typing import Any, Sequence
 
+import numpy as np
+
 from ..errors import MissingDependencyError, OutputError
 
 SEGMENT_FORMATS = ("jsonl", "parquet")
@@ -49,7 +51,7 @@ class SegmentWriter:
         except OSError as exc:
             raise OutputError(f"cannot write segment scores: {exc.strerror or exc}", path) from None
 
-    def write(self, system: str, metric: str, ids: Sequence[str], scores: Sequence[float],
+    def write(self, system: str, metric: str, ids: Sequence[str], scores: Sequence[float] | np.ndarray,
               empty: Sequence[bool]) -> None:
         if self.format == "jsonl":
             lines = []

@@ -349,13 +349,13 @@ def score_stream(inputs: str | Path | Sequence[str | Path], metrics: Iterable[st
         raise InputError("no metric to compute: the metrics asked for need references and none were given")
     _refuse_batch_dependent(built)
     own_cache = cache is not None and not isinstance(cache, StatsCache)
-    stats_cache = StatsCache(cache) if own_cache else cache  # type: ignore[arg-type]
+    stats_cache = cache if isinstance(cache, StatsCache) else (StatsCache(cache) if cache is not None else None)
     hits0, misses0 = (stats_cache.hits, stats_cache.misses) if stats_cache is not None else (0, 0)
     writer = SegmentWriter(segments, segments_format) if segments is not None else None
     n_records = n_chunks = 0
     try:
         with tempfile.TemporaryDirectory(prefix="styleval-stream-") as spill:
-            engine = _Engine(built, writer, Path(spill))
+            driver = _Engine(built, writer, Path(spill))
             if engine_name == "ray":
                 from .ray_engine import ray_groups
 
@@ -365,18 +365,18 @@ def score_stream(inputs: str | Path | Sequence[str | Path], metrics: Iterable[st
                 source = _local_groups(first, chunks, built, stats_cache, has_refs)
             for groups, n, bytes_done, bytes_total in source:
                 for group in groups:
-                    engine.reduce(group)
+                    driver.reduce(group)
                 n_records += n
                 n_chunks += 1
                 if progress:
                     progress(f"{n_records:,} records", bytes_done, bytes_total)
-            engine.check_unique()
-            if significance != "none" and len(engine.systems) > 1:
-                engine.check_alignment()
-                if baseline is not None and baseline not in engine.systems:
-                    raise InputError(f"baseline system {baseline!r} not found; systems: {', '.join(engine.systems)}")
-            results, comparisons = engine.results(options, keep_stats)
-            counts = {name: s.n for name, s in engine.systems.items()}
+            driver.check_unique()
+            if significance != "none" and len(driver.systems) > 1:
+                driver.check_alignment()
+                if baseline is not None and baseline not in driver.systems:
+                    raise InputError(f"baseline system {baseline!r} not found; systems: {', '.join(driver.systems)}")
+            results, comparisons = driver.results(options, keep_stats)
+            counts = {name: s.n for name, s in driver.systems.items()}
         if writer is not None:
             writer.finish()
     except BaseException:
