@@ -229,9 +229,9 @@ def evaluate(records: Sequence[Record], *, style_model: str = "auto", content_mo
     * overall: ``hm``/``gm`` of corpus style accuracy and content (BLEU/ref ÷ 100 when references exist, else the
       source-side similarity) and ``j`` = mean over segments of STA·SIM·FL (ParaDetox), FL from the ``fluency``
       metric: 1[acceptability ≥ ``fluency_threshold``] (default 0.5) or, with ``fluency="perplexity"``,
-      1[perplexity ≤ ``fluency_threshold``] (default 200); each with a percentile interval from one bootstrap over segments (the style and
-      content aggregates and the overall score recomputed on every resample, same seed and resample count as the
-      metrics' intervals) and the same paired tests between systems as the metrics;
+      1[perplexity ≤ ``fluency_threshold``] (default 200); each with a percentile interval from one bootstrap over
+      segments (the style and content aggregates and the overall score recomputed on every resample, same seed and
+      resample count as the metrics' intervals) and the same paired tests between systems as the metrics;
     * naturalness (``naturalness="unigram"`` or ``"embedding"``, ``True`` = unigram): the ``naturalness`` metric,
       Mir et al.'s adversarial naturalness (the share of outputs a classifier trained to tell the inputs from the
       system's outputs finds more human-like than their input), fitted with ``seed``.

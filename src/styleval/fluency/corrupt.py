@@ -17,7 +17,7 @@ INFLECTIONS = [("is", "are"), ("was", "were"), ("has", "have"), ("does", "do"), 
                ("their", "they"), ("his", "he"), ("to", "too"), ("than", "then"), ("much", "many"),
                ("go", "went"), ("come", "came"), ("get", "got"), ("make", "made"), ("take", "took"),
                ("be", "been"), ("is", "be"), ("good", "well"), ("the", "a")]
-_SWAP = {}
+_SWAP: dict[str, list[str]] = {}
 for _a, _b in INFLECTIONS:
     _SWAP.setdefault(_a, []).append(_b)
     _SWAP.setdefault(_b, []).append(_a)

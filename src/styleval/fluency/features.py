@@ -34,13 +34,14 @@ FEATURES = ("mean_logprob", "slor", "min_logprob", "low2_logprob", "min_slor", "
 SURPRISING = -10.0
 
 
-def repeats(ids: Sequence[int]) -> int:
+def repeats(ids: "Sequence[int] | np.ndarray") -> int:
     """Places where a run of k = 1..3 tokens is immediately followed by the same run."""
     ids = list(ids)
     return sum(ids[i:i + k] == ids[i + k:i + 2 * k] for k in (1, 2, 3) for i in range(len(ids) - 2 * k + 1))
 
 
-def token_features(lp: np.ndarray, uni: np.ndarray, end: float, ids: Sequence[int] = ()) -> np.ndarray:
+def token_features(lp: np.ndarray, uni: np.ndarray, end: float, ids: "Sequence[int] | np.ndarray" = ()
+                   ) -> np.ndarray:
     """The :data:`FEATURES` of one text from its token log-probs, their unigram log-probs, the end log-prob and
     the token ids."""
     n = len(lp)
