@@ -19,13 +19,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
 from ..errors import InputError
 from ..models import catalog as cat
 from .lexical import ContentView, content_view
+from ..progress import Progress
 
 FEATURES = ("cosine", "token_p", "token_r", "content_r", "content_p", "soft_r", "soft_p", "soft_r_min",
             "soft_p_min", "entity_r", "number_mismatch", "negation_mismatch", "length_ratio")
@@ -33,7 +34,6 @@ FEATURES = ("cosine", "token_p", "token_r", "content_r", "content_p", "soft_r", 
 FEATURE_SIGNS = (1, 1, 1, 1, 1, 1, 1, 1, 1, 1, -1, -1, -1)
 #: The features of a pair of identical texts (with content words and no number or negation mismatch).
 IDENTITY = (1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 0.0, 0.0, 0.0)
-Progress = Callable[[str, int, int], None]
 
 
 @dataclass

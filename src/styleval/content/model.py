@@ -11,16 +11,16 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
 from ..errors import InputError
 from ..models import catalog as cat
 from .features import FEATURES, IDENTITY, PairFeaturizer
+from ..progress import Progress
 
 FORMAT = "styleval-preservation/1"
-Progress = Callable[[str, int, int], None]
 
 
 class PreservationModel:

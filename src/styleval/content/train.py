@@ -10,7 +10,7 @@ from __future__ import annotations
 import datetime as _dt
 import hashlib
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -21,8 +21,8 @@ from .data import PairData
 from .features import FEATURE_SIGNS, FEATURES, PairFeaturizer
 from .lexical import TONE_WORDS
 from .model import PreservationModel
+from ..progress import Progress
 
-Progress = Callable[[str, int, int], None]
 C_GRID = (0.001, 0.01, 0.1, 1.0, 10.0)
 
 

@@ -13,14 +13,14 @@ LM pass (``slor``, ``mean_logprob``, ``acceptability`` with the same normalisati
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any, Callable, Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
 from ...lm.causal import TokenLogprobs
 from ..base import Batch
+from ...progress import Progress
 
-Progress = Callable[[str, int, int], None]
 _CACHE: dict[tuple[str, int, str], tuple[np.ndarray, np.ndarray, float, bool]] = {}
 _CACHE_LIMIT = 200_000
 
