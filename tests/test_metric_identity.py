@@ -155,7 +155,7 @@ def test_all_pairs_marks_name_every_system_beaten(example):
     result = styleval.score(records, ["bleu:against=references"], bootstrap=200, significance="paired-bootstrap")
     marks = significance_marks(result)
     # rewrite (b) is far above copy (a) and tidy (c) on BLEU/ref; the mark names both, not only the last pair
-    assert marks[("bleu/ref", "rewrite")] == " >ac"
+    assert marks[("bleu/ref", "rewrite")] == " ^ac"
     for c in result.comparisons:
         assert c.p_value < 0.05
     assert "(b) rewrite" in format_table(result)

@@ -135,7 +135,7 @@ def load_records(args: argparse.Namespace) -> list[Record]:
 
 def significance_marks(result: ScoreResult, alpha: float = 0.05) -> dict[tuple[str, str], str]:
     """The mark of each (metric, system) cell. Against a baseline: ``*`` when the system differs from it with
-    p < ``alpha``. All pairs: `` >bc`` naming the systems (by their column letters) it is significantly better
+    p < ``alpha``. All pairs: `` ^bc`` naming the systems (by their column letters) it is significantly better
     than, the direction taken from the metric (a lower perplexity is better), as the evaluation report marks them."""
     from ..evaluation.summary import beaten_letters, system_letters
 
@@ -150,7 +150,7 @@ def significance_marks(result: ScoreResult, alpha: float = 0.05) -> dict[tuple[s
     for r in result.results:
         beaten = beaten_letters(comparisons, letters, r.metric, r.system, r.higher_is_better, alpha)
         if beaten:
-            marks[(r.metric, r.system)] = f" >{beaten}"
+            marks[(r.metric, r.system)] = f" ^{beaten}"
     return marks
 
 
@@ -241,7 +241,7 @@ def run(args: argparse.Namespace) -> int:
         if result.settings["baseline"]:
             print(f"\n* p < 0.05 against {result.settings['baseline']!r} ({result.settings['significance']}); {ci}")
         else:
-            print(f"\n>bc: significantly better (p < 0.05, {result.settings['significance']}, all pairs) than the "
+            print(f"\n^bc: significantly better (p < 0.05, {result.settings['significance']}, all pairs) than the "
                   f"systems with those column letters; {ci}")
     elif args.bootstrap:
         print(f"\n± half-width of the {args.confidence:.0%} bootstrap CI ({args.bootstrap} resamples, "
