@@ -158,7 +158,7 @@ def test_all_pairs_marks_name_every_system_beaten(example):
     assert marks[("bleu/ref", "rewrite")] == " ^ac"
     for c in result.comparisons:
         assert c.p_value < 0.05
-    assert "(b) rewrite" in format_table(result)
+    assert "rewrite (b)" in format_table(result)
 
 
 # -- composite overall metrics -------------------------------------------------------------------------------

@@ -163,7 +163,7 @@ def format_table(result: ScoreResult) -> str:
 
     letters = system_letters(systems)
     all_pairs = bool(result.comparisons) and not result.settings.get("baseline")
-    header = ["metric"] + [f"({letters[s]}) {s}" if all_pairs else s for s in systems]
+    header = ["metric"] + [f"{s} ({letters[s]})" if all_pairs else s for s in systems]
     rows = []
     for metric in result.metrics:
         first = result.get(metric, systems[0])
