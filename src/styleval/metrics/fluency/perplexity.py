@@ -23,6 +23,7 @@ import numpy as np
 from ...errors import InputError
 from ..base import Aspect, Batch, Metric, SegmentStats
 from ..registry import register
+from ._lm import StyleLMs
 
 NLL, NTOK, TRUNC = 0, 1, 2
 
@@ -43,7 +44,7 @@ def parse_style_lms(value: "str | dict[str, str] | None") -> dict[str, str]:
 
 
 @register
-class Perplexity(Metric):
+class Perplexity(StyleLMs, Metric):
     """Perplexity under a causal LM (default SmolLM2-135M), per target style when style LMs are given."""
 
     name = "perplexity"
@@ -77,17 +78,12 @@ class Perplexity(Metric):
         params["style_lms"] = ";".join(f"{k}={v}" for k, v in sorted(self._style_lms.items())) or "none"
         return params
 
-    def _lm_for(self, style: str | None) -> str:
-        return self._style_lms.get(style.lower(), self.model) if style else self.model
-
     def segment_stats(self, batch: Batch) -> SegmentStats:
         from ...fluency.normalize import normalize_all
         from ...lm.causal import token_nll
         from ...models.causal_lm import load_causal_lm
 
-        groups: dict[str, list[int]] = {}
-        for i, d in enumerate(batch.directions):
-            groups.setdefault(self._lm_for(d.target_style if d is not None else None), []).append(i)
+        groups = self._groups(batch)
         stats = np.zeros((len(batch), 3))
         backends: set[str] = set()  # the code that ran each LM ("native" or "transformers")
         for lm_name, rows in groups.items():
@@ -117,32 +113,6 @@ class Perplexity(Metric):
 
     def sum_aggregate(self) -> "Callable[[np.ndarray], float] | None":
         return _from_sums if self.corpus == "tokens" else None
-
-    # -- identity -------------------------------------------------------------------------------
-    def resources(self) -> dict[str, str]:
-        from ...models.causal_lm import resolve_causal_lm
-
-        out = {f"{k}": v for k, v in resolve_causal_lm(self.model).identity().items()}
-        for style, path in sorted(self._style_lms.items()):
-            ident = resolve_causal_lm(path).identity()
-            out[f"lm[{style}]"] = ident["lm"]
-            out[f"lm[{style}]_hash"] = ident["lm_hash"]
-        return out
-
-    def signature(self, batch: Batch | None = None, resolved: dict[str, str] | None = None):  # type: ignore[override]
-        sig = super().signature(batch, resolved)
-        if batch is None:
-            return sig
-        missing = sorted({(d.target_style if d is not None else "none") for d in batch.directions
-                          if d is None or d.target_style.lower() not in self._style_lms})
-        res = dict(sig.resources)
-        if missing and self._style_lms:
-            res["lm_fallback"] = ",".join(missing) + "->generic"
-        if res != sig.resources:
-            from dataclasses import replace
-
-            sig = replace(sig, resources=res)
-        return sig
 
 
 def _from_sums(sums: np.ndarray) -> float:
