@@ -7,7 +7,6 @@ file and the 1-based line. Duplicate segment ids are checked by the engine, whic
 """
 from __future__ import annotations
 
-import csv
 import json
 import sys
 from dataclasses import dataclass
@@ -16,7 +15,7 @@ from typing import Any, Iterator, Sequence
 
 from ..errors import InputError
 from ..records import Direction, Record
-from ..readers.tabular import record_from_row, table_format
+from ..readers.tabular import csv_rows, record_from_row, table_format
 from ..readers.text import BOM, StrPath
 
 
@@ -90,23 +89,8 @@ def _tsv_rows(lines: _Lines) -> Iterator[tuple[int, list[str]]]:
 
 
 def _csv_rows(lines: _Lines) -> Iterator[tuple[int, list[str]]]:
-    reader = csv.reader(iter(lines), delimiter=",", quotechar='"', strict=True)
-    old_limit = csv.field_size_limit()
-    csv.field_size_limit(max(old_limit, min(sys.maxsize, 2**31 - 1)))  # a field may be as long as a file
-    try:
-        start = 1
-        while True:
-            try:
-                fields = next(reader)
-            except StopIteration:
-                return
-            except csv.Error as exc:
-                raise InputError(f"malformed CSV: {exc}", lines.path, start) from None
-            if fields:
-                yield start, fields
-            start = reader.line_num + 1
-    finally:
-        csv.field_size_limit(old_limit)
+    # a field may be as long as a file, which a stream does not know in advance
+    return csv_rows(lines, lines.path, field_limit=min(sys.maxsize, 2**31 - 1))
 
 
 def _json_rows(lines: _Lines) -> Iterator[tuple[int, dict[str, Any]]]:

@@ -5,7 +5,7 @@ import csv
 import io
 import re
 from pathlib import Path
-from typing import Any, Iterator, Sequence
+from typing import Any, Iterable, Iterator, Sequence
 
 from ..errors import InputError
 from ..records import Direction, Record
@@ -75,9 +75,16 @@ def _tsv_rows(text: str) -> Iterator[tuple[int, list[str]]]:
 
 
 def _csv_rows(text: str, path: StrPath) -> Iterator[tuple[int, list[str]]]:
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter=",", quotechar='"', strict=True)
+    # a field can be as long as the file, never longer
+    return csv_rows(io.StringIO(text, newline=""), path, field_limit=len(text) + 1)
+
+
+def csv_rows(lines: Iterable[str], path: StrPath, field_limit: int) -> Iterator[tuple[int, list[str]]]:
+    """``(first line number, fields)`` of each non-empty CSV record in ``lines`` (strict quoting; a malformed
+    record is an :class:`InputError` naming the file and line); fields up to ``field_limit`` characters."""
+    reader = csv.reader(iter(lines), delimiter=",", quotechar='"', strict=True)
     old_limit = csv.field_size_limit()
-    csv.field_size_limit(max(old_limit, len(text) + 1))  # a field can be as long as the file, never longer
+    csv.field_size_limit(max(old_limit, field_limit))
     try:
         start = 1
         while True:
