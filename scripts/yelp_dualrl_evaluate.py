@@ -42,12 +42,14 @@ def main() -> int:
     for row in ev.overall.itertuples():
         print(f"{row.system:22s} {row.score:3s} {row.value:.3f} [{row.ci_low:.3f}, {row.ci_high:.3f}]")
     threshold = ev.settings.get("fluency_threshold")
-    if "perplexity" in ev.result.metrics and threshold is not None:  # J's fluency factor: 1[perplexity <= threshold]
+    fluency = ev.roles.get("fluency")
+    if fluency is not None and threshold is not None:  # J's fluency factor: the share of outputs that pass
         for system in ev.systems:
-            r = ev.result.get("perplexity", system)
+            r = ev.result.get(fluency, system)
             seg = np.asarray(r.segment_scores, dtype=float)
-            print(f"{system:22s} perplexity {r.corpus_score:.1f}, median {np.nanmedian(seg):.1f}, "
-                  f"share <= {threshold:g}: {np.mean(seg <= threshold):.3f}")
+            passed = seg >= threshold if r.higher_is_better else seg <= threshold
+            print(f"{system:22s} {fluency} {r.corpus_score:.3f}, median {np.nanmedian(seg):.3f}, "
+                  f"share {'>=' if r.higher_is_better else '<='} {threshold:g}: {np.mean(passed):.3f}")
     if args.html:
         from styleval.report.html import write_report
 
