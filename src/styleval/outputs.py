@@ -8,7 +8,9 @@ destination only when everything was written and flushed.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
+import secrets
 import tempfile
 from pathlib import Path
 from typing import IO, Iterator
@@ -60,7 +62,7 @@ def atomic_writer(path: str | os.PathLike[str], *, binary: bool = False, encodin
     p = Path(path)
     parent = p.parent if str(p.parent) else Path(".")
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=parent)
+        fd, tmp = _create_beside(p, parent)
     except OSError as exc:
         raise OutputError(f"cannot write in folder {str(parent)!r} ({exc.strerror or exc})", p) from None
     try:
@@ -69,8 +71,6 @@ def atomic_writer(path: str | os.PathLike[str], *, binary: bool = False, encodin
             yield fh
             fh.flush()
             os.fsync(fh.fileno())
-        mode = 0o666 & ~_umask()
-        os.chmod(tmp, mode)
         os.replace(tmp, p)
     except OSError as exc:
         _remove(tmp)
@@ -86,10 +86,16 @@ def write_text(path: str | os.PathLike[str], text: str, encoding: str = "utf-8")
         fh.write(text)
 
 
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
+def _create_beside(p: Path, parent: Path) -> tuple[int, str]:
+    """A new, exclusive temporary file next to ``p``, created with the permissions an ordinary file gets (0666 less
+    the process umask, applied by the OS: no umask is read or changed, which other threads could see)."""
+    for _ in range(100):
+        tmp = str(parent / f".{p.name}.{secrets.token_hex(6)}.tmp")
+        try:
+            return os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666), tmp
+        except FileExistsError:
+            continue
+    raise FileExistsError(errno.EEXIST, "no free temporary name", str(parent))
 
 
 def _remove(path: str) -> None:
