@@ -142,6 +142,11 @@ def comparison_pairs(systems: Sequence[str], baseline: str | None) -> list[tuple
     return list(combinations(systems, 2))
 
 
+def _stored_or_computed(stored: SegmentStats | None, metric: Metric, batch: Batch) -> SegmentStats:
+    """A component's statistics from this run when it was scored, else computed now."""
+    return stored if stored is not None else metric.compute(batch)
+
+
 def metric_labels(metrics: Sequence[Metric]) -> list[MetricId]:
     """The ids of one run's metrics, labelled so that every column name is unique (see
     :func:`styleval.metrics.identity.assign_labels`)."""
@@ -172,7 +177,7 @@ def score_records(records: Sequence[Record], metrics: Sequence[Metric], *,
                 progress(f"{mid.label} · {system}", done, total)
             if metric.components():
                 metric.check_batch(batch)
-                parts = {role: computed.get((comp.metric_id, system)) or comp.compute(batch)
+                parts = {role: _stored_or_computed(computed.get((comp.metric_id, system)), comp, batch)
                          for role, comp in metric.components().items()}
                 stats = metric.combine(parts)
             else:
