@@ -85,6 +85,39 @@ def test_style_lms_work_and_fall_back(smollm):
     np.testing.assert_allclose(res.segment_scores, generic.segment_scores, rtol=1e-4)
 
 
+def test_style_lms_score_each_row_by_its_target_style_adapter(smollm, tmp_path):
+    """With a LoRA adapter that changes the scores as the "positive" LM, rows whose direction targets positive get
+    exactly the adapter's scores and the others the generic LM's, for slor and mean_logprob alike."""
+    import importlib.util
+
+    if importlib.util.find_spec("peft") is None:
+        pytest.skip("peft is not installed")
+    import peft
+    import torch
+
+    from styleval.models.causal_lm import ADAPTER_CARD, _load_transformers, ensure_converted
+
+    folder = ensure_converted(smollm.spec)
+    _, base = _load_transformers(folder)
+    torch.manual_seed(0)
+    cfg = peft.LoraConfig(r=4, lora_alpha=8, target_modules=["q_proj", "v_proj"], init_lora_weights=False)
+    peft.get_peft_model(base, cfg).save_pretrained(str(tmp_path / "pos"))
+    (tmp_path / "pos" / ADAPTER_CARD).write_text(json.dumps({"name": "test-positive", "base_model": str(folder)}))
+    dirs = [Direction("negative", "positive"), Direction("positive", "negative")] * 2
+    for name in ("slor", "mean_logprob"):
+        styled = registry.create(name, style_lms={"positive": str(tmp_path / "pos")}, normalize="none")
+        res = styled.score(_batch(SENTENCES, dirs))
+        adapter = registry.create(name, model=str(tmp_path / "pos"), normalize="none").score(_batch(SENTENCES))
+        generic = registry.create(name, normalize="none").score(_batch(SENTENCES))
+        to_pos, to_neg = [0, 2], [1, 3]
+        got, want_pos, want_neg = (np.asarray(r.segment_scores) for r in (res, adapter, generic))
+        np.testing.assert_allclose(got[to_pos], want_pos[to_pos], rtol=1e-6)
+        np.testing.assert_allclose(got[to_neg], want_neg[to_neg], rtol=1e-6)
+        assert not np.allclose(adapter.segment_scores, generic.segment_scores, rtol=1e-3)  # the adapter matters
+        sig = res.signature.to_dict()["resources"]
+        assert sig["lm_fallback"] == "negative->generic" and sig["lm[positive]"] == "test-positive"
+
+
 def test_bad_parameters_are_refused():
     with pytest.raises(InputError, match="normalize must be one of"):
         registry.create("slor", normalize="lowercase")
