@@ -30,7 +30,9 @@ from ..records import Direction, Record
 from ..results import Comparison, ScoreResult
 from ..scoring import (SIGNIFICANCE_METHODS, Modifier, Progress, ResamplingOptions, _add_interval, build_metrics,
                        comparison_pairs, metric_labels, paired_comparison, with_modifiers)
+from ..models.outputs import use_store
 from .cache import StatsCache, metric_key, segment_key
+from .model_cache import ModelOutputCache
 from .segments import SegmentWriter
 from .source import Chunk, TableOptions, iter_chunks
 
@@ -49,6 +51,8 @@ class StreamResult:
     counts: dict[str, int] = field(default_factory=dict)  # system -> number of segments
     cache_hits: int = 0
     cache_misses: int = 0
+    model_cache_hits: int = 0  # texts whose model outputs (embeddings, LM log-probabilities) came from the cache
+    model_cache_misses: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         out = self.result.to_dict()
@@ -57,7 +61,8 @@ class StreamResult:
             row["n_segments"] = self.counts.get(row["system"], 0)
         out["stream"] = {"segments": None if self.segments is None else str(self.segments),
                          "n_records": self.n_records, "n_chunks": self.n_chunks,
-                         "cache_hits": self.cache_hits, "cache_misses": self.cache_misses}
+                         "cache_hits": self.cache_hits, "cache_misses": self.cache_misses,
+                         "model_cache_hits": self.model_cache_hits, "model_cache_misses": self.model_cache_misses}
         return out
 
     def write_json(self, path: str | Path) -> None:
@@ -145,6 +150,7 @@ class Group:
     nrefs: int
     directions: list[Direction | None]
     stats: dict[int, SegmentStats]
+    layouts: dict[int, dict[str, int]] = field(default_factory=dict)  # composite -> statistics columns per role
 
 
 _KEYS: dict[int, tuple[Metric, bytes, str]] = {}  # metric identity digests, computed once per metric object
@@ -199,17 +205,23 @@ def compute_groups(metrics: Sequence[Metric], records: Sequence[Record], lines: 
 
         computed: dict[Any, SegmentStats] = {}
         out: dict[int, SegmentStats] = {}
+        layouts: dict[int, dict[str, int]] = {}
         for k in order:
             metric, mid = metrics[k], labels[k]
             if metric.components():
                 metric.check_batch(batch)
-                parts = {role: computed.get(comp.metric_id) or run(comp) for role, comp in metric.components().items()}
+                parts = {}
+                for role, comp in metric.components().items():
+                    stored = computed.get(comp.metric_id)  # a component scored in this run is not computed again
+                    parts[role] = stored if stored is not None else run(comp)
                 out[k] = SegmentStats.of(metric.combine(parts))
+                layouts[k] = {role: int(np.asarray(p.values).shape[1]) for role, p in parts.items()}
             else:
                 out[k] = computed[mid] = run(metric)
         groups.append(Group(system=name, ids=list(batch.ids), lines=[lines[i] for i in idx],
                             paths=[paths[i] for i in idx], empty=[not o.strip() for o in batch.outputs],
-                            nrefs=batch.nrefs, directions=list(dict.fromkeys(batch.directions)), stats=out))
+                            nrefs=batch.nrefs, directions=list(dict.fromkeys(batch.directions)), stats=out,
+                            layouts=layouts))
     return groups
 
 
@@ -222,12 +234,17 @@ class _Engine:
         self.writer = writer
         self.spill = spill
         self.systems: dict[str, _System] = {}
+        self.layouts_known: set[int] = set()
 
     def reduce(self, group: Group) -> None:
         state = self.systems.get(group.system)
         if state is None:
             state = self.systems[group.system] = _System(group.system, self.spill, len(self.systems))
         state.add(group)
+        for k, layout in group.layouts.items():
+            if k not in self.layouts_known:  # a composite computed elsewhere (a Ray actor): learn its layout
+                self.metrics[k].combine({role: SegmentStats(values=np.empty((0, w))) for role, w in layout.items()})
+                self.layouts_known.add(k)
         for k, (metric, mid) in enumerate(zip(self.metrics, self.labels)):
             stats = group.stats[k]
             values = np.asarray(stats.values, dtype=float)
@@ -318,7 +335,9 @@ def score_stream(inputs: str | Path | Sequence[str | Path], metrics: Iterable[st
 
     ``segments``: a ``.jsonl`` or ``.parquet`` file that receives every segment score as it is computed (written
     to ``<name>.partial`` and renamed when the run succeeds). ``cache``: a SQLite file (or :class:`StatsCache`) of
-    segment statistics; a run started again after a crash recomputes only the segments not in it.
+    segment statistics; a run started again after a crash recomputes only the segments not in it. The same file
+    keeps the model outputs of neural metrics (:mod:`.model_cache`: sentence and token embeddings, the LM pass of
+    the fluency metrics), so a later run of another metric over the same model reads them instead.
     ``keep_stats``: keep each result's statistics array (for further resampling) instead of dropping it after
     its interval and tests. ``engine="ray"``: the metrics run in Ray actors (``ray_workers`` of them, each loading
     its models once) on the cluster at ``ray_address``, or on a local one started for the run; the driver reduces
@@ -351,6 +370,13 @@ def score_stream(inputs: str | Path | Sequence[str | Path], metrics: Iterable[st
     own_cache = cache is not None and not isinstance(cache, StatsCache)
     stats_cache = cache if isinstance(cache, StatsCache) else (StatsCache(cache) if cache is not None else None)
     hits0, misses0 = (stats_cache.hits, stats_cache.misses) if stats_cache is not None else (0, 0)
+    # model outputs go to the same file (own tables), so a new metric over a cached model skips the model
+    try:
+        model_cache = ModelOutputCache(stats_cache.path) if stats_cache is not None else None
+    except BaseException:
+        if own_cache and stats_cache is not None:
+            stats_cache.close()
+        raise
     writer = SegmentWriter(segments, segments_format) if segments is not None else None
     n_records = n_chunks = 0
     try:
@@ -363,13 +389,14 @@ def score_stream(inputs: str | Path | Sequence[str | Path], metrics: Iterable[st
                     paths, built, chunk_size, table, address=ray_address, workers=ray_workers)
             else:
                 source = _local_groups(first, chunks, built, stats_cache, has_refs)
-            for groups, n, bytes_done, bytes_total in source:
-                for group in groups:
-                    driver.reduce(group)
-                n_records += n
-                n_chunks += 1
-                if progress:
-                    progress(f"{n_records:,} records", bytes_done, bytes_total)
+            with use_store(model_cache):
+                for groups, n, bytes_done, bytes_total in source:
+                    for group in groups:
+                        driver.reduce(group)
+                    n_records += n
+                    n_chunks += 1
+                    if progress:
+                        progress(f"{n_records:,} records", bytes_done, bytes_total)
             driver.check_unique()
             if significance != "none" and len(driver.systems) > 1:
                 driver.check_alignment()
@@ -386,6 +413,8 @@ def score_stream(inputs: str | Path | Sequence[str | Path], metrics: Iterable[st
     finally:
         if own_cache and stats_cache is not None:
             stats_cache.close()
+        if model_cache is not None:
+            model_cache.close()
     settings = {"bootstrap": bootstrap, "confidence": confidence, "seed": seed, "significance": significance,
                 "baseline": baseline, "n_trials": options.n_trials if significance == "approx-randomization" else None,
                 "systems": list(counts), "n_records": n_records}
@@ -393,4 +422,6 @@ def score_stream(inputs: str | Path | Sequence[str | Path], metrics: Iterable[st
                         segments=None if segments is None else Path(segments), n_records=n_records,
                         n_chunks=n_chunks, counts=counts,
                         cache_hits=stats_cache.hits - hits0 if stats_cache is not None else 0,
-                        cache_misses=stats_cache.misses - misses0 if stats_cache is not None else 0)
+                        cache_misses=stats_cache.misses - misses0 if stats_cache is not None else 0,
+                        model_cache_hits=model_cache.hits if model_cache is not None else 0,
+                        model_cache_misses=model_cache.misses if model_cache is not None else 0)

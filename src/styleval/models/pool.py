@@ -5,7 +5,8 @@ time (a lock per key; other keys load in parallel). The helpers :func:`word_vect
 :func:`sentence_encoder`, :func:`transformer` and :func:`spacy_pipeline` resolve a name (catalog, local
 path, or hub id when allowed) and load it through the pool. :class:`EmbeddingCache` keeps per-text
 embeddings keyed by model hash (and layer), in memory and optionally on disk (``STYLEVAL_CACHE`` or an
-explicit folder), so that BERTScore, sentence cosine and their variants encode each distinct text once.
+explicit folder), so that BERTScore, sentence cosine and their variants encode each distinct text once; while a
+model-output store is active (:mod:`.outputs`, the streaming engine's ``--cache``) it is consulted and filled too.
 """
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ import numpy as np
 
 from ..errors import InputError, ResourceUnavailableError
 from . import catalog as cat
+from .outputs import active_store
 from .resolve import ModelSpec, resolve
 
 _torch_configured = False
@@ -244,6 +246,13 @@ class EmbeddingCache:
                     self._mem.move_to_end(k)
                     found[t] = self._mem[k]
             missing = [t for t in texts if t not in found]
+            store = active_store() if missing else None
+            if store is not None:  # a model-output store (the streaming engine's --cache): outputs of past runs
+                for t, arrays in store.get_many(namespace, missing).items():
+                    value = arrays[0] if len(arrays) == 1 else arrays
+                    found[t] = value
+                    self._put_mem(namespace, t, value)
+                missing = [t for t in missing if t not in found]
             conn = self._disk_conn(disk_dir) if missing else None
             if conn is not None:
                 import io
@@ -274,6 +283,9 @@ class EmbeddingCache:
         with self._lock:
             for t, v in items.items():
                 self._put_mem(namespace, t, v)
+            store = active_store()
+            if store is not None and items:
+                store.put_many(namespace, {t: v if isinstance(v, tuple) else (v,) for t, v in items.items()})
             conn = self._disk_conn(disk_dir)
             if conn is not None and items:
                 import io

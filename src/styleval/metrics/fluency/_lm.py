@@ -8,7 +8,9 @@ forward pass (``lm_backend``).
 
 :func:`scored_texts` runs :func:`styleval.lm.causal.token_logprobs` (with the end-of-text token) on the
 normalised outputs and remembers the result per (LM, max_tokens, scored text), so the metrics that read the same
-LM pass (``slor``, ``mean_logprob``, ``acceptability`` with the same normalisation) run it once per process.
+LM pass (``perplexity``, ``slor``, ``mean_logprob``, ``acceptability`` with the same normalisation) run it once per
+process; while a model-output store is active (:mod:`styleval.models.outputs`, the streaming engine's ``--cache``)
+the pass is also read from and written to it, so it runs once across runs.
 """
 from __future__ import annotations
 
@@ -18,10 +20,12 @@ from typing import Any, Sequence
 import numpy as np
 
 from ...lm.causal import TokenLogprobs
+from ...models.outputs import active_store
 from ..base import Batch
 from ...progress import Progress
 
-_CACHE: dict[tuple[str, int, str], tuple[np.ndarray, np.ndarray, float, bool]] = {}
+_Row = tuple[np.ndarray, np.ndarray, float, bool]  # token ids, their log-probabilities, end-of-text's, truncated
+_CACHE: dict[tuple[str, int, str], _Row] = {}
 _CACHE_LIMIT = 200_000
 
 
@@ -77,18 +81,44 @@ def scored_texts(lm_name: str, texts: Sequence[str], *, normalize: str = "none",
     if backends is not None:
         backends.add(lm.backend)
     key = lm.spec.key
-    todo = [t for t in dict.fromkeys(shown) if (key, max_tokens, t) not in _CACHE]
+    got: dict[str, _Row] = {}  # this call's rows (the process-wide memo may be emptied while it fills)
+    for t in dict.fromkeys(shown):
+        row = _CACHE.get((key, max_tokens, t))
+        if row is not None:
+            got[t] = row
+    todo = [t for t in dict.fromkeys(shown) if t not in got]
+    store = active_store() if todo else None
+    namespace = _store_namespace(lm, max_tokens) if store is not None else ""
+    if store is not None:  # a model-output store (the streaming engine's --cache): LM passes of past runs
+        for t, (ids, lp, end, cut) in store.get_many(namespace, todo).items():
+            got[t] = (ids, lp, float(end), bool(cut))
+        todo = [t for t in todo if t not in got]
     if todo:
         res = token_logprobs(lm, todo, with_end=True, batch_tokens=batch_tokens, max_tokens=max_tokens or None,
                              progress=progress)
-        if len(_CACHE) + len(todo) > _CACHE_LIMIT:
-            _CACHE.clear()
-        for t, ids, lp, end, cut in zip(todo, res.token_ids, res.logprobs, res.end_logprob, res.truncated):
-            _CACHE[(key, max_tokens, t)] = (ids, lp, float(end), bool(cut))
-    rows = [_CACHE[(key, max_tokens, t)] for t in shown]
+        new = {t: (ids, lp, float(end), bool(cut))
+               for t, ids, lp, end, cut in zip(todo, res.token_ids, res.logprobs, res.end_logprob, res.truncated)}
+        got.update(new)
+        if store is not None:
+            store.put_many(namespace, {t: (r[0], r[1], np.asarray(r[2], np.float64), np.asarray(r[3], np.bool_))
+                                       for t, r in new.items()})
+    if len(_CACHE) + len(got) > _CACHE_LIMIT:
+        _CACHE.clear()
+    for t, row in got.items():
+        _CACHE[(key, max_tokens, t)] = row
+    rows = [got[t] for t in shown]
     return TokenLogprobs(token_ids=[r[0] for r in rows], logprobs=[r[1] for r in rows],
                          end_logprob=np.array([r[2] for r in rows], dtype=float),
                          truncated=np.array([r[3] for r in rows], dtype=bool)), shown
+
+
+def _store_namespace(lm: Any, max_tokens: int) -> str:
+    """What names this LM pass in a model-output store: the LM's content (and an adapter's base's), the code that
+    ran it, the effective token limit, and the end-of-text token being scored."""
+    spec = lm.spec
+    model = spec.content_hash() + (f"+{spec.base.content_hash()}" if spec.base is not None else "")
+    limit = min(max_tokens or lm.max_length, lm.max_length)
+    return f"lm-logprobs:{model}:{lm.backend}:max{limit}:end"
 
 
 def clear_cache() -> None:

@@ -23,7 +23,7 @@ import numpy as np
 from ...errors import InputError
 from ..base import Aspect, Batch, Metric, SegmentStats
 from ..registry import register
-from ._lm import StyleLMs
+from ._lm import StyleLMs, scored_texts
 
 NLL, NTOK, TRUNC = 0, 1, 2
 
@@ -79,22 +79,16 @@ class Perplexity(StyleLMs, Metric):
         return params
 
     def segment_stats(self, batch: Batch) -> SegmentStats:
-        from ...fluency.normalize import normalize_all
-        from ...lm.causal import token_nll
-        from ...models.causal_lm import load_causal_lm
-
         groups = self._groups(batch)
         stats = np.zeros((len(batch), 3))
         backends: set[str] = set()  # the code that ran each LM ("native" or "transformers")
         for lm_name, rows in groups.items():
-            lm = load_causal_lm(lm_name)
-            backends.add(lm.backend)
-            res = token_nll(lm, normalize_all([batch.outputs[i] for i in rows], self.normalize),
-                            batch_tokens=self.batch_tokens,
-                            max_tokens=self.max_tokens or None)
-            stats[rows, NLL] = res.nll
-            stats[rows, NTOK] = res.n_tokens
-            stats[rows, TRUNC] = res.truncated
+            # the LM pass slor, mean_logprob and acceptability share (sums equal lm.causal.token_nll's)
+            scored, _ = scored_texts(lm_name, [batch.outputs[i] for i in rows], normalize=self.normalize,
+                                     batch_tokens=self.batch_tokens, max_tokens=self.max_tokens, backends=backends)
+            stats[rows, NLL] = [-float(lp.sum()) for lp in scored.logprobs]
+            stats[rows, NTOK] = [len(lp) for lp in scored.logprobs]
+            stats[rows, TRUNC] = scored.truncated
         return SegmentStats(values=stats, flags={"truncated": [int(i) for i in np.flatnonzero(stats[:, TRUNC])]},
                             resources={"lm_backend": ",".join(sorted(backends))} if backends else {})
 
