@@ -9,7 +9,11 @@ Parts (``--part``):
           records, peak RSS), and the in-memory path (read_table + styleval.score) at the first size;
   ray     the same battery on ``--ray-records`` records: local streaming engine, Ray with 1 and 2 worker actors
           (a local Ray started by the run), with the speed-up, Ray's fixed overhead, and a projection to N machines;
-  resume  a streamed run with a statistics cache killed (SIGKILL) half-way, then resumed: time saved, identical output.
+  resume  a streamed run with a statistics cache killed (SIGKILL) half-way, then resumed: time saved, identical output;
+  model-cache  for each pair of metrics over one model (perplexity then slor on SmolLM2; sentence_cosine against the
+          source then against the references on MiniLM), on ``--model-records`` records: the second metric without a
+          cache, and with a cache the first metric filled (its model outputs are read, not computed), each run in
+          its own process (model loading included); the ratio, and whether the scores are identical.
 
 Run: .venv/bin/python benchmarks/bench_stream.py --part scale --sizes 100000,1000000
 """
@@ -59,6 +63,7 @@ def child(mode: str, table: str, extra: str) -> None:
 
     ensure_wordnet()
     opts = json.loads(extra)
+    facts: dict = {}
     t0 = time.perf_counter()
     if mode == "memory":
         import styleval
@@ -78,9 +83,10 @@ def child(mode: str, table: str, extra: str) -> None:
                            cache=opts.get("cache"), engine=opts.get("engine", "local"),
                            ray_workers=opts.get("workers", 2), progress=tick)
         scores = {f"{r.metric}|{r.system}": r.corpus_score for r in out.result.results}
+        facts = {"model_cache_hits": out.model_cache_hits, "model_cache_misses": out.model_cache_misses}
     seconds = time.perf_counter() - t0
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(json.dumps({"seconds": seconds, "peak_rss_mib": rss, "scores": scores}))
+    print(json.dumps({"seconds": seconds, "peak_rss_mib": rss, "scores": scores, **facts}))
 
 
 def measure(mode: str, table: Path, **opts) -> dict:
@@ -166,15 +172,72 @@ def part_resume(n: int, chunk: int) -> None:
           f"corpus scores identical: {resumed['scores'] == full['scores']}", flush=True)
 
 
+MODEL_PAIRS = (("perplexity", "slor:normalize=none"),
+               ("sentence_cosine:against=source", "sentence_cosine:against=references"))
+
+
+def perplexity_pass_check(table: Path, repeat: int = 3) -> None:
+    """perplexity's LM pass (the one slor, mean_logprob and acceptability share, with the end-of-text token) against
+    ``lm.causal.token_nll`` (perplexity's own pass before it shared one): medians of alternating runs in this
+    process, memos emptied before each, and whether the NLL sums are identical."""
+    import statistics
+
+    import numpy as np
+
+    from styleval.lm.causal import token_nll
+    from styleval.metrics.fluency import _lm
+    from styleval.models.causal_lm import load_causal_lm
+    from styleval.readers import read_table
+
+    texts = [r.output for r in read_table(table)]
+    lm = load_causal_lm()
+    own, shared = [], []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        nll = token_nll(lm, texts).nll
+        own.append(time.perf_counter() - t0)
+        _lm.clear_cache()
+        t0 = time.perf_counter()
+        scored, _ = _lm.scored_texts(lm.spec.name, texts)
+        shared.append(time.perf_counter() - t0)
+        _lm.clear_cache()
+    same = np.array_equal(nll, np.array([-float(lp.sum()) for lp in scored.logprobs]))
+    a, b = statistics.median(own), statistics.median(shared)
+    print(f"perplexity's LM pass, {len(texts):,} outputs: token_nll {a:.1f} s, shared pass {b:.1f} s (medians of "
+          f"{repeat}; ratio {b / a:.2f}); NLL sums identical: {same}", flush=True)
+
+
+def part_model_cache(n: int, chunk: int) -> None:
+    table = make_table(n)
+    perplexity_pass_check(table)
+    for first, second in MODEL_PAIRS:
+        cache = WORK / f"model-cache-{n}-{first.split(':')[0]}.sqlite"
+        for p in (cache, Path(str(cache) + "-wal"), Path(str(cache) + "-shm")):
+            p.unlink(missing_ok=True)
+        a_plain = measure("stream", table, chunk_size=chunk, metrics=first)
+        a_cold = measure("stream", table, chunk_size=chunk, metrics=first, cache=str(cache))
+        b_plain = measure("stream", table, chunk_size=chunk, metrics=second)
+        b_warm = measure("stream", table, chunk_size=chunk, metrics=second, cache=str(cache))
+        diff = max(abs(b_warm["scores"][k] - v) for k, v in b_plain["scores"].items())
+        print(f"{first:<32} no cache {a_plain['seconds']:7.1f} s | fresh cache (filling it) "
+              f"{a_cold['seconds']:7.1f} s ({a_cold['seconds'] / a_plain['seconds']:.2f}x)", flush=True)
+        print(f"{second:<32} no cache {b_plain['seconds']:7.1f} s | cache warm from the first "
+              f"{b_warm['seconds']:7.1f} s -> {b_plain['seconds'] / b_warm['seconds']:.2f}x faster; model outputs read "
+              f"{b_warm.get('model_cache_hits', 0):,}, computed {b_warm.get('model_cache_misses', 0):,}; "
+              f"corpus scores identical: {b_warm['scores'] == b_plain['scores']} (max difference {diff:.2g})",
+              flush=True)
+
+
 def main() -> int:
     if len(sys.argv) > 1 and sys.argv[1] == "--child":
         child(sys.argv[2], sys.argv[3], sys.argv[4])
         return 0
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--part", choices=("scale", "ray", "resume"), required=True)
+    parser.add_argument("--part", choices=("scale", "ray", "resume", "model-cache"), required=True)
     parser.add_argument("--sizes", default="100000,1000000")
     parser.add_argument("--ray-records", type=int, default=15000)
     parser.add_argument("--resume-records", type=int, default=15000)
+    parser.add_argument("--model-records", type=int, default=2000)
     parser.add_argument("--chunk-size", type=int, default=10000)
     parser.add_argument("--metrics", default=BATTERY, help="comma-separated specs (default: the lexical battery)")
     args = parser.parse_args()
@@ -187,6 +250,8 @@ def main() -> int:
         part_scale([int(s) for s in args.sizes.split(",")], args.chunk_size)
     elif args.part == "ray":
         part_ray(args.ray_records, min(args.chunk_size, 1000))
+    elif args.part == "model-cache":
+        part_model_cache(args.model_records, min(args.chunk_size, 1000))
     else:
         part_resume(args.resume_records, min(args.chunk_size, 1000))
     return 0

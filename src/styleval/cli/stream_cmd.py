@@ -22,8 +22,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     s.add_argument("--segments", metavar="FILE",
                    help="with --stream: segment scores as JSON lines, or Parquet for a .parquet name")
     s.add_argument("--cache", metavar="FILE",
-                   help="with --stream: SQLite cache of segment statistics; a run started again after a crash "
-                        "recomputes only what is missing")
+                   help="with --stream: SQLite cache of segment statistics and of neural models' outputs "
+                        "(embeddings, LM log-probabilities); a run started again after a crash recomputes only what "
+                        "is missing, and other metrics over the same model reuse its outputs")
     s.add_argument("--engine", choices=("local", "ray"), default="local",
                    help="local (default) or ray: metrics run in Ray actors (implies --stream)")
     s.add_argument("--ray-address", metavar="ADDR", help="join this Ray cluster (default: start a local one)")
@@ -68,7 +69,9 @@ def run(args: argparse.Namespace) -> int:
         print(f"\n± half-width of the {args.confidence:.0%} bootstrap CI ({args.bootstrap} resamples, "
               f"seed {args.seed})")
     print(f"\n{out.n_records:,} records in {out.n_chunks} chunk(s)"
-          + (f"; statistics cache: {out.cache_hits:,} reused, {out.cache_misses:,} computed" if args.cache else ""))
+          + (f"; statistics cache: {out.cache_hits:,} reused, {out.cache_misses:,} computed" if args.cache else "")
+          + (f"; model outputs: {out.model_cache_hits:,} texts reused, {out.model_cache_misses:,} computed"
+             if args.cache and out.model_cache_hits + out.model_cache_misses else ""))
     print("\nsignatures:")
     for metric, sig in out.result.signatures().items():
         print(f"  {metric}: {sig}")
