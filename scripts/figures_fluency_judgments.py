@@ -13,12 +13,35 @@ import pandas as pd
 from fluency_judgment_figures import DATA, dualrl_records, lai_records, log, mir_records
 
 
-def metrics() -> dict[str, Any]:
+def is_perplexity(name: str) -> bool:
+    """The ``perplexity`` rows hold mean_logprob scores turned into segment perplexity (lower is better)."""
+    return name.split("+")[0].split(":")[0] == "perplexity"
+
+
+def metrics(lora: dict[str, dict[str, str]] | None = None, control: bool = False) -> dict[str, Any]:
     """Figure label -> metric; ``+norm`` is detok+truecase always, ``auto`` the metrics' default (normalise only a
-    lower-cased or tokenized release), no suffix: the raw text."""
+    lower-cased or tokenized release), no suffix: the raw text; ``+lora``: each output scored by the LoRA LM of its
+    direction's target style (one mapping for both data sets: formal/informal, positive/negative); ``+lora-other``
+    (``control``): by the adapter of the other style of its data set, the control that separates what the adapters
+    learn of the domain and text format from what they learn of the style."""
     from styleval.metrics import registry
 
-    return {"perplexity": registry.create("mean_logprob", normalize="none"),  # as perplexity below, same pass
+    extra: dict[str, Any] = {}
+    if lora:
+        lms = {style: path for styles in lora.values() for style, path in styles.items()}
+        extra = {"perplexity+lora": registry.create("mean_logprob", normalize="none", style_lms=lms),
+                 "mean_logprob+lora": registry.create("mean_logprob", normalize="none", style_lms=lms),
+                 "slor+lora": registry.create("slor", normalize="none", style_lms=lms),
+                 "mean_logprob+lora:auto": registry.create("mean_logprob", style_lms=lms),
+                 "slor+lora:auto": registry.create("slor", style_lms=lms)}
+        if control:
+            other = {a: b for styles in lora.values() for a in styles for b in styles if a != b}
+            swapped = {style: lms[o] for style, o in other.items()}
+            extra |= {"mean_logprob+lora-other": registry.create("mean_logprob", normalize="none", style_lms=swapped),
+                      "slor+lora-other": registry.create("slor", normalize="none", style_lms=swapped),
+                      "mean_logprob+lora-other:auto": registry.create("mean_logprob", style_lms=swapped),
+                      "slor+lora-other:auto": registry.create("slor", style_lms=swapped)}
+    return extra | {"perplexity": registry.create("mean_logprob", normalize="none"),  # as perplexity below, same pass
             "mean_logprob": registry.create("mean_logprob", normalize="none"),
             "slor": registry.create("slor", normalize="none"),
             "mean_logprob+norm": registry.create("mean_logprob", normalize="detok+truecase"),
@@ -38,7 +61,7 @@ def score_table(records: list, metric: Any, name: str) -> pd.DataFrame:
     rows = []
     for system, recs in by_sys.items():
         scores = metric.score(Batch.from_records(recs)).segment_scores
-        if name == "perplexity":
+        if is_perplexity(name):
             scores = np.exp(-np.asarray(scores))  # segment perplexity = exp(-mean token log-prob)
         rows += [{"system": system, "segment": r.id, "score": float(s), "direction": str(r.direction),
                   "metric": f"fluency:{name}"} for r, s in zip(recs, scores)]
@@ -54,7 +77,7 @@ def lai(ms: dict[str, Any]) -> pd.DataFrame:
     ours = pd.concat([score_table(records, m, n) for n, m in ms.items()], ignore_index=True)
     stored = ds.metrics[ds.metrics["metric"] == "fluency:gpt2_ppl"]
     table = pd.concat([stored[ours.columns], ours], ignore_index=True)
-    lower = {"fluency:gpt2_ppl", "fluency:perplexity"}
+    lower = {"fluency:gpt2_ppl"} | {f"fluency:{n}" for n in ms if is_perplexity(n)}
     seg = MetaTask("fluency", level="segment", method="kendall_tau_like", average_by="item", human_ties="skip",
                    metric_ties="discordant", orientation="abs", exclude=("ref",), human="mean")
     sys_ = MetaTask("fluency", level="system", method="pearson", orientation="abs", exclude=("ref",), human="mean")
@@ -73,6 +96,7 @@ def mir(ms: dict[str, Any]) -> pd.DataFrame:
     from styleval.meta.datasets import load_mir2019
     from styleval.metrics.base import Batch
     from styleval.naturalness import agreement
+    from styleval.records import Direction
 
     ds = load_mir2019(DATA / "mir2019")
     rel = ds.extra["naturalness_relative"]
@@ -80,12 +104,13 @@ def mir(ms: dict[str, Any]) -> pd.DataFrame:
     nat = nat[nat["aspect"] == "naturalness"]
     records = mir_records()
     judged = sorted(set(nat["system"]) - {"input"})
-    inputs = sorted({(r.id, r.source) for r in records}, key=lambda x: int(x[0]))
-    in_batch = Batch(ids=[i for i, _ in inputs], outputs=[s for _, s in inputs], sources=[""] * len(inputs),
-                     references=[[] for _ in inputs], directions=[None] * len(inputs))
+    # each input scored as a text of its own (source) style: by that style's LoRA LM in the +lora rows
+    inputs = sorted({(r.id, r.source, r.direction.source_style) for r in records}, key=lambda x: int(x[0]))
+    in_batch = Batch(ids=[i for i, _, _ in inputs], outputs=[s for _, s, _ in inputs], sources=[""] * len(inputs),
+                     references=[[] for _ in inputs], directions=[Direction(st, st) for _, _, st in inputs])
     rows = []
     for name, m in ms.items():
-        sign = -1.0 if name == "perplexity" else 1.0  # perplexity column holds mean log-prob: higher = better
+        sign = -1.0 if is_perplexity(name) else 1.0  # perplexity column holds mean log-prob: higher = better
         in_scores = dict(zip(in_batch.ids, m.score(in_batch).segment_scores))
         xs, hs, hits = [], [], [0, 0]
         per_sys = []
@@ -106,7 +131,7 @@ def mir(ms: dict[str, Any]) -> pd.DataFrame:
             a, n = agreement(_P, [c if isinstance(c, str) else None for c in choice])  # type: ignore[arg-type]
             hits[0] += a * n
             hits[1] += n
-        rows.append({"metric": "perplexity" if name == "perplexity" else name,
+        rows.append({"metric": name,
                      "pooled_pearson_abs": round(float(pearsonr(xs, hs)[0]) * sign, 3),
                      "pooled_spearman_abs": round(float(spearmanr(xs, hs)[0]) * sign, 3),
                      "per_system_pearson_min": round(min(per_sys) * sign, 3) if sign > 0 else
@@ -170,7 +195,7 @@ def run_figures(work: Path, args: Any) -> None:
 
     _lm._CACHE.update(pickle.loads((work / "lm_cache.pkl").read_bytes()))
     log(f"{len(_lm._CACHE)} cached LM passes")
-    ms = metrics()
+    ms = metrics(getattr(args, "lora_lms", None), getattr(args, "lora_control", False))
     path = work / "figures.json"
     out: dict[str, Any] = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
     parts = set(args.only.split(","))
