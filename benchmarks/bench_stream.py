@@ -10,6 +10,8 @@ Parts (``--part``):
   ray     the same battery on ``--ray-records`` records: local streaming engine, Ray with 1 and 2 worker actors
           (a local Ray started by the run), with the speed-up, Ray's fixed overhead, and a projection to N machines;
   resume  a streamed run with a statistics cache killed (SIGKILL) half-way, then resumed: time saved, identical output;
+  lm-pass perplexity's LM pass (shared with slor, mean_logprob, acceptability) against lm.causal.token_nll on
+          ``--model-records`` outputs: time and whether the NLL sums are identical (also the first step of model-cache);
   model-cache  for each pair of metrics over one model (perplexity then slor on SmolLM2; sentence_cosine against the
           source then against the references on MiniLM), on ``--model-records`` records: the second metric without a
           cache, and with a cache the first metric filled (its model outputs are read, not computed), each run in
@@ -176,7 +178,7 @@ MODEL_PAIRS = (("perplexity", "slor:normalize=none"),
                ("sentence_cosine:against=source", "sentence_cosine:against=references"))
 
 
-def perplexity_pass_check(table: Path, repeat: int = 3) -> None:
+def perplexity_pass_check(table: Path, repeat: int = 1) -> None:
     """perplexity's LM pass (the one slor, mean_logprob and acceptability share, with the end-of-text token) against
     ``lm.causal.token_nll`` (perplexity's own pass before it shared one): medians of alternating runs in this
     process, memos emptied before each, and whether the NLL sums are identical."""
@@ -201,10 +203,17 @@ def perplexity_pass_check(table: Path, repeat: int = 3) -> None:
         scored, _ = _lm.scored_texts(lm.spec.name, texts)
         shared.append(time.perf_counter() - t0)
         _lm.clear_cache()
-    same = np.array_equal(nll, np.array([-float(lp.sum()) for lp in scored.logprobs]))
+    shared_nll = np.array([-float(lp.sum()) for lp in scored.logprobs])
+    same = np.array_equal(nll, shared_nll)
+    rel = float(np.max(np.abs(nll - shared_nll) / np.maximum(np.abs(nll), 1e-300)))
     a, b = statistics.median(own), statistics.median(shared)
-    print(f"perplexity's LM pass, {len(texts):,} outputs: token_nll {a:.1f} s, shared pass {b:.1f} s (medians of "
-          f"{repeat}; ratio {b / a:.2f}); NLL sums identical: {same}", flush=True)
+    n_tok = sum(len(lp) for lp in scored.logprobs)
+    ppl = (float(np.exp(nll.sum() / n_tok)), float(np.exp(shared_nll.sum() / n_tok)))
+    n_diff = int((nll != shared_nll).sum())
+    print(f"perplexity's LM pass, {len(texts):,} outputs: token_nll {a:.1f} s, shared pass {b:.1f} s (median of "
+          f"{repeat} alternating run(s); ratio {b / a:.2f}); NLL sums identical: {same} ({n_diff} differ, largest "
+          f"relative difference {rel:.2g}; corpus perplexity {ppl[0]:.8g} vs {ppl[1]:.8g}: batches are packed by "
+          "length, and the end-of-text token lengthens every text by one)", flush=True)
 
 
 def part_model_cache(n: int, chunk: int) -> None:
@@ -233,7 +242,7 @@ def main() -> int:
         child(sys.argv[2], sys.argv[3], sys.argv[4])
         return 0
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--part", choices=("scale", "ray", "resume", "model-cache"), required=True)
+    parser.add_argument("--part", choices=("scale", "ray", "resume", "lm-pass", "model-cache"), required=True)
     parser.add_argument("--sizes", default="100000,1000000")
     parser.add_argument("--ray-records", type=int, default=15000)
     parser.add_argument("--resume-records", type=int, default=15000)
@@ -250,6 +259,8 @@ def main() -> int:
         part_scale([int(s) for s in args.sizes.split(",")], args.chunk_size)
     elif args.part == "ray":
         part_ray(args.ray_records, min(args.chunk_size, 1000))
+    elif args.part == "lm-pass":
+        perplexity_pass_check(make_table(args.model_records))
     elif args.part == "model-cache":
         part_model_cache(args.model_records, min(args.chunk_size, 1000))
     else:
