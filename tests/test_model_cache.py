@@ -248,3 +248,20 @@ def test_another_model_identity_misses(one_torch_thread, tmp_path, count_encoded
     other = score_stream(table, [f"sentence_cosine:against=source,model={copy}"], cache=cache, bootstrap=0)
     assert sorted(t for call in count_encoded for t in call) == sorted({*SOURCES, *OUTPUTS})
     assert other.model_cache_hits == 0
+
+
+@needs_minilm
+def test_bertscore_token_embeddings_are_reused(one_torch_thread, tmp_path):
+    table = write_table(tmp_path / "t.jsonl")
+    cache = tmp_path / "cache.sqlite"
+    forget_in_memory()
+    first = score_stream(table, ["bertscore:against=source"], cache=cache, bootstrap=0)
+    assert (first.model_cache_hits, first.model_cache_misses) == (0, 12)  # sources once, both systems' outputs
+    forget_in_memory()
+    cached = score_stream(table, ["bertscore:against=references"], cache=cache, bootstrap=0)
+    assert (cached.model_cache_hits, cached.model_cache_misses) == (8, 4)  # (token ids, embeddings) of the outputs
+    forget_in_memory()
+    both = styleval.score(read_table(table), ["bertscore:against=source", "bertscore:against=references"],
+                          bootstrap=0)
+    assert [r.corpus_score for r in both.results if r.metric.endswith("/ref")] == \
+        [r.corpus_score for r in cached.result.results]
