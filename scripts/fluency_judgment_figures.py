@@ -172,8 +172,8 @@ def stage_lm(work: Path, n_dualrl: int, mir_raw: bool = False, chunk: int = 200,
             if len(_lm._CACHE) == before:
                 continue  # all cached already
             path.write_bytes(pickle.dumps(dict(_lm._CACHE)))
-            log(f"lm {Path(lm).name} {mode}: {min(i + chunk, len(texts))}/{len(texts)} "
-                f"({(i + chunk) / (time.time() - start):.1f}/s)")
+            done = min(i + chunk, len(texts))
+            log(f"lm {Path(lm).name} {mode}: {done}/{len(texts)} ({done / (time.time() - start):.1f}/s)")
 
 
 def main() -> int:
