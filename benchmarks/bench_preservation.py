@@ -5,8 +5,9 @@ them, default 1,000), scored against the source with ``metric.score(batch)`` thr
 ``styleval score`` does. Before each timed run every cache is emptied (styleval's embedding cache, the spaCy parse
 cache, the preservation model's text cache), so each run encodes and parses every text; models are loaded and
 warmed up on other texts before timing. Reported: the median over ``--repeat`` runs of pairs per second, and
-the ratio preservation / sentence_cosine. ``preservation`` = spaCy parse (tagger, parser, NER) + one MiniLM
-forward pass per distinct text + pair features; the parse share is printed too.
+the ratio preservation / sentence_cosine, for preservation's encoder run by torch and (when the ``fast`` extra is
+installed) by ONNX Runtime. ``preservation`` = spaCy parse (tagger, parser, NER) + one MiniLM forward pass per
+distinct text + pair features; the parse share is printed too.
 
 Threads: ``--threads`` torch threads for both (default 2; on a 2-core machine that other processes keep busy,
 1 thread can be faster).
@@ -66,8 +67,12 @@ def main() -> int:
     def batch(s, o):
         return Batch([str(i) for i in range(len(o))], list(o), list(s), [[] for _ in o], [None] * len(o))
 
+    from styleval.models.onnx_encoder import onnx_available
+
     metrics = {"sentence_cosine": create("sentence_cosine", against="source"),
-               "preservation": create("preservation", against="source")}
+               "preservation": create("preservation", against="source", backend="torch")}
+    if onnx_available():  # the default backend when the 'fast' extra is installed
+        metrics["preservation[onnx]"] = create("preservation", against="source", backend="onnx")
     for m in metrics.values():
         m.score(batch(warm_src, warm_out))  # load models
     times: dict[str, list[float]] = {k: [] for k in (*metrics, "spacy parse")}
@@ -88,8 +93,10 @@ def main() -> int:
     med = {k: statistics.median(v) for k, v in times.items()}
     for name in times:
         print(f"  {name:16s} {med[name]:8.2f} s   {n / med[name]:8.1f} pairs/s")
-    print(f"  preservation / sentence_cosine throughput: {med['sentence_cosine'] / med['preservation']:.2f}x; "
-          f"spaCy parse share of preservation time: {med['spacy parse'] / med['preservation']:.0%}")
+    for name in metrics:
+        if name.startswith("preservation"):
+            print(f"  {name} / sentence_cosine throughput: {med['sentence_cosine'] / med[name]:.2f}x; "
+                  f"spaCy parse share of its time: {med['spacy parse'] / med[name]:.0%}")
     return 0
 
 

@@ -37,6 +37,7 @@ OPTIONAL_MODULES: dict[str, tuple[str, str | None]] = {
     "multipart": ("python-multipart", "human"), "python_multipart": ("python-multipart", "human"),
     "sqlalchemy": ("SQLAlchemy", "human"), "psycopg": ("psycopg", "human"), "sacremoses": ("sacremoses", None),
     "sklearn": ("scikit-learn", None), "matplotlib": ("matplotlib", None), "ray": ("ray", "ray"),
+    "onnxruntime": ("onnxruntime", "fast"), "onnx": ("onnx", "fast"),
 }
 
 

@@ -67,12 +67,36 @@ def _load_encoder(model: str) -> tuple[Any, Any]:
     return get_pool().get("preservation-encoder:" + spec.key, load)
 
 
+def _load_onnx_encoder(model: str) -> tuple[Any, Any]:
+    """(fast tokenizer, ONNX Runtime encoder) for a local encoder folder, exported once per machine."""
+    from ..models.onnx_encoder import load_onnx_encoder
+    from ..models.pool import get_pool
+    from ..models.resolve import resolve
+
+    spec = resolve(model)
+
+    def load() -> tuple[Any, Any]:
+        tok = _load_encoder(model)[0]
+        return tok, load_onnx_encoder(spec.name, spec.content_hash(), lambda: _load_encoder(model))
+
+    return get_pool().get("preservation-encoder-onnx:" + spec.key, load)
+
+
+def _unit(x: np.ndarray) -> np.ndarray:
+    """Rows scaled to unit length along the last axis (torch's ``normalize`` with its 1e-12 floor)."""
+    return x / np.maximum(np.linalg.norm(x, axis=-1, keepdims=True), 1e-12)
+
+
 class PairFeaturizer:
     """Computes :data:`FEATURES` for (comparison, output) pairs; caches each text's representation."""
 
     def __init__(self, *, model: str = cat.DEFAULT_ENCODER, spacy_model: str = cat.DEFAULT_SPACY,
-                 style_words: Sequence[str] = (), max_length: int = 128, batch_size: int = 64) -> None:
+                 style_words: Sequence[str] = (), max_length: int = 128, batch_size: int = 64,
+                 backend: str = "auto") -> None:
+        from ..models.onnx_encoder import resolve_backend
+
         self.model = model
+        self.backend = resolve_backend(backend)
         self.spacy_model = spacy_model
         self.style_words = frozenset(w.lower() for w in style_words)
         self.max_length = int(max_length)
@@ -90,22 +114,32 @@ class PairFeaturizer:
         if len(self._reps) > 200_000:
             self._reps.clear()
         views = [content_view(p, self.style_words) for p in parse_many(todo, self.spacy_model)]
-        tok, enc = _load_encoder(self.model)
+        tok, enc = _load_onnx_encoder(self.model) if self.backend == "onnx" else _load_encoder(self.model)
         order = sorted(range(len(todo)), key=lambda i: len(todo[i]), reverse=True)
         done = 0
         with torch.inference_mode():
             for start in range(0, len(order), self.batch_size):
                 idx = order[start:start + self.batch_size]
                 batch = [todo[i] for i in idx]
-                x = tok(batch, padding=True, truncation=True, max_length=self.max_length, return_tensors="pt",
-                        return_offsets_mapping=True)
-                offsets = x.pop("offset_mapping").numpy()
-                hidden = enc(**x).last_hidden_state
-                mask = x["attention_mask"].unsqueeze(-1).to(hidden.dtype)
-                pooled = (hidden * mask).sum(1) / mask.sum(1).clamp(min=1.0)
-                sent = torch.nn.functional.normalize(pooled, dim=-1).numpy()
-                tokn = torch.nn.functional.normalize(hidden, dim=-1).numpy()
-                lengths = x["attention_mask"].sum(1).numpy()
+                if self.backend == "onnx":
+                    x = tok(batch, padding=True, truncation=True, max_length=self.max_length, return_tensors="np",
+                            return_offsets_mapping=True)
+                    offsets = x.pop("offset_mapping")
+                    hidden_np = enc(x)
+                    mask_np = x["attention_mask"][..., None].astype(np.float32)
+                    pooled_np = (hidden_np * mask_np).sum(1) / np.maximum(mask_np.sum(1), 1.0)
+                    sent, tokn = _unit(pooled_np), _unit(hidden_np)
+                    lengths = x["attention_mask"].sum(1)
+                else:
+                    x = tok(batch, padding=True, truncation=True, max_length=self.max_length, return_tensors="pt",
+                            return_offsets_mapping=True)
+                    offsets = x.pop("offset_mapping").numpy()
+                    hidden = enc(**x).last_hidden_state
+                    mask = x["attention_mask"].unsqueeze(-1).to(hidden.dtype)
+                    pooled = (hidden * mask).sum(1) / mask.sum(1).clamp(min=1.0)
+                    sent = torch.nn.functional.normalize(pooled, dim=-1).numpy()
+                    tokn = torch.nn.functional.normalize(hidden, dim=-1).numpy()
+                    lengths = x["attention_mask"].sum(1).numpy()
                 for row, i in enumerate(idx):
                     n = int(lengths[row])
                     vecs = tokn[row, 1:n - 1]  # drop [CLS] and [SEP]

@@ -27,7 +27,7 @@ class PreservationModel:
     def __init__(self, *, encoder: str = cat.DEFAULT_ENCODER, spacy_model: str = cat.DEFAULT_SPACY,
                  style_words: Sequence[str] = (), mean: np.ndarray, scale: np.ndarray, coef: np.ndarray,
                  intercept: float, ceiling: float = 1.0, max_length: int = 128, features: Sequence[str] = FEATURES,
-                 card: dict[str, Any] | None = None, folder: Path | None = None) -> None:
+                 card: dict[str, Any] | None = None, folder: Path | None = None, backend: str = "auto") -> None:
         if tuple(features) != FEATURES:
             raise InputError(f"model features {list(features)} differ from this styleval's {list(FEATURES)}")
         self.encoder = encoder
@@ -44,7 +44,7 @@ class PreservationModel:
         self.card = dict(card or {})
         self.folder = folder
         self.featurizer = PairFeaturizer(model=encoder, spacy_model=spacy_model, style_words=self.style_words,
-                                         max_length=max_length)
+                                         max_length=max_length, backend=backend)
 
     # -- scoring --------------------------------------------------------------------------------
     def from_features(self, feats: np.ndarray) -> np.ndarray:
@@ -72,9 +72,18 @@ class PreservationModel:
             out["preservation_model_hash"] = content_hash(self.folder)[:12]
         enc = resolve(self.encoder).identity()
         out["encoder"], out["encoder_hash"] = enc["model"], enc["model_hash"]
+        out["encoder_backend"] = self.backend_identity()
         nlp = resolve(self.spacy_model).identity()
         out["spacy"], out["spacy_hash"] = nlp["model"], nlp["model_hash"]
         return out
+
+    def backend_identity(self) -> str:
+        """What runs the encoder, with its version (ONNX Runtime's outputs differ from torch's by ~1e-5)."""
+        from importlib.metadata import version
+
+        if self.featurizer.backend == "onnx":
+            return f"onnxruntime-{version('onnxruntime')}"
+        return f"torch-{version('torch')}"
 
     # -- storage --------------------------------------------------------------------------------
     def save(self, folder: str | Path) -> Path:
@@ -95,7 +104,7 @@ class PreservationModel:
         return path
 
     @classmethod
-    def load(cls, folder: str | Path) -> "PreservationModel":
+    def load(cls, folder: str | Path, backend: str = "auto") -> "PreservationModel":
         path = Path(folder)
         cfg_path = path / "model.json"
         if not cfg_path.is_file():
@@ -117,4 +126,4 @@ class PreservationModel:
                    mean=w["mean"], scale=w["scale"], coef=w["coef"], intercept=float(w["intercept"][0]),
                    ceiling=float(w["ceiling"][0]) if "ceiling" in w.files else 1.0,
                    max_length=config.get("max_length", 128), features=config["features"], card=card,
-                   folder=path.resolve())
+                   folder=path.resolve(), backend=backend)

@@ -20,9 +20,11 @@ def resolve_preservation_model(name: str | Path) -> Path:
     return resolve_model_folder(name, PRETRAINED_DIR, "preservation model")
 
 
-def load_preservation_model(name: str | Path = DEFAULT_MODEL) -> PreservationModel:
-    """Load a preservation model once per process (through the model pool)."""
+def load_preservation_model(name: str | Path = DEFAULT_MODEL, backend: str = "auto") -> PreservationModel:
+    """Load a preservation model once per process and encoder backend (through the model pool)."""
+    from ...models.onnx_encoder import resolve_backend
     from ...models.pool import get_pool
 
     folder = resolve_preservation_model(name)
-    return get_pool().get(f"preservation:{folder}", lambda: PreservationModel.load(folder))
+    chosen = resolve_backend(backend)
+    return get_pool().get(f"preservation:{folder}:{chosen}", lambda: PreservationModel.load(folder, backend=chosen))

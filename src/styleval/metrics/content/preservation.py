@@ -29,7 +29,8 @@ class Preservation(ContentMetric):
                    "logistic head; shipped model preservation-minilm); max over references")
     libraries = ("torch", "transformers", "spacy")
 
-    def __init__(self, *, against: str | Against = "references", model: str = "preservation-minilm") -> None:
+    def __init__(self, *, against: str | Against = "references", model: str = "preservation-minilm",
+                 backend: str = "auto") -> None:
         self.against = Against.parse(against)
         if not isinstance(model, str) or not model.strip():
             raise InputError(f"metric {self.name!r}: model must be a shipped model name or a folder, got {model!r}")
@@ -37,6 +38,9 @@ class Preservation(ContentMetric):
 
         self._folder = resolve_preservation_model(model)  # fails now, not at scoring time, on a bad name
         self.model = model
+        from ...models.onnx_encoder import resolve_backend
+
+        self.backend = resolve_backend(backend)  # 'auto' resolved now: the signature names what runs
         self._model: Any = None
 
     @property
@@ -44,7 +48,7 @@ class Preservation(ContentMetric):
         if self._model is None:
             from ...content.pretrained import load_preservation_model
 
-            self._model = load_preservation_model(self._folder)
+            self._model = load_preservation_model(self._folder, self.backend)
         return self._model
 
     def resources(self) -> dict[str, str]:
