@@ -18,6 +18,7 @@ source or reference, ``b`` the output), :data:`FEATURES`:
 from __future__ import annotations
 
 import math
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Sequence
 
@@ -104,7 +105,6 @@ class PairFeaturizer:
         self._reps: dict[str, TextRep] = {}
 
     def _represent(self, texts: list[str], progress: Progress | None) -> None:
-        import torch
 
         from ..nlp import parse_many
 
@@ -113,9 +113,33 @@ class PairFeaturizer:
             return
         if len(self._reps) > 200_000:
             self._reps.clear()
-        views = [content_view(p, self.style_words) for p in parse_many(todo, self.spacy_model)]
+        # the parse runs in a second thread while the encoder runs here: spaCy keeps one core busy, the encoder
+        # releases the GIL, so on a small machine the two overlap instead of adding up
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="styleval-parse") as pool:
+            parsed = pool.submit(parse_many, todo, self.spacy_model)
+            encoded = self._encode(todo, progress)
+            views = [content_view(p, self.style_words) for p in parsed.result()]
+        for i, (sent, vecs, offs) in enumerate(encoded):
+            word_vecs = []
+            for w in views[i].words:
+                inside = (offs[:, 0] < w.end) & (offs[:, 1] > w.start)
+                if inside.any():
+                    v = vecs[inside].mean(0)
+                else:  # past the truncation point: the sentence embedding stands in
+                    v = sent
+                word_vecs.append(v / max(float(np.linalg.norm(v)), 1e-9))
+            wv = np.stack(word_vecs) if word_vecs else np.zeros((0, vecs.shape[1]), dtype=np.float32)
+            if vecs.shape[0] == 0:
+                vecs = sent[None, :]
+            self._reps[todo[i]] = TextRep(sent, vecs, views[i], wv.astype(np.float32))
+
+    def _encode(self, todo: list[str], progress: Progress | None) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+        """Per text: unit sentence embedding, unit token vectors and character offsets (no [CLS]/[SEP])."""
+        import torch
+
         tok, enc = _load_onnx_encoder(self.model) if self.backend == "onnx" else _load_encoder(self.model)
         order = sorted(range(len(todo)), key=lambda i: len(todo[i]), reverse=True)
+        encoded: list[Any] = [None] * len(todo)
         done = 0
         with torch.inference_mode():
             for start in range(0, len(order), self.batch_size):
@@ -142,24 +166,11 @@ class PairFeaturizer:
                     lengths = x["attention_mask"].sum(1).numpy()
                 for row, i in enumerate(idx):
                     n = int(lengths[row])
-                    vecs = tokn[row, 1:n - 1]  # drop [CLS] and [SEP]
-                    offs = offsets[row, 1:n - 1]
-                    view = views[i]
-                    word_vecs = []
-                    for w in view.words:
-                        inside = (offs[:, 0] < w.end) & (offs[:, 1] > w.start)
-                        if inside.any():
-                            v = vecs[inside].mean(0)
-                        else:  # past the truncation point: the sentence embedding stands in
-                            v = sent[row]
-                        word_vecs.append(v / max(float(np.linalg.norm(v)), 1e-9))
-                    wv = np.stack(word_vecs) if word_vecs else np.zeros((0, vecs.shape[1]), dtype=np.float32)
-                    if vecs.shape[0] == 0:
-                        vecs = sent[row][None, :]
-                    self._reps[todo[i]] = TextRep(sent[row].copy(), vecs.copy(), view, wv.astype(np.float32))
+                    encoded[i] = (sent[row].copy(), tokn[row, 1:n - 1].copy(), offsets[row, 1:n - 1].copy())
                 done += len(idx)
                 if progress is not None:
                     progress("encoding texts", done, len(todo))
+        return encoded
 
     def features(self, comparisons: Sequence[str], outputs: Sequence[str],
                  progress: Progress | None = None) -> np.ndarray:
