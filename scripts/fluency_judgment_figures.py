@@ -24,7 +24,14 @@ scripts/fluency_figures.py) score Lai et al.'s outputs by their direction's targ
 ``DIR/lora-{positive,negative}`` (``--stage lora``: Yelp dev+test sentences of shen's release split by label, Mir et
 al.'s inputs and outputs left out) score Mir et al.'s outputs by theirs and each input by its own (source) style.
 ``--stage lm --lora DIR`` adds those LM passes to the same cache; ``--stage figures --lora DIR`` adds the
-``+lora`` rows (slor keeps the generic named-corpus unigram model).
+``+lora`` rows (slor keeps the generic named-corpus unigram model); ``--lora-control`` adds ``+lora-other`` rows,
+each text under the adapter of the other style (domain adaptation without the target style).
+
+    STYLEVAL_THREADS=1 .venv/bin/python scripts/fluency_judgment_figures.py --stage lora --lora /tmp/styleval-fluency
+    STYLEVAL_THREADS=1 .venv/bin/python scripts/fluency_judgment_figures.py --stage lm --mir-raw \
+        --lora /tmp/styleval-fluency --lora-control
+    STYLEVAL_THREADS=1 .venv/bin/python scripts/fluency_judgment_figures.py --stage figures --only lai,mir \
+        --mir-raw --lora /tmp/styleval-fluency --lora-control
 """
 from __future__ import annotations
 
