@@ -10,6 +10,9 @@
    ``lai-accuracy``: style accuracy of each system, of REF and of the INPUT rows per direction, as released and
    lower-cased + tokenized (NLTK's Treebank tokenizer); ``gyafc``: AUC / balanced accuracy on xformal/fr.80.*
    (calibration and selection data of the formality models: diagnostics, not test figures);
+   ``lai-case``: what Lai's human style scores follow: each system's mean human style per direction next to the
+   share of its outputs that start lower-case, and the Lai figures of ``acceptability`` alone and of P(target style)
+   x acceptability (shipped classifier and any ``--model``);
 3. Mir et al. 2019: Pearson of our direction-corrected EMD (shipped Yelp classifier) with human style intensity,
    each model's settings pooled, next to the stored TextCNN EMD;
 4. Mir et al. 2019: sentence BLEU unmasked / style-masked / style-removed (Mir's lexicon) against human content.
@@ -106,6 +109,45 @@ def lai_figures(data: Path, models: dict[str, str] | None = None) -> dict:
     stored.loc[flip, "score"] = -stored.loc[flip, "score"]
     table = pd.concat([table, stored[table.columns]], ignore_index=True)
     out = {}
+    for direction in ("both", "informal->formal", "formal->informal"):
+        for label, spec in (("kendall", LAI_KENDALL), ("system_pearson", LAI_PEARSON)):
+            res = run(MetaTask(direction=direction, **spec), ds.judgments, table)
+            out[f"{label} [{direction}]"] = {m: round(res.statistic(m), 3) for m in res.metrics}
+    return out
+
+
+def lai_case(data: Path, models: dict[str, str] | None = None) -> dict:
+    """Why Lai's pooled style figures reward case: mean human style per system and direction with the share of
+    outputs starting lower-case; per-input Kendall / system Pearson of acceptability alone and of a classifier's
+    P(target style) times acceptability (the shipped acceptability model, its default ``auto`` normalisation,
+    scored per system as the metric does)."""
+    from styleval.fluency.acceptability import load_acceptability
+
+    ds, keys, texts, directions, _ = lai_texts(data)
+    systems = [s for s, _ in keys]
+    frame = ds.judgments._frame
+    human = frame[frame["aspect"] == "style"].groupby(["system", "direction"])["score"].mean()
+    lower = pd.DataFrame({"system": systems, "direction": [str(d) for d in directions],
+                          "lower": [t[:1].islower() for t in texts]}).groupby(["system", "direction"])["lower"].mean()
+    out: dict = {"human style mean / share starting lower-case": {
+        f"{s} [{d}]": [round(float(human[(s, d)]), 1), round(float(lower[(s, d)]), 3)] for s, d in human.index}}
+    am = load_acceptability()
+    acc = np.zeros(len(texts))
+    for system in sorted(set(systems)):
+        idx = [i for i, s in enumerate(systems) if s == system]
+        acc[idx] = am.predict([texts[i] for i in idx])  # the model's own normalisation, per system
+    target_formal = np.array([d.target_style == "formal" for d in directions])
+    scores = {"ours:acceptability": acc}  # every score here is oriented already: higher = better in either direction
+    for label, name in {"classifier-pt16": "formality-classifier-pt16", **(models or {})}.items():
+        model = load_style_model(name)
+        _, p = model.decide(texts, calibrated=False)
+        p_formal = p[:, model.style_index("formal")]
+        p_target = np.where(target_formal, p_formal, 1 - p_formal)
+        scores[f"ours:{label} P(target)"] = p_target
+        scores[f"ours:{label} P(target) x acceptability"] = p_target * acc
+    rows = [(s, seg, m, float(v), str(d)) for m, vals in scores.items()
+            for (s, seg), v, d in zip(keys, vals, directions)]
+    table = pd.DataFrame(rows, columns=["system", "segment", "metric", "score", "direction"])
     for direction in ("both", "informal->formal", "formal->informal"):
         for label, spec in (("kendall", LAI_KENDALL), ("system_pearson", LAI_PEARSON)):
             res = run(MetaTask(direction=direction, **spec), ds.judgments, table)
@@ -212,7 +254,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--data", default=str(ROOT.parent / "shared" / "data"))
     ap.add_argument("--out", default=None)
-    ap.add_argument("--only", choices=["cards", "lai", "lai-accuracy", "gyafc", "mir"], nargs="*")
+    ap.add_argument("--only", choices=["cards", "lai", "lai-case", "lai-accuracy", "gyafc", "mir"], nargs="*")
     ap.add_argument("--model", action="append", default=[], metavar="LABEL=FOLDER",
                     help="another formality model to put in the Lai table")
     ap.add_argument("--accuracy-model", default="formality-classifier-pt16",
@@ -223,6 +265,7 @@ def main() -> int:
     extra = dict(m.split("=", 1) for m in args.model)
     figures = {}
     for part, fn in (("cards", lambda: model_cards()), ("lai", lambda: lai_figures(data, extra)),
+                     ("lai-case", lambda: lai_case(data, extra)),
                      ("lai-accuracy", lambda: lai_accuracy(data, args.accuracy_model)),
                      ("gyafc", lambda: gyafc_selection(data, args.accuracy_model)),
                      ("mir", lambda: mir_figures(data))):
