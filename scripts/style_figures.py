@@ -145,6 +145,8 @@ def lai_case(data: Path, models: dict[str, str] | None = None) -> dict:
         p_target = np.where(target_formal, p_formal, 1 - p_formal)
         scores[f"ours:{label} P(target)"] = p_target
         scores[f"ours:{label} P(target) x acceptability"] = p_target * acc
+        if name in (models or {}).values():  # a cased model given with --model: how far its decisions move
+            out[f"accuracy moves, {label} on cased releases"] = case_routes(data, model, keys, texts, directions)
     rows = [(s, seg, m, float(v), str(d)) for m, vals in scores.items()
             for (s, seg), v, d in zip(keys, vals, directions)]
     table = pd.DataFrame(rows, columns=["system", "segment", "metric", "score", "direction"])
@@ -153,6 +155,54 @@ def lai_case(data: Path, models: dict[str, str] | None = None) -> dict:
             res = run(MetaTask(direction=direction, **spec), ds.judgments, table)
             out[f"{label} [{direction}]"] = {m: round(res.statistic(m), 3) for m in res.metrics}
     return out
+
+
+def case_routes(data: Path, model, keys, texts: list[str], directions) -> dict:
+    """Mean |change of style accuracy| over the 8 systems x 2 directions between the outputs as released and
+    lower-cased + tokenized, when a (cased) ``model`` decides the released outputs with the threshold that maximises
+    balanced accuracy on fr.80.ref1-3, and the lower-cased ones go (a) to the shipped normalised classifier or (b)
+    through the fluency metrics' ``auto`` normalisation (detokenize, true-case) to the same cased model."""
+    from styleval.fluency.normalize import normalize_all, resolve_auto
+
+    folder = data / "lai2022" / "data" / "xformal"
+    sel, truth = [], []
+    for k in (1, 2, 3):
+        lines = (folder / f"fr.80.ref{k}").read_text(encoding="utf-8").splitlines()
+        sel += lines
+        truth += [i < 40 for i in range(len(lines))]
+    y = np.array(truth)
+    raw = model.raw_score(sel, "formal")
+    cuts = np.unique(raw)
+    bal = [0.5 * ((raw[y] >= c).mean() + (raw[~y] < c).mean()) for c in cuts]
+    cut = cuts[int(np.argmax(bal))]
+    systems = np.array([s for s, _ in keys])
+    target_formal = np.array([d.target_style == "formal" for d in directions])
+    low = lower_tokenized(texts)
+
+    def auto(batch_texts: list[str]) -> list[str]:
+        out = list(batch_texts)
+        for system in set(systems):
+            idx = np.where(systems == system)[0]
+            mode = resolve_auto([batch_texts[i] for i in idx])
+            if mode != "none":
+                for i, t in zip(idx, normalize_all([batch_texts[i] for i in idx], mode)):
+                    out[i] = t
+        return out
+
+    shipped = load_style_model("formality-classifier-pt16")
+    released = model.raw_score(texts, "formal") >= cut
+    label, _ = shipped.decide(low)
+    routes = {"lower-cased to the shipped normalised classifier": label == shipped.style_index("formal"),
+              "lower-cased true-cased (auto) to the same model": model.raw_score(auto(low), "formal") >= cut}
+    keep = systems != "ref"
+    result = {}
+    for name, formal in routes.items():
+        a = pd.DataFrame({"s": systems, "d": target_formal, "ok": np.where(target_formal, released, ~released)})
+        b = np.where(target_formal, formal, ~formal)
+        a["ok2"] = b
+        g = a[keep].groupby(["s", "d"])[["ok", "ok2"]].mean()
+        result[name] = round(float((g["ok"] - g["ok2"]).abs().mean()), 3)
+    return result
 
 
 def lai_accuracy(data: Path, model_name: str = "formality-classifier-pt16") -> dict:
