@@ -69,7 +69,8 @@ def score_table(records: list, metric: Any, name: str) -> pd.DataFrame:
 
 
 def lai(ms: dict[str, Any]) -> pd.DataFrame:
-    from styleval.meta import MetaTask, run
+    from styleval.meta import run
+    from styleval.meta.conventions import lai2022_tasks
     from styleval.meta.datasets import load_lai2022
 
     ds = load_lai2022(DATA / "lai2022")
@@ -78,9 +79,7 @@ def lai(ms: dict[str, Any]) -> pd.DataFrame:
     stored = ds.metrics[ds.metrics["metric"] == "fluency:gpt2_ppl"]
     table = pd.concat([stored[ours.columns], ours], ignore_index=True)
     lower = {"fluency:gpt2_ppl"} | {f"fluency:{n}" for n in ms if is_perplexity(n)}
-    seg = MetaTask("fluency", level="segment", method="kendall_tau_like", average_by="item", human_ties="skip",
-                   metric_ties="discordant", orientation="abs", exclude=("ref",), human="mean")
-    sys_ = MetaTask("fluency", level="system", method="pearson", orientation="abs", exclude=("ref",), human="mean")
+    seg, sys_ = lai2022_tasks("fluency")
     rows = []
     for direction in ("informal->formal", "formal->informal", "both"):
         for label, task in (("kendall", seg), ("system_pearson", sys_)):

@@ -91,7 +91,8 @@ def score_table(records, metric) -> pd.DataFrame:
 
 
 def lai_figures(work: Path, lora: dict[str, str], ngram: dict[str, str]) -> pd.DataFrame:
-    from styleval.meta import MetaTask, run
+    from styleval.meta import run
+    from styleval.meta.conventions import lai2022_tasks
     from styleval.meta.datasets import load_lai2022
     from styleval.metrics.fluency.ngram import NgramPerplexity
     from styleval.metrics.fluency.perplexity import Perplexity
@@ -116,9 +117,7 @@ def lai_figures(work: Path, lora: dict[str, str], ngram: dict[str, str]) -> pd.D
     metrics = pd.concat([stored[ours.columns], ours], ignore_index=True)
     ours.to_csv(work / "lai2022_fluency_scores.csv", index=False)
     lower = {m for m in metrics["metric"].unique()}
-    seg = MetaTask("fluency", level="segment", method="kendall_tau_like", average_by="item", human_ties="skip",
-                   metric_ties="discordant", orientation="abs", exclude=("ref",), human="mean")
-    sys_ = MetaTask("fluency", level="system", method="pearson", orientation="abs", exclude=("ref",), human="mean")
+    seg, sys_ = lai2022_tasks("fluency")
     rows = []
     for direction in ("informal->formal", "formal->informal", "both"):
         for label, task in (("kendall_tau_like", seg), ("system_pearson", sys_)):

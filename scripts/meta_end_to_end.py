@@ -29,6 +29,7 @@ import pandas as pd
 
 from styleval import score
 from styleval.meta import MetaTask, run
+from styleval.meta.conventions import lai2022_tasks
 from styleval.meta.datasets import load_lai2022, load_sgdd_tst
 from styleval.meta.scores import lower_is_better_from_registry, read_metric_table
 from styleval.readers import read_lai2022, read_sgdd_tst
@@ -42,11 +43,7 @@ LAI_STORED = {"bleu": "bleu", "chrf": "chrf", "rouge1": "rouge-1", "rougeL": "ro
 SGDD_STORED = {"bleu": "bleu", "chrf": "chrf", "rouge1": "rouge1", "rougeL": "rougeL",
                "bertscore": "bertscore/roberta-large"}
 
-LAI_SEG = MetaTask("content", level="segment", method="kendall_tau_like", average_by="item", threshold=0.0,
-                   human_ties="skip", metric_ties="discordant", direction="both", orientation="abs",
-                   exclude=("ref",), human="mean")
-LAI_SYS = MetaTask("content", level="system", method="pearson", direction="both", orientation="abs",
-                   exclude=("ref",), human="mean")
+LAI_SEG, LAI_SYS = lai2022_tasks("content")
 SGDD_TASK = MetaTask("content", level="segment", method="spearman", average_by="none", orientation="abs")
 
 

@@ -104,7 +104,8 @@ def sgdd(root: Any, score: dict[str, Any]) -> dict[str, Any]:
 
 
 def lai(root: Any, score: dict[str, Any]) -> dict[str, Any]:
-    from styleval.meta import MetaTask, run
+    from styleval.meta import run
+    from styleval.meta.conventions import lai2022_tasks
     from styleval.meta.datasets import load_lai2022
     from styleval.meta.judgments import Judgments
     from styleval.readers.datasets import read_lai2022
@@ -120,11 +121,7 @@ def lai(root: Any, score: dict[str, Any]) -> dict[str, Any]:
     table = pd.concat([pd.DataFrame(rows, columns=["system", "segment", "metric", "score", "direction"]), stored])
     jf = data.judgments.frame
     judg = Judgments(jf[jf["segment"].isin(held)].reset_index(drop=True))
-    seg = MetaTask("content", level="segment", method="kendall_tau_like", average_by="item", threshold=0.0,
-                   human_ties="skip", metric_ties="discordant", direction="both", orientation="abs",
-                   exclude=("ref",), human="mean")
-    sys_ = MetaTask("content", level="system", method="pearson", direction="both", orientation="abs",
-                    exclude=("ref",), human="mean")
+    seg, sys_ = lai2022_tasks("content")
     names = [*score, "src:bleurt", "src:bleu"]
     s, y = run(seg, judg, table, metrics=names), run(sys_, judg, table, metrics=names)
     return {"inputs": len(held), "kendall_per_input": {m: s.statistic(m) for m in names},

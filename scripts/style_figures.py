@@ -31,15 +31,14 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
 from styleval.meta import datasets as md  # noqa: E402
+from styleval.meta.conventions import lai2022_tasks  # noqa: E402
 from styleval.meta.evaluate import MetaTask, run  # noqa: E402
 from styleval.records import Direction  # noqa: E402
 from styleval.style import load_style_model, shipped_models  # noqa: E402
 from styleval.style.distance import direction_corrected_emd  # noqa: E402
 from styleval.style.fscore import fscores  # noqa: E402
 
-LAI_KENDALL = dict(aspect="style", level="segment", method="kendall_tau_like", average_by="item", aggregate="mean",
-                   undefined="skip", human_ties="skip", metric_ties="discordant", exclude=("ref",), human="mean")
-LAI_PEARSON = dict(aspect="style", level="system", method="pearson", exclude=("ref",), human="mean")
+LAI_KENDALL, LAI_PEARSON = lai2022_tasks("style")
 
 
 def model_cards() -> dict:
@@ -111,7 +110,7 @@ def lai_figures(data: Path, models: dict[str, str] | None = None) -> dict:
     out = {}
     for direction in ("both", "informal->formal", "formal->informal"):
         for label, spec in (("kendall", LAI_KENDALL), ("system_pearson", LAI_PEARSON)):
-            res = run(MetaTask(direction=direction, **spec), ds.judgments, table)
+            res = run(spec.with_(direction=direction), ds.judgments, table)
             out[f"{label} [{direction}]"] = {m: round(res.statistic(m), 3) for m in res.metrics}
     return out
 
@@ -152,7 +151,7 @@ def lai_case(data: Path, models: dict[str, str] | None = None) -> dict:
     table = pd.DataFrame(rows, columns=["system", "segment", "metric", "score", "direction"])
     for direction in ("both", "informal->formal", "formal->informal"):
         for label, spec in (("kendall", LAI_KENDALL), ("system_pearson", LAI_PEARSON)):
-            res = run(MetaTask(direction=direction, **spec), ds.judgments, table)
+            res = run(spec.with_(direction=direction), ds.judgments, table)
             out[f"{label} [{direction}]"] = {m: round(res.statistic(m), 3) for m in res.metrics}
     return out
 

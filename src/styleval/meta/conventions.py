@@ -7,7 +7,10 @@ computed per input over the systems' outputs and averaged, human ties skipped, m
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .evaluate import MetaTask
 
 #: MetaTask choices of Lai et al. (2022) at each level.
 LAI2022_SYSTEM: dict[str, Any] = {"level": "system", "method": "pearson", "orientation": "abs", "human": "mean"}
@@ -27,3 +30,12 @@ def lai2022_cli_preset() -> dict[str, Any]:
             "human_ties": seg["human_ties"], "metric_ties": seg["metric_ties"], "threshold": seg["threshold"],
             "tie_rule": seg["tie_rule"], "exclude": ",".join(LAI2022_EXCLUDE), "human_aggregation": seg["human"],
             "orientation": seg["orientation"]}
+
+
+def lai2022_tasks(aspect: str) -> tuple["MetaTask", "MetaTask"]:
+    """Lai et al.'s (segment, system) tasks for one human aspect, both directions pooled (``task.with_(direction=
+    "informal->formal")`` for one direction), the human references left out."""
+    from .evaluate import MetaTask
+
+    return (MetaTask(aspect, exclude=LAI2022_EXCLUDE, **LAI2022_SEGMENT),
+            MetaTask(aspect, exclude=LAI2022_EXCLUDE, **LAI2022_SYSTEM))
