@@ -45,25 +45,44 @@ class TextRep:
     word_vectors: np.ndarray  # (n_content_words, dim) unit-normalised
 
 
-def _load_encoder(model: str) -> tuple[Any, Any]:
-    """(fast tokenizer, encoder in eval mode) for a local encoder folder, loaded once per process."""
-    from ..models.pool import configure_torch, get_pool, quiet_transformers, transformers_dir
+def _local_spec(model: str) -> Any:
     from ..models.resolve import resolve
 
     spec = resolve(model)
     if spec.path is None:
         raise InputError(f"preservation models need a local encoder folder, not {model!r}")
+    return spec
+
+
+def load_tokenizer(model: str) -> Any:
+    """The fast tokenizer of a local encoder folder, loaded once per process (without the encoder's weights)."""
+    from ..models.pool import get_pool, quiet_transformers, transformers_dir
+
+    spec = _local_spec(model)
+
+    def load() -> Any:
+        from transformers import AutoTokenizer
+
+        with quiet_transformers():
+            return AutoTokenizer.from_pretrained(str(transformers_dir(spec)), local_files_only=True, use_fast=True)
+
+    return get_pool().get("preservation-tokenizer:" + spec.key, load)
+
+
+def _load_encoder(model: str) -> tuple[Any, Any]:
+    """(fast tokenizer, encoder in eval mode) for a local encoder folder, loaded once per process."""
+    from ..models.pool import configure_torch, get_pool, quiet_transformers, transformers_dir
+
+    spec = _local_spec(model)
 
     def load() -> tuple[Any, Any]:
         configure_torch()
         import torch
-        from transformers import AutoModel, AutoTokenizer
+        from transformers import AutoModel
 
-        folder = transformers_dir(spec)
         with quiet_transformers():
-            tok = AutoTokenizer.from_pretrained(str(folder), local_files_only=True, use_fast=True)
-            enc = AutoModel.from_pretrained(str(folder), local_files_only=True, dtype=torch.float32)
-        return tok, enc.eval()
+            enc = AutoModel.from_pretrained(str(transformers_dir(spec)), local_files_only=True, dtype=torch.float32)
+        return load_tokenizer(model), enc.eval()
 
     return get_pool().get("preservation-encoder:" + spec.key, load)
 
@@ -72,13 +91,11 @@ def _load_onnx_encoder(model: str) -> tuple[Any, Any]:
     """(fast tokenizer, ONNX Runtime encoder) for a local encoder folder, exported once per machine."""
     from ..models.onnx_encoder import load_onnx_encoder
     from ..models.pool import get_pool
-    from ..models.resolve import resolve
 
-    spec = resolve(model)
+    spec = _local_spec(model)
 
-    def load() -> tuple[Any, Any]:
-        tok = _load_encoder(model)[0]
-        return tok, load_onnx_encoder(spec.name, spec.content_hash(), lambda: _load_encoder(model))
+    def load() -> tuple[Any, Any]:  # the torch encoder is loaded only to export it, once per machine
+        return load_tokenizer(model), load_onnx_encoder(spec.name, spec.content_hash(), lambda: _load_encoder(model))
 
     return get_pool().get("preservation-encoder-onnx:" + spec.key, load)
 

@@ -14,7 +14,6 @@ otherwise; the chosen backend is part of a metric's resources, hence of its sign
 from __future__ import annotations
 
 import importlib.util
-import os
 import shutil
 import tempfile
 import warnings
@@ -46,22 +45,16 @@ def resolve_backend(choice: str) -> str:
     return choice
 
 
-def intra_op_threads() -> int:
-    """The same thread count torch gets (``STYLEVAL_THREADS``, else the usable cores)."""
-    from .pool import core_count
-
-    env = os.environ.get("STYLEVAL_THREADS", "").strip()
-    return int(env) if env.isdigit() and int(env) > 0 else core_count()
-
-
 class OnnxEncoder:
     """``encoder(batch)`` -> last hidden states (batch, tokens, dim) as float32, for numpy tokenizer output."""
 
     def __init__(self, path: Path) -> None:
         import onnxruntime as ort
 
+        from .pool import thread_count
+
         options = ort.SessionOptions()
-        options.intra_op_num_threads = intra_op_threads()
+        options.intra_op_num_threads = thread_count()  # the same count torch gets
         options.inter_op_num_threads = 1
         options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
         try:
@@ -70,8 +63,6 @@ class OnnxEncoder:
             raise OutputError(f"cannot load the ONNX export ({exc}); delete the folder to export it again",
                               path.parent) from None
         self.inputs = [i.name for i in self.session.get_inputs()]
-        self.path = path
-        self.version = ort.__version__
 
     def __call__(self, batch: Mapping[str, Any]) -> np.ndarray:
         feed = {name: np.asarray(batch[name], dtype=np.int64) for name in self.inputs}

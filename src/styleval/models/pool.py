@@ -37,6 +37,12 @@ def core_count() -> int:
         return max(1, os.cpu_count() or 1)
 
 
+def thread_count() -> int:
+    """Intra-op threads for a model runtime: ``STYLEVAL_THREADS``, else the usable core count."""
+    env = os.environ.get("STYLEVAL_THREADS", "").strip()
+    return int(env) if env.isdigit() and int(env) > 0 else core_count()
+
+
 def configure_torch() -> None:
     """Set torch's intra-op threads to the usable core count (``STYLEVAL_THREADS`` overrides), once."""
     global _torch_configured
@@ -45,8 +51,7 @@ def configure_torch() -> None:
             return
         import torch
 
-        env = os.environ.get("STYLEVAL_THREADS", "").strip()
-        n = int(env) if env.isdigit() and int(env) > 0 else core_count()
+        n = thread_count()
         if torch.get_num_threads() != n:
             torch.set_num_threads(n)
         _torch_configured = True

@@ -67,8 +67,8 @@ class Preservation(ContentMetric):
             stats[i, 0] = max(by_pair[(c, out)] for c in comp)
             if any(len(t) > 3 * limit for t in (out, *comp)):  # cheap pre-check before tokenizing
                 if tok is None:
-                    from ...content.features import _load_encoder
+                    from ...content.features import load_tokenizer
 
-                    tok = _load_encoder(pm.encoder)[0]
+                    tok = load_tokenizer(pm.encoder)
                 stats[i, 1] = sum(len(tok(t)["input_ids"]) > limit for t in (out, *comp))
         return stats
