@@ -9,10 +9,18 @@ the ratio preservation / sentence_cosine, for preservation's encoder run by torc
 installed) by ONNX Runtime. ``preservation`` = spaCy parse (tagger, parser, NER) + one MiniLM forward pass per
 distinct text + pair features; the parse share is printed too.
 
+Two workloads, both timed for every metric in the same run:
+
+* ``distinct``: every pair has its own source (about two distinct texts per pair), the worst case for a metric
+  that encodes and parses each distinct text once;
+* ``shared``: what ``styleval evaluate`` scores, ``--systems`` systems' outputs for the same sources (the first
+  ``--pairs / --systems`` yelp-dualrl inputs, each with every chosen system's output), so a source is encoded and
+  parsed once for all systems.
+
 Threads: ``--threads`` torch threads for both (default 2; on a 2-core machine that other processes keep busy,
 1 thread can be faster).
 
-    .venv/bin/python benchmarks/bench_preservation.py [--pairs 1000] [--repeat 3] [--threads 2]
+    .venv/bin/python benchmarks/bench_preservation.py [--pairs 1000] [--repeat 3] [--threads 2] [--systems 8]
 """
 from __future__ import annotations
 
@@ -38,6 +46,20 @@ def pairs(n: int, skip: int = 0) -> tuple[list[str], list[str]]:
     return [s for s, _ in chosen], [o for _, o in chosen]
 
 
+def shared_pairs(n: int, systems: int) -> tuple[list[str], list[str]]:
+    """``n`` pairs: the first ``n // systems`` inputs, each with the outputs of the first ``systems`` systems."""
+    from collections import defaultdict
+
+    from styleval.readers.datasets import read_yelp_dualrl
+
+    by_input: dict[str, list[tuple[str, str]]] = defaultdict(list)
+    for r in read_yelp_dualrl(ROOT, include_humans_as_systems=False):
+        if r.output.strip() and len(by_input[r.id]) < systems:
+            by_input[r.id].append((r.source, r.output))
+    chosen = [p for group in list(by_input.values())[:max(1, n // systems)] for p in group]
+    return [s for s, _ in chosen], [o for _, o in chosen]
+
+
 def clear_caches(metric) -> None:
     from styleval.models.pool import embedding_cache
     from styleval.nlp.parse import clear_cache
@@ -54,15 +76,15 @@ def main() -> int:
     ap.add_argument("--pairs", type=int, default=1000)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--systems", type=int, default=8, help="systems sharing each source in the shared workload")
     args = ap.parse_args()
     os.environ["STYLEVAL_THREADS"] = str(args.threads)
     from styleval.metrics.base import Batch
     from styleval.metrics.registry import create
     from styleval.nlp import parse_many
 
-    src, out = pairs(args.pairs, skip=0)
+    workloads = {"distinct": pairs(args.pairs, skip=0), "shared": shared_pairs(args.pairs, args.systems)}
     warm_src, warm_out = pairs(50, skip=args.pairs)
-    n = len(out)
 
     def batch(s, o):
         return Batch([str(i) for i in range(len(o))], list(o), list(s), [[] for _ in o], [None] * len(o))
@@ -75,28 +97,30 @@ def main() -> int:
         metrics["preservation[onnx]"] = create("preservation", against="source", backend="onnx")
     for m in metrics.values():
         m.score(batch(warm_src, warm_out))  # load models
-    times: dict[str, list[float]] = {k: [] for k in (*metrics, "spacy parse")}
-    for _ in range(args.repeat):
-        for name, m in metrics.items():
-            clear_caches(m)
-            t = time.perf_counter()
-            m.score(batch(src, out))
-            times[name].append(time.perf_counter() - t)
-        clear_caches(metrics["preservation"])
-        t = time.perf_counter()
-        parse_many([*src, *out])
-        times["spacy parse"].append(time.perf_counter() - t)
     import torch
 
-    print(f"{n} distinct pairs ({len(set(src)) + len(set(out))} distinct texts), torch threads "
-          f"{torch.get_num_threads()}, median of {args.repeat} runs")
-    med = {k: statistics.median(v) for k, v in times.items()}
-    for name in times:
-        print(f"  {name:16s} {med[name]:8.2f} s   {n / med[name]:8.1f} pairs/s")
-    for name in metrics:
-        if name.startswith("preservation"):
-            print(f"  {name} / sentence_cosine throughput: {med['sentence_cosine'] / med[name]:.2f}x; "
-                  f"spaCy parse share of its time: {med['spacy parse'] / med[name]:.0%}")
+    print(f"torch threads {torch.get_num_threads()}, median of {args.repeat} runs")
+    for workload, (src, out) in workloads.items():
+        n = len(out)
+        times: dict[str, list[float]] = {k: [] for k in (*metrics, "spacy parse")}
+        for _ in range(args.repeat):
+            for name, m in metrics.items():
+                clear_caches(m)
+                t = time.perf_counter()
+                m.score(batch(src, out))
+                times[name].append(time.perf_counter() - t)
+            clear_caches(metrics["preservation"])
+            t = time.perf_counter()
+            parse_many([*src, *out])
+            times["spacy parse"].append(time.perf_counter() - t)
+        print(f"{workload}: {n} pairs, {len(set(src)) + len(set(out))} distinct texts")
+        med = {k: statistics.median(v) for k, v in times.items()}
+        for name in times:
+            print(f"  {name:20s} {med[name]:8.2f} s   {n / med[name]:8.1f} pairs/s")
+        for name in metrics:
+            if name.startswith("preservation"):
+                print(f"  {name} / sentence_cosine throughput: {med['sentence_cosine'] / med[name]:.2f}x; "
+                      f"spaCy parse share of its time: {med['spacy parse'] / med[name]:.0%}")
     return 0
 
 

@@ -57,6 +57,9 @@ class OnnxEncoder:
         options.intra_op_num_threads = thread_count()  # the same count torch gets
         options.inter_op_num_threads = 1
         options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        # idle worker threads sleep instead of spinning: a spinning thread takes the core from the spaCy parse that
+        # preservation runs beside the encoder (500 pairs: 4.97 s instead of 5.41 s), and costs nothing alone
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         try:
             self.session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
         except Exception as exc:  # a corrupted or truncated export
