@@ -68,7 +68,7 @@ def clear_caches(metric) -> None:
     clear_cache()
     model = getattr(metric, "_model", None)
     if model is not None:
-        model.featurizer._reps.clear()
+        model.featurizer._reps.clear()  # the cross-encoder keeps no per-pair cache
 
 
 def main() -> int:
@@ -95,6 +95,9 @@ def main() -> int:
                "preservation": create("preservation", against="source", backend="torch")}
     if onnx_available():  # the default backend when the 'fast' extra is installed
         metrics["preservation[onnx]"] = create("preservation", against="source", backend="onnx")
+        # the feature head alone (no cross-encoder pass)
+        metrics["preservation-fast[onnx]"] = create("preservation", against="source", backend="onnx",
+                                                    model="preservation-minilm-fast")
     for m in metrics.values():
         m.score(batch(warm_src, warm_out))  # load models
     import torch

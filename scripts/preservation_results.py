@@ -55,6 +55,10 @@ def scorers() -> dict[str, Any]:
 
     model = load_preservation_model()
 
+    def shipped(s: list[str], o: list[str]) -> np.ndarray:
+        head = model.from_features(features(model, s, o))
+        return head if model.cross is None else model.combine(head, model.cross.score(s, o))
+
     def metric(name: str):
         m = create(name, against="source")
 
@@ -65,7 +69,8 @@ def scorers() -> dict[str, Any]:
             return np.asarray(m.score(batch).segment_scores, dtype=float)
         return score
 
-    return {"preservation": lambda s, o: model.from_features(features(model, s, o)),
+    # preservation-minilm-fast is the feature head of preservation-minilm alone (the same weights)
+    return {"preservation": shipped, "preservation-fast": lambda s, o: model.from_features(features(model, s, o)),
             "sentence_cosine": metric("sentence_cosine"), "chrf": metric("chrf")}
 
 
@@ -85,7 +90,11 @@ def sgdd(root: Any, score: dict[str, Any]) -> dict[str, Any]:
     model = load_preservation_model()
     _log(f"SGDD-TST: features of {len(src)} pairs")
     feats = features(model, src, out)
-    cols: dict[str, np.ndarray] = {"preservation": model.from_features(feats), "sentence_cosine": feats[:, 0]}
+    head = model.from_features(feats)
+    _log(f"SGDD-TST: cross-encoder on {len(src)} pairs")
+    cols: dict[str, np.ndarray] = {
+        "preservation": head if model.cross is None else model.combine(head, model.cross.score(src, out)),
+        "preservation-fast": head, "sentence_cosine": feats[:, 0]}
     sample = np.random.default_rng(0).choice(len(src), 300, replace=False)
     check = score["sentence_cosine"]([src[i] for i in sample], [out[i] for i in sample])
     cosine_check = float(np.max(np.abs(check - feats[sample, 0])))
@@ -95,7 +104,7 @@ def sgdd(root: Any, score: dict[str, Any]) -> dict[str, Any]:
     ok = np.all([np.isfinite(v) for v in cols.values()], axis=0) & np.isfinite(human)
     rho = {k: float(spearmanr(v[ok], human[ok])[0]) for k, v in cols.items()}
     tests = {}
-    for other in ("sentence_cosine", "bleurt (stored)"):
+    for other in ("preservation-fast", "sentence_cosine", "bleurt (stored)"):
         r23 = float(spearmanr(cols["preservation"][ok], cols[other][ok])[0])
         t, p = williams_test(rho["preservation"], rho[other], r23, int(ok.sum()))
         tests[f"preservation vs {other}"] = {"t": t, "p_one_sided": p, "r23": r23}

@@ -9,7 +9,7 @@ import pytest
 
 from styleval.content import PairData, PreservationModel, load_preservation_model, read_pairs
 from styleval.content.negatives import DonorPool, delete_clause, swap_entity
-from styleval.content.pretrained import DEFAULT_MODEL, resolve_preservation_model
+from styleval.content.pretrained import DEFAULT_MODEL, FAST_MODEL, resolve_preservation_model
 from styleval.content.train import fit_logistic
 from styleval.errors import InputError, UnknownNameError
 from styleval.metrics.base import Batch
@@ -44,34 +44,52 @@ def metric():
     return create("preservation", against="source")
 
 
-def test_shipped_model_loads_offline_and_keeps_its_card(monkeypatch):
+@pytest.mark.parametrize("name", [DEFAULT_MODEL, FAST_MODEL])
+def test_shipped_models_load_offline_and_keep_their_cards(monkeypatch, name):
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.setenv("TRANSFORMERS_OFFLINE", "1")
-    model = load_preservation_model()
-    assert model.folder == resolve_preservation_model(DEFAULT_MODEL)
-    assert model.card["name"] == DEFAULT_MODEL and "SGDD-TST" in " ".join(model.card["notes"])
-    # weights are plain arrays of a few kilobytes, not a copy of the encoder
-    assert sum(p.stat().st_size for p in model.folder.iterdir()) < 2_000_000
+    model = load_preservation_model(name)
+    assert model.folder == resolve_preservation_model(name)
+    assert model.card["name"] == name and "SGDD-TST" in " ".join(model.card["notes"])
+    # weights are plain arrays (the cross-encoder's adapters: about a megabyte), not a copy of the encoder
+    assert sum(p.stat().st_size for p in model.folder.iterdir()) < 4_000_000
     again = PreservationModel.load(model.folder)
     np.testing.assert_allclose(again.coef, model.coef)
+    assert (model.cross is not None) == (name == DEFAULT_MODEL)
+
+
+def test_the_fast_model_is_the_default_models_feature_head():
+    """preservation-minilm-fast is the head of preservation-minilm alone: same standardisation and coefficients."""
+    full, fast = load_preservation_model(DEFAULT_MODEL), load_preservation_model(FAST_MODEL)
+    for attr in ("mean", "scale", "coef"):
+        np.testing.assert_allclose(getattr(full, attr), getattr(fast, attr), rtol=1e-9, atol=1e-12)
+    assert full.intercept == pytest.approx(fast.intercept) and full.cross_weight == 0.5
 
 
 def test_identical_pairs_score_high_and_meaning_changes_lower(metric):
     srcs = [SOURCE] + [p[0] for p in PAIRS]
     same = metric.score(_batch(srcs, srcs)).segment_scores
     changed = metric.score(_batch(srcs, [ENTITY] + [p[2] for p in PAIRS])).segment_scores
-    np.testing.assert_allclose(same, 1.0)  # an identical pair is the ceiling of the scale
+    assert np.all(same > 0.9) and np.all(same > changed)  # the cross-encoder part has no exact ceiling
     assert np.all((changed >= 0) & (changed < 0.9))
+    fast = create("preservation", against="source", model=FAST_MODEL)
+    np.testing.assert_allclose(fast.score(_batch(srcs, srcs)).segment_scores, 1.0)  # the head's ceiling
 
 
-@pytest.mark.xfail(strict=True, reason="known weakness of preservation-minilm v1 (docs/preservation.md): on these "
-                   "hand-made pairs a near-copy with one swapped name or noun still outscores a casual or polite "
-                   "rewrite in 2 of 4 cases; the linear head leans on sentence similarity")
 def test_style_rewrites_beat_single_substitutions(metric):
     srcs = [SOURCE] + [p[0] for p in PAIRS]
     style = metric.score(_batch(srcs, [STYLE] + [p[1] for p in PAIRS])).segment_scores
     changed = metric.score(_batch(srcs, [ENTITY] + [p[2] for p in PAIRS])).segment_scores
     assert np.mean(style > changed) >= 0.75, (style, changed)
+
+
+@pytest.mark.xfail(strict=True, reason="known weakness of the feature head alone (preservation-minilm-fast, "
+                   "docs/preservation.md): on these hand-made pairs a near-copy with one swapped name or noun still "
+                   "outscores a casual or polite rewrite in 2 of 4 cases; the linear head leans on sentence "
+                   "similarity. The default model's cross-encoder fixes these cases (test above)")
+def test_style_rewrites_beat_single_substitutions_fast_model():
+    fast = create("preservation", against="source", model=FAST_MODEL)
+    test_style_rewrites_beat_single_substitutions(fast)
 
 
 def test_signature_names_the_model_and_its_hash(metric):

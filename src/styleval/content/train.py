@@ -88,7 +88,8 @@ def train_preservation_model(train: PairData, *, selection: PairData | None = No
                              spacy_model: str = cat.DEFAULT_SPACY, c_grid: Sequence[float] = C_GRID,
                              max_length: int = 128, name: str = "preservation-model", version: str = "1",
                              description: str = "", command: str = "", notes: Sequence[str] = (),
-                             seed: int = 13, cache: str | Path | None = None,
+                             seed: int = 13, cache: str | Path | None = None, cross_epochs: int = 0,
+                             cross_rank: int = 16, cross_weight: float = 0.5,
                              progress: Progress | None = None) -> PreservationModel:
     """Fit a preservation model on ``train``; ``C`` is chosen on ``selection`` (20% of the training groups' pairs
     when not given) and the head is then refitted on all of ``train``.
@@ -96,7 +97,11 @@ def train_preservation_model(train: PairData, *, selection: PairData | None = No
     Coefficients are sign-constrained (:data:`~styleval.content.features.FEATURE_SIGNS`): more similarity never
     lowers the score, a mismatch never raises it, so an identical pair gets the highest score the head can give.
     ``cache``: a folder where pair features are kept (keyed by the data, encoder and style words), so that a
-    second fit on the same data does not encode it again."""
+    second fit on the same data does not encode it again.
+
+    ``cross_epochs > 0`` also trains a cross-encoder (LoRA adapters of rank ``cross_rank`` and a head; see
+    :mod:`styleval.content.cross_encoder`) on all of ``train`` for that many epochs; the model's score is then
+    ``(1 - cross_weight) * head + cross_weight * cross-encoder``. Nothing about it is chosen on selection data."""
     if len(train) < 10:
         raise InputError(f"{len(train)} training pairs; a preservation model needs at least 10")
     y_all = np.asarray(train.scores, dtype=np.float64)
@@ -158,8 +163,18 @@ def train_preservation_model(train: PairData, *, selection: PairData | None = No
                                  "identical pair scores 1 (a monotone rescaling: rankings are unchanged)"},
         "command": command, "notes": list(notes),
     }
+    cross = None
+    if cross_epochs > 0:
+        from .cross_encoder import train_cross_encoder
+
+        cross, summary = train_cross_encoder(final, encoder=encoder, rank=cross_rank, epochs=cross_epochs,
+                                             max_length=max_length, seed=seed, progress=progress)
+        card["parameters"]["cross_encoder"] = {
+            **summary, "weight": cross_weight, "trained_on": "all training pairs (no selection)",
+            "output": f"score = {1 - cross_weight:g} * feature head + {cross_weight:g} * cross-encoder probability"}
     return PreservationModel(encoder=encoder, spacy_model=spacy_model, style_words=words, mean=mean, scale=scale,
-                             coef=coef, intercept=b, ceiling=ceiling, max_length=max_length, card=card)
+                             coef=coef, intercept=b, ceiling=ceiling, max_length=max_length, card=card,
+                             cross=cross, cross_weight=cross_weight if cross is not None else 0.0)
 
 
 def _cached_features(featurizer: PairFeaturizer, data: PairData, cache: str | Path | None, part: str,

@@ -8,6 +8,8 @@ from ..model import PreservationModel
 
 PRETRAINED_DIR = Path(__file__).resolve().parent
 DEFAULT_MODEL = "preservation-minilm"
+#: The feature head alone (version 1 of preservation-minilm): about twice as fast, weaker on held-out data.
+FAST_MODEL = "preservation-minilm-fast"
 
 
 def shipped_models() -> dict[str, Path]:

@@ -1,9 +1,11 @@
 """``preservation``: a learned, style-indifferent content-preservation score (0-1, higher = meaning kept).
 
 A thin layer over :mod:`styleval.content`: the shipped ``preservation-minilm`` model (or any folder made by
-``styleval train-content``) scores each (source or reference, output) pair from frozen MiniLM and spaCy features
-with a logistic head. Several references: the largest score. The signature names the model folder and its content
-hash, the encoder and the spaCy pipeline with theirs.
+``styleval train-content``) scores each (source or reference, output) pair as the average of a logistic head over
+frozen MiniLM and spaCy pair features and a LoRA-tuned MiniLM cross-encoder; ``model=preservation-minilm-fast`` is
+the head alone (about twice as fast, weaker on held-out data). Several references: the largest score. The signature
+names the model folder and its content hash, the encoder and the spaCy pipeline with theirs, and the cross-encoder's
+weights hash.
 
 Statistics (one row per segment): ``[score, truncated texts]``.
 """
@@ -22,11 +24,12 @@ from ._common import check_lengths
 @register
 class Preservation(ContentMetric):
     name = "preservation"
-    version = "1"
+    version = "2"  # 2: the default model averages the feature head with a cross-encoder
     higher_is_better = True
     value_range = (0.0, 1.0)
-    description = ("learned content preservation, indifferent to style (frozen MiniLM + spaCy pair features, "
-                   "logistic head; shipped model preservation-minilm); max over references")
+    description = ("learned content preservation, indifferent to style (MiniLM + spaCy pair features with a "
+                   "logistic head, averaged with a LoRA-tuned MiniLM cross-encoder; shipped models "
+                   "preservation-minilm and preservation-minilm-fast); max over references")
     libraries = ("torch", "transformers", "spacy")
 
     def __init__(self, *, against: str | Against = "references", model: str = "preservation-minilm",

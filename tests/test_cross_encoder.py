@@ -1,0 +1,115 @@
+"""The preservation cross-encoder: LoRA training, merging adapters into the encoder, storage, and its place in a
+preservation model (styleval.content.cross_encoder)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from styleval.content import PairData, PreservationModel, load_preservation_model
+from styleval.content.cross_encoder import CrossEncoder, _targets, train_cross_encoder
+from styleval.errors import InputError
+from styleval.models import catalog as cat
+
+pytest.importorskip("transformers")
+torch = pytest.importorskip("torch")
+
+PAIRS = [("John flew to Boston on Monday.", "Yo John flew to Boston on Monday lol", 1.0),
+         ("John flew to Boston on Monday.", "Mary flew to Denver on Friday.", 0.1),
+         ("The hotel was worth the money.", "the hotel was totally worth it", 0.9),
+         ("The hotel was worth the money.", "The car was not worth the money.", 0.15)]
+
+
+def _random_cross(rank: int = 2, seed: int = 0) -> CrossEncoder:
+    from styleval.content.features import _load_encoder
+
+    _, enc = _load_encoder(cat.DEFAULT_ENCODER)
+    rng = np.random.default_rng(seed)
+    adapters = {}
+    for name in _targets(enc)[:4]:
+        layer = dict(enc.named_modules())[name]
+        adapters[name] = (rng.normal(0, 0.05, (rank, layer.in_features)).astype(np.float32),
+                          rng.normal(0, 0.05, (layer.out_features, rank)).astype(np.float32))
+    return CrossEncoder(cat.DEFAULT_ENCODER, adapters, 2.0, rng.normal(0, 0.1, 384).astype(np.float32), 0.3,
+                        backend="torch")
+
+
+def test_merged_weights_equal_the_adapters_run_beside_the_encoder():
+    """W + s*B@A in the merged copy gives the hidden states of the base encoder with the adapters added on the side."""
+    from styleval.content.features import _load_encoder, load_tokenizer
+
+    cross = _random_cross()
+    tok = load_tokenizer(cat.DEFAULT_ENCODER)
+    _, base = _load_encoder(cat.DEFAULT_ENCODER)
+    x = tok([p[0] for p in PAIRS], [p[1] for p in PAIRS], padding=True, return_tensors="pt")
+    handles = []
+    modules = dict(base.named_modules())
+    for name, (a, b) in cross.adapters.items():
+        ta, tb = torch.from_numpy(a), torch.from_numpy(b)
+        handles.append(modules[name].register_forward_hook(
+            lambda m, i, o, ta=ta, tb=tb: o + cross.scaling * (i[0] @ ta.T) @ tb.T))
+    try:
+        with torch.inference_mode():
+            side = base(**x).last_hidden_state.numpy()
+    finally:
+        for h in handles:
+            h.remove()
+    with torch.inference_mode():
+        merged = cross.merged_encoder()(**x).last_hidden_state.numpy()
+        plain = base(**x).last_hidden_state.numpy()  # the shared base encoder is left untouched
+    mask = x["attention_mask"].numpy().astype(bool)
+    np.testing.assert_allclose(merged[mask], side[mask], atol=2e-5)
+    assert np.abs(plain[mask] - side[mask]).max() > 1e-3
+
+
+def test_save_load_and_onnx_give_the_same_scores(tmp_path, monkeypatch):
+    from styleval.models.onnx_encoder import onnx_available
+
+    cross = _random_cross()
+    a, b = [p[0] for p in PAIRS], [p[1] for p in PAIRS]
+    before = cross.score(a, b)
+    assert np.all((before > 0) & (before < 1))
+    cross.save(tmp_path / "cross.npz")
+    again = CrossEncoder.load(tmp_path / "cross.npz", cat.DEFAULT_ENCODER, backend="torch")
+    assert again.file_hash == cross.file_hash and again.rank == 2
+    np.testing.assert_allclose(again.score(a, b), before, atol=1e-6)
+    if onnx_available():
+        monkeypatch.setenv("STYLEVAL_CACHE", str(tmp_path / "cache"))
+        fast = CrossEncoder.load(tmp_path / "cross.npz", cat.DEFAULT_ENCODER, backend="onnx")
+        np.testing.assert_allclose(fast.score(a, b), before, atol=1e-5)
+
+
+def test_a_broken_weights_file_is_named(tmp_path):
+    bad = tmp_path / "cross.npz"
+    np.savez(bad, head_w=np.zeros(384))
+    with pytest.raises(InputError, match="cross.npz"):
+        CrossEncoder.load(bad, cat.DEFAULT_ENCODER)
+    with pytest.raises(InputError, match="missing"):
+        CrossEncoder.load(tmp_path / "none.npz", cat.DEFAULT_ENCODER)
+
+
+def test_training_lowers_the_loss_and_learns_the_pairs():
+    data = PairData([p[0] for p in PAIRS] * 4, [p[1] for p in PAIRS] * 4, [p[2] for p in PAIRS] * 4)
+    cross, summary = train_cross_encoder(data, encoder=cat.DEFAULT_ENCODER, rank=4, epochs=6, lr=3e-3,
+                                         batch_size=8)
+    assert summary["steps"] == 12 and summary["loss_last_10"] < summary["loss_first_10"]
+    got = cross.score([p[0] for p in PAIRS], [p[1] for p in PAIRS])
+    assert got[0] > got[1] and got[2] > got[3]
+
+
+def test_a_model_with_a_cross_encoder_averages_and_round_trips(tmp_path):
+    v1 = load_preservation_model()
+    cross = _random_cross()
+    model = PreservationModel(encoder=v1.encoder, spacy_model=v1.spacy_model, style_words=v1.style_words,
+                              mean=v1.mean, scale=v1.scale, coef=v1.coef, intercept=v1.intercept,
+                              ceiling=v1.ceiling, card={"name": "with-cross"}, backend="torch", cross=cross,
+                              cross_weight=0.25)
+    a, b = [p[0] for p in PAIRS], [p[1] for p in PAIRS]
+    head = model.from_features(model.featurizer.features(a, b))
+    np.testing.assert_allclose(model.score(a, b), 0.75 * head + 0.25 * cross.score(a, b), atol=1e-9)
+    folder = model.save(tmp_path / "m")
+    again = PreservationModel.load(folder, backend="torch")
+    assert again.cross_weight == 0.25 and "cross_encoder_hash" in again.resources()
+    np.testing.assert_allclose(again.score(a, b), model.score(a, b), atol=1e-6)
+    with pytest.raises(InputError, match="cross_weight"):
+        PreservationModel(encoder=v1.encoder, mean=v1.mean, scale=v1.scale, coef=v1.coef, intercept=0.0,
+                          cross=cross, cross_weight=0.0)
