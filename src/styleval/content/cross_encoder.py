@@ -133,6 +133,8 @@ class CrossEncoder:
         """Probability (0-1) that each output keeps the meaning of its comparison text."""
         import torch
 
+        from .features import mean_pool, run_encoder
+
         if len(comparisons) != len(outputs):
             raise InputError(f"{len(comparisons)} comparison texts but {len(outputs)} outputs")
         tok, enc = self._load()
@@ -141,16 +143,9 @@ class CrossEncoder:
         with torch.inference_mode():
             for start in range(0, len(order), self.batch_size):
                 idx = order[start:start + self.batch_size]
-                a, b = [comparisons[i] for i in idx], [outputs[i] for i in idx]
-                if self.backend == "onnx":
-                    x = tok(a, b, padding=True, truncation=True, max_length=self.max_length, return_tensors="np")
-                    hidden = enc(x)
-                    mask = x["attention_mask"][..., None].astype(np.float32)
-                else:
-                    xt = tok(a, b, padding=True, truncation=True, max_length=self.max_length, return_tensors="pt")
-                    hidden = enc(**xt).last_hidden_state.numpy()
-                    mask = xt["attention_mask"].numpy()[..., None].astype(np.float32)
-                pooled = (hidden * mask).sum(1) / np.maximum(mask.sum(1), 1.0)
+                hidden, mask, _ = run_encoder(tok, enc, self.backend, [comparisons[i] for i in idx],
+                                              [outputs[i] for i in idx], max_length=self.max_length)
+                pooled = mean_pool(hidden, mask)
                 out[idx] = 1.0 / (1.0 + np.exp(-(pooled @ self.head_w + self.head_b)))
                 if progress is not None:
                     progress("cross-encoding pairs", min(start + self.batch_size, len(order)), len(order))

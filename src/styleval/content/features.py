@@ -105,6 +105,27 @@ def _unit(x: np.ndarray) -> np.ndarray:
     return x / np.maximum(np.linalg.norm(x, axis=-1, keepdims=True), 1e-12)
 
 
+def mean_pool(hidden: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """Mean of the hidden states over real (unmasked) tokens, as sentence-transformers pools MiniLM."""
+    m = mask[..., None].astype(np.float32)
+    return (hidden * m).sum(1) / np.maximum(m.sum(1), 1.0)
+
+
+def run_encoder(tok: Any, enc: Any, backend: str, texts: list[str], pairs: list[str] | None = None, *,
+                max_length: int, offsets: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """Tokenize ``texts`` (with ``pairs`` as second segments, if given) and run the encoder on torch (call inside
+    ``torch.inference_mode``) or ONNX Runtime: last hidden states, attention mask and, if asked, character
+    offsets, all as numpy arrays."""
+    args = (texts,) if pairs is None else (texts, pairs)
+    x = tok(*args, padding=True, truncation=True, max_length=max_length, return_offsets_mapping=offsets,
+            return_tensors="np" if backend == "onnx" else "pt")
+    offs = x.pop("offset_mapping") if offsets else None
+    if backend == "onnx":
+        return enc(x), np.asarray(x["attention_mask"]), offs
+    hidden = enc(**x).last_hidden_state.numpy()
+    return hidden, x["attention_mask"].numpy(), None if offs is None else offs.numpy()
+
+
 class PairFeaturizer:
     """Computes :data:`FEATURES` for (comparison, output) pairs; caches each text's representation."""
 
@@ -161,26 +182,9 @@ class PairFeaturizer:
         with torch.inference_mode():
             for start in range(0, len(order), self.batch_size):
                 idx = order[start:start + self.batch_size]
-                batch = [todo[i] for i in idx]
-                if self.backend == "onnx":
-                    x = tok(batch, padding=True, truncation=True, max_length=self.max_length, return_tensors="np",
-                            return_offsets_mapping=True)
-                    offsets = x.pop("offset_mapping")
-                    hidden_np = enc(x)
-                    mask_np = x["attention_mask"][..., None].astype(np.float32)
-                    pooled_np = (hidden_np * mask_np).sum(1) / np.maximum(mask_np.sum(1), 1.0)
-                    sent, tokn = _unit(pooled_np), _unit(hidden_np)
-                    lengths = x["attention_mask"].sum(1)
-                else:
-                    x = tok(batch, padding=True, truncation=True, max_length=self.max_length, return_tensors="pt",
-                            return_offsets_mapping=True)
-                    offsets = x.pop("offset_mapping").numpy()
-                    hidden = enc(**x).last_hidden_state
-                    mask = x["attention_mask"].unsqueeze(-1).to(hidden.dtype)
-                    pooled = (hidden * mask).sum(1) / mask.sum(1).clamp(min=1.0)
-                    sent = torch.nn.functional.normalize(pooled, dim=-1).numpy()
-                    tokn = torch.nn.functional.normalize(hidden, dim=-1).numpy()
-                    lengths = x["attention_mask"].sum(1).numpy()
+                hidden, mask, offsets = run_encoder(tok, enc, self.backend, [todo[i] for i in idx],
+                                                    max_length=self.max_length, offsets=True)
+                sent, tokn, lengths = _unit(mean_pool(hidden, mask)), _unit(hidden), mask.sum(1)
                 for row, i in enumerate(idx):
                     n = int(lengths[row])
                     encoded[i] = (sent[row].copy(), tokn[row, 1:n - 1].copy(), offsets[row, 1:n - 1].copy())
