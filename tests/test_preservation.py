@@ -105,6 +105,24 @@ def test_signature_names_the_model_and_its_hash(metric):
     assert res.metric == "preservation/src"
 
 
+def _truncated(m, sources, outputs):
+    return np.asarray(m.segment_stats(_batch(sources, outputs)))[:, 1]
+
+
+def test_truncated_texts_and_pairs_are_counted(metric):
+    """Each text fits the encoder's 128 tokens, but source and output together do not: the cross-encoder of the
+    default model truncates the pair, which its statistics count; the fast model reads the texts one by one."""
+    words = "the committee met again on tuesday to discuss the budget of the new library and its opening hours"
+    source = " ".join([words] * 4)  # 4 x 18 words: about 80 tokens each side, 160 together
+    output = source.replace("tuesday", "monday")
+    np.testing.assert_array_equal(_truncated(metric, [source, SOURCE], [output, STYLE]), [1, 0])
+    fast = create("preservation", against="source", model=FAST_MODEL)
+    np.testing.assert_array_equal(_truncated(fast, [source], [output]), [0])
+    long = " ".join([words] * 9)  # over 128 tokens alone: the text and its pair both count for the default model
+    np.testing.assert_array_equal(_truncated(metric, [long], [STYLE]), [2])
+    np.testing.assert_array_equal(_truncated(fast, [long], [STYLE]), [1])
+
+
 def test_against_references_takes_the_best_reference():
     m = create("preservation", against="references")
     res = m.score(_batch([SOURCE], [STYLE], [[ENTITY, SOURCE]]))

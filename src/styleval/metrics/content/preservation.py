@@ -7,7 +7,9 @@ the head alone (about twice as fast, weaker on held-out data). Several reference
 names the model folder and its content hash, the encoder and the spaCy pipeline with theirs, and the cross-encoder's
 weights hash.
 
-Statistics (one row per segment): ``[score, truncated texts]``.
+Statistics (one row per segment): ``[score, truncated inputs]``: the texts longer than the encoder's limit, plus,
+with a cross-encoder (which reads comparison and output as one sequence), the comparison-output pairs longer than
+it.
 """
 from __future__ import annotations
 
@@ -68,10 +70,14 @@ class Preservation(ContentMetric):
         stats = np.zeros((len(outputs), 2))
         for i, (out, comp) in enumerate(zip(outputs, comparisons)):
             stats[i, 0] = max(by_pair[(c, out)] for c in comp)
-            if any(len(t) > 3 * limit for t in (out, *comp)):  # cheap pre-check before tokenizing
+            long_text = any(len(t) > 3 * limit for t in (out, *comp))  # cheap pre-checks before tokenizing
+            long_pair = pm.cross is not None and any(len(c) + len(out) > 3 * limit for c in comp)
+            if long_text or long_pair:
                 if tok is None:
                     from ...content.features import load_tokenizer
 
                     tok = load_tokenizer(pm.encoder)
                 stats[i, 1] = sum(len(tok(t)["input_ids"]) > limit for t in (out, *comp))
+                if pm.cross is not None:
+                    stats[i, 1] += sum(len(tok(c, out)["input_ids"]) > limit for c in comp)
         return stats
