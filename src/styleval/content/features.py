@@ -184,6 +184,7 @@ class PairFeaturizer:
                 idx = order[start:start + self.batch_size]
                 hidden, mask, offsets = run_encoder(tok, enc, self.backend, [todo[i] for i in idx],
                                                     max_length=self.max_length, offsets=True)
+                assert offsets is not None  # noqa: S101  (asked for)
                 sent, tokn, lengths = _unit(mean_pool(hidden, mask)), _unit(hidden), mask.sum(1)
                 for row, i in enumerate(idx):
                     n = int(lengths[row])
