@@ -5,12 +5,13 @@ Trains a cross-encoder (``[CLS] source [SEP] output [SEP]`` -> mean-pooled MiniL
 style rewrites, automatic meaning changes, unrelated pairs; never SGDD-TST), with soft targets and every group
 weighted equally, for a fixed number of epochs chosen before looking at any held-out figure. Then scores the
 held-out sets of ``scripts/preservation_results.py`` (style-shift test, Lai and Mir odd rows, SGDD-TST) next to
-the shipped model. Nothing is shipped by this script; it answers whether the direction is worth shipping.
+the feature head (``preservation-minilm-fast``) and their average. Nothing is shipped by this script; it answers
+whether the direction is worth shipping.
 
-    .venv/bin/python scripts/probe_cross_encoder.py [--epochs 2] [--lora-r 0] [--json out.json] [--save DIR]
+    .venv/bin/python scripts/probe_cross_encoder.py [--epochs 2] [--json out.json] [--save DIR | --load DIR]
 
-``--lora-r R`` trains LoRA adapters of rank R on the attention and feed-forward projections instead of every
-weight (what a shipped model would store: a few hundred KB instead of 90 MB).
+Every weight is fine-tuned here; the shipped model trains LoRA adapters instead
+(``styleval.content.cross_encoder.train_cross_encoder``, run by ``scripts/train_preservation.py``).
 """
 from __future__ import annotations
 
@@ -34,7 +35,7 @@ def log(msg: str) -> None:
 
 
 class CrossEncoder:
-    def __init__(self, lora_r: int = 0, max_length: int = 128) -> None:
+    def __init__(self, max_length: int = 128) -> None:
         import torch
 
         from styleval.content.features import _load_encoder
@@ -46,13 +47,6 @@ class CrossEncoder:
         import copy
 
         self.tok, self.enc = tok, copy.deepcopy(enc)
-        if lora_r:
-            from peft import LoraConfig, get_peft_model
-
-            cfg = LoraConfig(r=lora_r, lora_alpha=2 * lora_r, lora_dropout=0.05,
-                             target_modules=["query", "key", "value", "attention.output.dense",
-                                             "intermediate.dense", "output.dense"])
-            self.enc = get_peft_model(self.enc, cfg)
         torch.manual_seed(13)
         self.head = torch.nn.Linear(self.enc.config.hidden_size, 1)
         self.max_length = max_length
@@ -137,7 +131,7 @@ def sgdd(root: Any, scores: dict[str, Any]) -> dict[str, Any]:
         t, p = williams_test(rho["cross_encoder"], rho[other], r23, int(ok.sum()))
         tests[f"cross_encoder vs {other}"] = {"t": t, "p_one_sided": p, "r23": r23}
     if "mean" in cols:
-        for other in ("preservation", "bleurt (stored)"):
+        for other in ("preservation-fast", "bleurt (stored)"):
             r23 = float(spearmanr(cols["mean"][ok], cols[other][ok])[0])
             t, p = williams_test(rho["mean"], rho[other], r23, int(ok.sum()))
             tests[f"mean vs {other}"] = {"t": t, "p_one_sided": p, "r23": r23}
@@ -148,21 +142,21 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--data", default=None)
     ap.add_argument("--epochs", type=int, default=2)
-    ap.add_argument("--lora-r", type=int, default=0)
-    ap.add_argument("--lr", type=float, default=None, help="default 3e-5 (full), 5e-4 (LoRA)")
+    ap.add_argument("--lr", type=float, default=3e-5)
     ap.add_argument("--cache", help="preservation feature cache of scripts/preservation_results.py")
     ap.add_argument("--json")
     ap.add_argument("--save", help="folder to save the fine-tuned encoder and head in")
     ap.add_argument("--load", help="a folder written by --save: score with it instead of training")
     args = ap.parse_args(argv)
     from styleval.content import corpus, load_preservation_model
+    from styleval.content.pretrained import FAST_MODEL
     from styleval.meta.datasets import default_root
 
     root = args.data or default_root()
     pr.CACHE["dir"] = args.cache
     data = corpus.training_pairs(root)
     log(f"{len(data.groups)} training pairs: {data.group_counts()}")
-    model = CrossEncoder(args.lora_r)
+    model = CrossEncoder()
     if args.load:
         import torch
 
@@ -170,13 +164,13 @@ def main(argv: list[str] | None = None) -> int:
         model.enc.load_state_dict(state["enc"])
         model.head.load_state_dict(state["head"])
     else:
-        train(model, data, args.epochs, args.lr or (5e-4 if args.lora_r else 3e-5))
+        train(model, data, args.epochs, args.lr)
     if args.save and not args.load:
         import torch
 
         Path(args.save).mkdir(parents=True, exist_ok=True)
         torch.save({"enc": model.enc.state_dict(), "head": model.head.state_dict()}, Path(args.save) / "probe.pt")
-    shipped = load_preservation_model()
+    shipped = load_preservation_model(FAST_MODEL)  # the feature head alone, as the probe compared it
     memo: dict[tuple[str, ...], np.ndarray] = {}
 
     def cross(s: list[str], o: list[str]) -> np.ndarray:
@@ -189,9 +183,9 @@ def main(argv: list[str] | None = None) -> int:
         return shipped.from_features(pr.features(shipped, s, o))
 
     # "mean": the two scores averaged with equal weights, a combination fixed before any held-out figure was seen
-    scores = {"cross_encoder": cross, "preservation": kept,
+    scores = {"cross_encoder": cross, "preservation-fast": kept,
               "mean": lambda s, o: (cross(s, o) + kept(s, o)) / 2.0}
-    results: dict[str, Any] = {"epochs": args.epochs, "lora_r": args.lora_r, "pairs": len(data.groups)}
+    results: dict[str, Any] = {"epochs": args.epochs, "pairs": len(data.groups)}
     for name, fn in (("style_shift", pr.style_shift), ("lai2022_heldout", pr.lai), ("mir2019_heldout", pr.mir),
                      ("sgdd_tst", sgdd)):
         log(f"{name} ...")
