@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from styleval.content import PairData, PreservationModel, load_preservation_model
-from styleval.content.cross_encoder import CrossEncoder, _targets, train_cross_encoder
+from styleval.content.cross_encoder import CrossEncoder, train_cross_encoder
+from styleval.models.lora import DEFAULT_TARGETS, target_modules
 from styleval.errors import InputError
 from styleval.models import catalog as cat
 
@@ -25,7 +26,7 @@ def _random_cross(rank: int = 2, seed: int = 0) -> CrossEncoder:
     _, enc = _load_encoder(cat.DEFAULT_ENCODER)
     rng = np.random.default_rng(seed)
     adapters = {}
-    for name in _targets(enc)[:4]:
+    for name in target_modules(enc, DEFAULT_TARGETS)[:4]:
         layer = dict(enc.named_modules())[name]
         adapters[name] = (rng.normal(0, 0.05, (rank, layer.in_features)).astype(np.float32),
                           rng.normal(0, 0.05, (layer.out_features, rank)).astype(np.float32))

@@ -12,7 +12,8 @@ from scipy.stats import spearmanr
 
 from styleval.errors import InputError
 from styleval.style import AdaptedEncoderBlock, LabelledData, StyleModel, finetune_style_model
-from styleval.style.finetune import _LoraLinear, _target_modules
+from styleval.models.lora import target_modules
+from styleval.style.finetune import _LoraLinear
 
 FORMAL = ["I would be grateful if you could send the report.", "We regret to inform you of the delay.",
           "Please find the requested documents attached.", "The committee will convene on Monday.",
@@ -45,12 +46,12 @@ def test_target_modules_of_minilm_and_unknown_targets():
 
     _, enc = _load_base("minilm")
     ident = AdaptedEncoderBlock().resources()
-    names = _target_modules(enc, ("query", "value"))
+    names = target_modules(enc, ("query", "value"))
     layers = enc.config.num_hidden_layers
     assert len(names) == 2 * layers and all(n.endswith((".query", ".value")) for n in names)
     assert ident["encoder_hash"]
     with pytest.raises(InputError, match="none of the layers"):
-        _target_modules(enc, ("no_such_layer",))
+        target_modules(enc, ("no_such_layer",))
 
 
 @pytest.fixture(scope="module")

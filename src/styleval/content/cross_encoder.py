@@ -23,20 +23,9 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..errors import InputError
+from ..models.lora import DEFAULT_TARGETS, merge_adapters, target_modules
 from ..progress import Progress
 from .data import PairData
-
-#: Suffixes of the encoder's linear layers that get adapters (BERT naming, as in MiniLM).
-TARGETS = ("attention.self.query", "attention.self.key", "attention.self.value", "attention.output.dense",
-           "intermediate.dense", "output.dense")
-
-
-def _targets(encoder: Any) -> list[str]:
-    import torch
-
-    return [name for name, mod in encoder.named_modules()
-            if isinstance(mod, torch.nn.Linear) and name.endswith(TARGETS)]
-
 
 class CrossEncoder:
     """Scores (comparison, output) pairs; ``adapters`` maps a linear layer's name to its (A, B) matrices."""
@@ -95,20 +84,10 @@ class CrossEncoder:
     # -- scoring ----------------------------------------------------------------------------------
     def merged_encoder(self) -> Any:
         """A copy of the local encoder with the adapters merged into its weights (torch, eval mode)."""
-        import torch
-
         from .features import _load_encoder
 
         _, base = _load_encoder(self.encoder)
-        enc = copy.deepcopy(base)
-        modules = dict(enc.named_modules())
-        with torch.no_grad():
-            for name, (a, b) in self.adapters.items():
-                if name not in modules:
-                    raise InputError(f"the cross-encoder adapts {name!r}, which encoder {self.encoder!r} lacks")
-                weight = modules[name].weight
-                weight += self.scaling * torch.from_numpy(np.asarray(b) @ np.asarray(a)).to(weight.dtype)
-        return enc.eval()
+        return merge_adapters(copy.deepcopy(base), self.adapters, self.scaling, self.encoder).eval()
 
     def _load(self) -> tuple[Any, Any]:
         from ..models.pool import get_pool
@@ -171,7 +150,7 @@ def train_cross_encoder(data: PairData, *, encoder: str, rank: int = 16, alpha: 
     enc = copy.deepcopy(base)
     for p in enc.parameters():
         p.requires_grad_(False)
-    names = _targets(enc)
+    names = target_modules(enc, DEFAULT_TARGETS)
     modules = dict(enc.named_modules())
     lora: dict[str, tuple[torch.nn.Parameter, torch.nn.Parameter]] = {}
     scaling = alpha / rank

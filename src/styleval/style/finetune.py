@@ -21,25 +21,12 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..errors import InputError
+from ..models.lora import DEFAULT_TARGETS, merge_adapters, target_modules
 from ..signature import library_version
 from .data import LabelledData
 from .features import Block, encoder_identity
 from .model import CLASSIFIER, REGRESSOR, StyleModel, preprocess
 from ..progress import Progress
-
-# The linear layers of BERT-like encoders (MiniLM, BERT, RoBERTa...), by the last part of their module name.
-DEFAULT_TARGETS = ("query", "key", "value", "attention.output.dense", "intermediate.dense", "output.dense")
-
-
-def _target_modules(model: Any, targets: Sequence[str]) -> list[str]:
-    import torch
-
-    names = [n for n, m in model.named_modules()
-             if isinstance(m, torch.nn.Linear) and any(n == t or n.endswith("." + t) for t in targets)]
-    if not names:
-        raise InputError(f"none of the layers {', '.join(targets)} is a linear layer of this encoder")
-    return names
-
 
 def _load_base(model: str) -> tuple[Any, Any]:
     """A fresh (tokenizer, encoder) from a catalog name or folder; the encoder is private to the caller (its weights
@@ -128,16 +115,8 @@ class AdaptedEncoderBlock(Block):
 
     def _encoder(self) -> tuple[Any, Any]:
         if self._runtime is None:
-            import torch
-
             tok, enc = _load_base(self.model)
-            modules = dict(enc.named_modules())
-            with torch.no_grad():
-                for name, (a, b) in self.lora.items():
-                    if name not in modules:
-                        raise InputError(f"the adapter names layer {name!r}, which encoder {self.model!r} lacks")
-                    w = modules[name].weight
-                    w += self.scale * (torch.from_numpy(b).to(w.dtype) @ torch.from_numpy(a).to(w.dtype))
+            merge_adapters(enc, self.lora, self.scale, self.model)
             enc.eval().to(_device(self.device))
             self._dim = int(enc.config.hidden_size)
             self._runtime = (tok, enc)
@@ -238,7 +217,7 @@ def finetune_style_model(train: LabelledData, *, kind: str = CLASSIFIER, selecti
     for p in enc.parameters():
         p.requires_grad_(False)
     modules = dict(enc.named_modules())
-    adapters = {n: _LoraLinear(modules[n], rank, alpha / rank, dropout) for n in _target_modules(enc, targets)}
+    adapters = {n: _LoraLinear(modules[n], rank, alpha / rank, dropout) for n in target_modules(enc, targets)}
     head = torch.nn.Linear(int(enc.config.hidden_size), n_out).to(dev)
     lora_params = [t for a in adapters.values() for t in (a.A, a.B)]
     opt = torch.optim.AdamW([{"params": lora_params, "lr": lr}, {"params": head.parameters(), "lr": head_lr}],
