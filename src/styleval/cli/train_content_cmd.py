@@ -9,7 +9,8 @@ import sys
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("train-content", help="train a content-preservation model on (source, output, score) pairs",
                        description="Train a preservation model: frozen encoder and spaCy pair features with a "
-                       "logistic head. Pair files are .tsv/.csv/.jsonl with columns source, output, score (0-1: how "
+                       "logistic head, optionally averaged with a LoRA cross-encoder and/or bi-encoder. Pair "
+                       "files are .tsv/.csv/.jsonl with columns source, output, score (0-1: how "
                        "much meaning the output keeps) and optionally group and weight; see docs/preservation.md.")
     p.add_argument("train", nargs="+", help="pair file(s) to train on")
     p.add_argument("--output", "-o", required=True, help="model folder to write")
@@ -28,6 +29,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--cross-rank", type=int, default=16, help="LoRA rank of the cross-encoder (default 16)")
     p.add_argument("--cross-weight", type=float, default=0.5,
                    help="weight of the cross-encoder in the score, in (0, 1] (default 0.5)")
+    p.add_argument("--bi-epochs", type=int, default=0, metavar="N",
+                   help="also train a bi-encoder (LoRA on the encoder; each text encoded alone, no spaCy) for N "
+                        "epochs (about as long per epoch as the cross-encoder)")
+    p.add_argument("--bi-rank", type=int, default=16, help="LoRA rank of the bi-encoder (default 16)")
+    p.add_argument("--bi-weight", type=float, default=1.0,
+                   help="weight of the bi-encoder in the score, in (0, 1] (default 1: the bi-encoder alone, the "
+                        "fastest model; the weights of the two encoders may add up to at most 1)")
     p.add_argument("--seed", type=int, default=13)
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(run=run)
@@ -48,6 +56,9 @@ def run(args: argparse.Namespace) -> int:
     if args.cross_epochs < 0 or not 0.0 < args.cross_weight <= 1.0:
         raise InputError(f"--cross-epochs must be 0 or more and --cross-weight in (0, 1], got {args.cross_epochs} "
                          f"and {args.cross_weight}")
+    if args.bi_epochs < 0 or not 0.0 < args.bi_weight <= 1.0:
+        raise InputError(f"--bi-epochs must be 0 or more and --bi-weight in (0, 1], got {args.bi_epochs} "
+                         f"and {args.bi_weight}")
     if args.negatives:
         from ..content.negatives import DonorPool, corrupt
         from ..nlp import parse_many
@@ -79,7 +90,8 @@ def run(args: argparse.Namespace) -> int:
         data, selection=read_pairs(args.selection) if args.selection else None, style_words=words,
         encoder=args.encoder, name=args.name or Path(args.output).name, description=args.description,
         command="styleval " + " ".join(shlex.quote(a) for a in sys.argv[1:]), seed=args.seed,
-        cross_epochs=args.cross_epochs, cross_rank=args.cross_rank, cross_weight=args.cross_weight, progress=bar)
+        cross_epochs=args.cross_epochs, cross_rank=args.cross_rank, cross_weight=args.cross_weight,
+        bi_epochs=args.bi_epochs, bi_rank=args.bi_rank, bi_weight=args.bi_weight, progress=bar)
     folder = model.save(args.output)
     chosen = model.card["selection"]["chosen"]
     sys.stdout.write(f"wrote {folder} ({len(data)} pairs; chosen {chosen}; score with "

@@ -1,10 +1,13 @@
 """A preservation model: pair features of a frozen encoder and a parse, and a logistic head over them; optionally
-a cross-encoder (:mod:`styleval.content.cross_encoder`) whose probability is averaged with the head's.
+a cross-encoder (:mod:`styleval.content.cross_encoder`) and a bi-encoder (:mod:`styleval.content.bi_encoder`)
+whose scores are averaged with the head's. The head's weight is what the other two leave; at weight 0 the
+features (and spaCy) are not computed at all.
 
 Folder format (all plain files; nothing pickled): ``model.json`` (format, featurizer settings, feature names, and
 the cross-encoder's file and weight when there is one), ``weights.npz`` (feature means and scales, head
 coefficients, intercept and ceiling), ``cross.npz`` (the cross-encoder's adapters and head, format 2 only),
-``vocab.json`` (the style words set aside from content words), ``model_card.json`` and ``README.md``.
+``bi.npz`` (the bi-encoder's, format 3 only), ``vocab.json`` (the style words set aside from content words),
+``model_card.json`` and ``README.md``. A model without a bi-encoder is saved in format 2.
 
 The head maps standardised features to the probability that the output keeps the comparison text's meaning; its
 score is that probability divided by the probability of an identical pair (the *ceiling*; coefficients are
@@ -22,13 +25,16 @@ import numpy as np
 
 from ..errors import InputError
 from ..models import catalog as cat
+from .bi_encoder import BiEncoder
 from .cross_encoder import CrossEncoder
 from .features import FEATURES, IDENTITY, PairFeaturizer
 from ..progress import Progress
 
 FORMAT = "styleval-preservation/2"
-#: Formats this styleval reads: 1 (feature head only) and 2 (optionally with a cross-encoder).
-READABLE = ("styleval-preservation/1", FORMAT)
+#: Written when the model has a bi-encoder.
+FORMAT_BI = "styleval-preservation/3"
+#: Formats this styleval reads: 1 (feature head only), 2 (optionally with a cross-encoder), 3 (and a bi-encoder).
+READABLE = ("styleval-preservation/1", FORMAT, FORMAT_BI)
 
 
 class PreservationModel:
@@ -36,7 +42,8 @@ class PreservationModel:
                  style_words: Sequence[str] = (), mean: np.ndarray, scale: np.ndarray, coef: np.ndarray,
                  intercept: float, ceiling: float = 1.0, max_length: int = 128, features: Sequence[str] = FEATURES,
                  card: dict[str, Any] | None = None, folder: Path | None = None, backend: str = "auto",
-                 cross: CrossEncoder | None = None, cross_weight: float = 0.0) -> None:
+                 cross: CrossEncoder | None = None, cross_weight: float = 0.0, bi: BiEncoder | None = None,
+                 bi_weight: float = 0.0) -> None:
         if tuple(features) != FEATURES:
             raise InputError(f"model features {list(features)} differ from this styleval's {list(FEATURES)}")
         self.encoder = encoder
@@ -58,6 +65,22 @@ class PreservationModel:
             raise InputError(f"cross_weight must be in (0, 1] with a cross-encoder, got {cross_weight}")
         self.cross = cross
         self.cross_weight = float(cross_weight) if cross is not None else 0.0
+        if bi is not None and not 0.0 < bi_weight <= 1.0:
+            raise InputError(f"bi_weight must be in (0, 1] with a bi-encoder, got {bi_weight}")
+        self.bi = bi
+        self.bi_weight = float(bi_weight) if bi is not None else 0.0
+        if self.cross_weight + self.bi_weight > 1.0 + 1e-9:
+            raise InputError(f"cross_weight + bi_weight must be at most 1, got {self.cross_weight + self.bi_weight}")
+
+    @property
+    def head_weight(self) -> float:
+        """The feature head's share of the score: what the cross- and bi-encoder leave."""
+        return max(0.0, 1.0 - self.cross_weight - self.bi_weight)
+
+    @property
+    def uses_features(self) -> bool:
+        """Whether scoring runs the pair features (the frozen encoder and the spaCy parse)."""
+        return self.head_weight > 1e-12
 
     # -- scoring --------------------------------------------------------------------------------
     def from_features(self, feats: np.ndarray) -> np.ndarray:
@@ -73,15 +96,22 @@ class PreservationModel:
     def score(self, comparisons: Sequence[str], outputs: Sequence[str],
               progress: Progress | None = None) -> np.ndarray:
         """Probability (0-1) that each output keeps the meaning of its comparison text: the feature head's, averaged
-        with the cross-encoder's (weight ``cross_weight``) when the model has one."""
-        head = self.from_features(self.featurizer.features(comparisons, outputs, progress))
-        if self.cross is None:
-            return head
-        return self.combine(head, self.cross.score(comparisons, outputs, progress))
+        with the cross-encoder's (weight ``cross_weight``) and the bi-encoder's (``bi_weight``) when there are."""
+        head = (self.from_features(self.featurizer.features(comparisons, outputs, progress)) if self.uses_features
+                else np.zeros(len(outputs)))
+        cross = self.cross.score(comparisons, outputs, progress) if self.cross is not None else None
+        bi = self.bi.score(comparisons, outputs, progress) if self.bi is not None else None
+        return self.combine(head, cross, bi)
 
-    def combine(self, head: np.ndarray, cross: np.ndarray) -> np.ndarray:
-        """The model's score from its two parts' scores."""
-        return (1.0 - self.cross_weight) * np.asarray(head) + self.cross_weight * np.asarray(cross)
+    def combine(self, head: np.ndarray, cross: np.ndarray | None = None, bi: np.ndarray | None = None) -> np.ndarray:
+        """The model's score from its parts' scores (``cross`` / ``bi`` are needed when the model has that part)."""
+        out = self.head_weight * np.asarray(head, dtype=np.float64)
+        for part, weight, values in (("cross-encoder", self.cross_weight, cross), ("bi-encoder", self.bi_weight, bi)):
+            if weight > 0:
+                if values is None:
+                    raise InputError(f"this preservation model has a {part}: its scores are needed")
+                out = out + weight * np.asarray(values, dtype=np.float64)
+        return out
 
     # -- identity -------------------------------------------------------------------------------
     def resources(self) -> dict[str, str]:
@@ -97,8 +127,11 @@ class PreservationModel:
         out["encoder_backend"] = self.backend_identity()
         if self.cross is not None:
             out["cross_encoder_hash"] = self.cross.file_hash[:12]
-        nlp = resolve(self.spacy_model).identity()
-        out["spacy"], out["spacy_hash"] = nlp["model"], nlp["model_hash"]
+        if self.bi is not None:
+            out["bi_encoder_hash"] = self.bi.file_hash[:12]
+        if self.uses_features:
+            nlp = resolve(self.spacy_model).identity()
+            out["spacy"], out["spacy_hash"] = nlp["model"], nlp["model_hash"]
         return out
 
     def backend_identity(self) -> str:
@@ -120,6 +153,10 @@ class PreservationModel:
         if self.cross is not None:
             self.cross.save(path / "cross.npz")
             config["cross_encoder"] = {"file": "cross.npz", "weight": self.cross_weight, "rank": self.cross.rank}
+        if self.bi is not None:
+            self.bi.save(path / "bi.npz")
+            config["format"] = FORMAT_BI
+            config["bi_encoder"] = {"file": "bi.npz", "weight": self.bi_weight, "rank": self.bi.rank}
         (path / "model.json").write_text(json.dumps(config, indent=2) + "\n", encoding="utf-8")
         np.savez(path / "weights.npz", mean=self.mean, scale=self.scale, coef=self.coef,
                  intercept=np.asarray([self.intercept]), ceiling=np.asarray([self.ceiling]))
@@ -149,17 +186,22 @@ class PreservationModel:
         vocab = json.loads((path / "vocab.json").read_text(encoding="utf-8"))
         card_path = path / "model_card.json"
         card = json.loads(card_path.read_text(encoding="utf-8")) if card_path.is_file() else {}
-        cross, weight = None, 0.0
-        spec = config.get("cross_encoder")
-        if spec:
-            try:
-                weight = float(spec["weight"])
-                cross = CrossEncoder.load(path / str(spec["file"]), config["encoder"],
-                                          max_length=config.get("max_length", 128), backend=backend)
-            except (KeyError, TypeError, ValueError):
-                raise InputError("cross_encoder needs a file and a numeric weight", cfg_path) from None
+        parts: dict[str, Any] = {}
+        for key, kind in (("cross_encoder", CrossEncoder), ("bi_encoder", BiEncoder)):
+            spec = config.get(key)
+            if spec:
+                try:
+                    weight = float(spec["weight"])
+                    part = kind.load(path / str(spec["file"]), config["encoder"],
+                                     max_length=config.get("max_length", 128), backend=backend)
+                except (KeyError, TypeError, ValueError):
+                    raise InputError(f"{key} needs a file and a numeric weight", cfg_path) from None
+                parts[key] = (part, weight)
+        cross, weight = parts.get("cross_encoder", (None, 0.0))
+        bi, bi_weight = parts.get("bi_encoder", (None, 0.0))
         return cls(encoder=config["encoder"], spacy_model=config["spacy_model"], style_words=vocab["style_words"],
                    mean=w["mean"], scale=w["scale"], coef=w["coef"], intercept=float(w["intercept"][0]),
                    ceiling=float(w["ceiling"][0]) if "ceiling" in w.files else 1.0,
                    max_length=config.get("max_length", 128), features=config["features"], card=card,
-                   folder=path.resolve(), backend=backend, cross=cross, cross_weight=weight)
+                   folder=path.resolve(), backend=backend, cross=cross, cross_weight=weight, bi=bi,
+                   bi_weight=bi_weight)

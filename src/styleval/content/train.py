@@ -89,7 +89,8 @@ def train_preservation_model(train: PairData, *, selection: PairData | None = No
                              max_length: int = 128, name: str = "preservation-model", version: str = "1",
                              description: str = "", command: str = "", notes: Sequence[str] = (),
                              seed: int = 13, cache: str | Path | None = None, cross_epochs: int = 0,
-                             cross_rank: int = 16, cross_weight: float = 0.5,
+                             cross_rank: int = 16, cross_weight: float = 0.5, bi_epochs: int = 0,
+                             bi_rank: int = 16, bi_weight: float = 1.0,
                              progress: Progress | None = None) -> PreservationModel:
     """Fit a preservation model on ``train``; ``C`` is chosen on ``selection`` (20% of the training groups' pairs
     when not given) and the head is then refitted on all of ``train``.
@@ -101,13 +102,20 @@ def train_preservation_model(train: PairData, *, selection: PairData | None = No
 
     ``cross_epochs > 0`` also trains a cross-encoder (LoRA adapters of rank ``cross_rank`` and a head; see
     :mod:`styleval.content.cross_encoder`) on all of ``train`` for that many epochs; the model's score is then
-    ``(1 - cross_weight) * head + cross_weight * cross-encoder``. Nothing about it is chosen on selection data."""
+    ``(1 - cross_weight) * head + cross_weight * cross-encoder``. Nothing about it is chosen on selection data.
+
+    ``bi_epochs > 0`` likewise trains a bi-encoder (:mod:`styleval.content.bi_encoder`) with weight ``bi_weight``;
+    the head keeps what the two encoders leave (``1 - cross_weight - bi_weight``; at 0 the head is stored, for the
+    card, but not run)."""
     if len(train) < 10:
         raise InputError(f"{len(train)} training pairs; a preservation model needs at least 10")
     y_all = np.asarray(train.scores, dtype=np.float64)
     if np.ptp(y_all) == 0:
         raise InputError(f"every training score is {y_all[0]}; the data must contain pairs that keep meaning "
                          "and pairs that do not")
+    if (cross_weight if cross_epochs > 0 else 0.0) + (bi_weight if bi_epochs > 0 else 0.0) > 1.0 + 1e-9:
+        raise InputError(f"cross-encoder weight {cross_weight} and bi-encoder weight {bi_weight} add up to more "
+                         "than 1")
     words = list(style_words) if style_words is not None else default_style_words()
     featurizer = PairFeaturizer(model=encoder, spacy_model=spacy_model, style_words=words, max_length=max_length)
     held_back = selection is None
@@ -163,7 +171,7 @@ def train_preservation_model(train: PairData, *, selection: PairData | None = No
                                  "identical pair scores 1 (a monotone rescaling: rankings are unchanged)"},
         "command": command, "notes": list(notes),
     }
-    cross = None
+    cross = bi = None
     if cross_epochs > 0:
         from .cross_encoder import train_cross_encoder
 
@@ -172,9 +180,19 @@ def train_preservation_model(train: PairData, *, selection: PairData | None = No
         card["parameters"]["cross_encoder"] = {
             **summary, "weight": cross_weight, "trained_on": "all training pairs (no selection)",
             "output": f"score = {1 - cross_weight:g} * feature head + {cross_weight:g} * cross-encoder probability"}
+    if bi_epochs > 0:
+        from .bi_encoder import train_bi_encoder
+
+        bi, summary = train_bi_encoder(final, encoder=encoder, rank=bi_rank, epochs=bi_epochs,
+                                       max_length=max_length, seed=seed, progress=progress)
+        card["parameters"]["bi_encoder"] = {
+            **summary, "weight": bi_weight, "trained_on": "all training pairs (no selection)",
+            "output": "sigmoid(scale * tuned cosine + shift) / sigmoid(scale + shift), weight "
+                      f"{bi_weight:g} in the model's score"}
     return PreservationModel(encoder=encoder, spacy_model=spacy_model, style_words=words, mean=mean, scale=scale,
                              coef=coef, intercept=b, ceiling=ceiling, max_length=max_length, card=card,
-                             cross=cross, cross_weight=cross_weight if cross is not None else 0.0)
+                             cross=cross, cross_weight=cross_weight if cross is not None else 0.0,
+                             bi=bi, bi_weight=bi_weight if bi is not None else 0.0)
 
 
 def _cached_features(featurizer: PairFeaturizer, data: PairData, cache: str | Path | None, part: str,

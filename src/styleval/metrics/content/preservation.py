@@ -3,9 +3,10 @@
 A thin layer over :mod:`styleval.content`: the shipped ``preservation-minilm`` model (or any folder made by
 ``styleval train-content``) scores each (source or reference, output) pair as the average of a logistic head over
 frozen MiniLM and spaCy pair features and a LoRA-tuned MiniLM cross-encoder; ``model=preservation-minilm-fast`` is
-the head alone (about twice as fast, weaker on held-out data). Several references: the largest score. The signature
-names the model folder and its content hash, the encoder and the spaCy pipeline with theirs, and the cross-encoder's
-weights hash.
+the head alone (about twice as fast, weaker on held-out data); ``model=preservation-minilm-bi`` a LoRA-tuned MiniLM
+bi-encoder alone (the cosine of separately encoded texts, no spaCy: the fastest). Several references: the largest
+score. The signature names the model folder and its content hash, the encoder with its hash, the spaCy pipeline
+when the model parses, and the cross- and bi-encoder's weights hashes.
 
 Statistics (one row per segment): ``[score, truncated inputs]``: the texts longer than the encoder's limit, plus,
 with a cross-encoder (which reads comparison and output as one sequence), the comparison-output pairs longer than
@@ -31,7 +32,8 @@ class Preservation(ContentMetric):
     value_range = (0.0, 1.0)
     description = ("learned content preservation, indifferent to style (MiniLM + spaCy pair features with a "
                    "logistic head, averaged with a LoRA-tuned MiniLM cross-encoder; shipped models "
-                   "preservation-minilm and preservation-minilm-fast); max over references")
+                   "preservation-minilm, preservation-minilm-fast and the bi-encoder preservation-minilm-bi); "
+                   "max over references")
     libraries = ("torch", "transformers", "spacy")
 
     def __init__(self, *, against: str | Against = "references", model: str = "preservation-minilm",
