@@ -1,0 +1,162 @@
+"""Choose the adapter recipes of the shipped preservation models on training data only, by cross-fitting.
+
+    .venv/bin/python scripts/select_cross_encoder.py --cache DIR [--variants base,swap,...] [--json out.json]
+
+The training pairs of the shipped model (styleval.content.corpus.training_pairs) are split by their source text
+into two halves (a hash of the source decides, so every pair of one input falls in the same half). Each recipe's
+cross-encoder and the feature head (penalty C = 0.1, the shipped choice) are trained on half A and scored on half
+B. Recipes named ``bi...`` train a bi-encoder (styleval.content.bi_encoder) instead of a cross-encoder. Nothing
+held out for docs/results.md is read: not SGDD-TST, not the odd Lai/Mir rows, not the style-shift test.
+
+Development figures on half B:
+* ``lai``, ``mir``: Spearman with the human content ratings of the even Lai 2022 / Mir 2019 inputs in half B;
+* ``style``: share of (style rewrite, automatic meaning change) pairs of the same input where the rewrite scores
+  higher (ties half), the training-side analogue of the held-out style-shift test;
+* ``dev``: the mean of the three, the figure the recipe and the averaging weight are chosen by.
+Each recipe is reported averaged with the feature head at weights 0.25, 0.5, 0.75 and alone (``w=1``).
+``--cache``: the pair-feature cache of scripts/train_preservation.py (same keys), so features are not re-encoded.
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+from scipy.stats import spearmanr
+
+from styleval.content import corpus
+from styleval.content.bi_encoder import train_bi_encoder
+from styleval.content.cross_encoder import train_cross_encoder
+from styleval.content.data import PairData
+from styleval.content.features import FEATURE_SIGNS, PairFeaturizer
+from styleval.content.model import PreservationModel
+from styleval.content.train import _cached_features, default_style_words, fit_logistic
+from styleval.models import catalog as cat
+
+WEIGHTS = (0.0, 0.25, 0.5, 0.75, 1.0)
+
+
+def swapped(data: PairData) -> PairData:
+    """The pairs in both orders: meaning preservation is close to symmetric, so the order is no evidence."""
+    flip = PairData(list(data.outputs), list(data.sources), list(data.scores), list(data.groups),
+                    list(data.weights), data.origin)
+    return PairData.concat([data, flip], data.origin + " (both orders)")
+
+
+def human_twice(data: PairData) -> PairData:
+    """Human-rated pairs again as groups of their own, so that human ratings get twice their total weight."""
+    keep = [i for i, g in enumerate(data.groups) if g.startswith("human-")]
+    again = data.subset(keep)
+    again.groups = [g + " (again)" for g in again.groups]
+    return PairData.concat([data, again], data.origin + " (human ratings weighted twice)")
+
+
+# name -> (training-data transform, keyword arguments of train_cross_encoder)
+VARIANTS: dict[str, tuple[Callable[[PairData], PairData], dict[str, Any]]] = {
+    "base": (lambda d: d, {"epochs": 2}),
+    "swap": (swapped, {"epochs": 1}),  # both orders, one epoch: the same number of steps as base
+    "epochs4": (lambda d: d, {"epochs": 4}),
+    "lr1e-3": (lambda d: d, {"epochs": 2, "lr": 1e-3}),
+    "rank32": (lambda d: d, {"epochs": 2, "rank": 32}),
+    "human2x": (human_twice, {"epochs": 2}),
+    "swap2": (swapped, {"epochs": 2}),
+    "bi": (lambda d: d, {"epochs": 2}),  # a LoRA bi-encoder (content.bi_encoder) instead of a cross-encoder
+}
+
+
+def halves(data: PairData) -> tuple[list[int], list[int]]:
+    a, b = [], []
+    for i, s in enumerate(data.sources):
+        (a if hashlib.sha256(s.encode("utf-8")).digest()[0] % 2 == 0 else b).append(i)
+    return a, b
+
+
+def all_features(data: PairData, cache: str | None) -> np.ndarray:
+    """Pair features of every training pair, read from (or written to) the training script's cache split."""
+    featurizer = PairFeaturizer(style_words=default_style_words())
+    order = np.random.default_rng(13).permutation(len(data))
+    cut = max(1, len(data) // 5)
+    x = np.zeros((len(data), len(FEATURE_SIGNS)))
+    x[order[cut:]] = _cached_features(featurizer, data.subset(order[cut:].tolist()), cache, "fit", None)
+    x[order[:cut]] = _cached_features(featurizer, data.subset(order[:cut].tolist()), cache, "selection", None)
+    return x
+
+
+def head_scores(x_fit: np.ndarray, fit: PairData, x_dev: np.ndarray) -> np.ndarray:
+    mean, scale = x_fit.mean(0), x_fit.std(0)
+    scale = np.where(scale > 1e-9, scale, 1.0)
+    coef, b = fit_logistic((x_fit - mean) / scale, np.asarray(fit.scores), fit.group_weights(), 0.1, FEATURE_SIGNS)
+    ceiling = 1.0 / (1.0 + np.exp(-(((PreservationModel.identity_features() - mean) / scale) @ coef + b)))
+    return (1.0 / (1.0 + np.exp(-(((x_dev - mean) / scale) @ coef + b)))) / ceiling
+
+
+def dev_figures(pred: np.ndarray, dev: PairData) -> dict[str, float]:
+    groups, y = np.asarray(dev.groups), np.asarray(dev.scores)
+    out = {}
+    for name, group in (("lai", "human-lai"), ("mir", "human-mir")):
+        m = groups == group
+        out[name] = float(spearmanr(pred[m], y[m])[0])
+    by: dict[str, dict[str, list[int]]] = {}
+    for i, (s, g) in enumerate(zip(dev.sources, dev.groups)):
+        by.setdefault(s, {}).setdefault(g, []).append(i)
+    pairs = np.asarray([(i, j) for m in by.values() for i in m.get("style-rewrites", [])
+                        for j in m.get("changed", [])])
+    out["style"] = corpus.agreement(pred[pairs[:, 0]], pred[pairs[:, 1]])
+    out["dev"] = float(np.mean([out["lai"], out["mir"], out["style"]]))
+    return {k: round(v, 4) for k, v in out.items()}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--data", default=None, help="the shared data folder (default ../shared/data)")
+    ap.add_argument("--cache", default=None, help="pair-feature cache folder of scripts/train_preservation.py")
+    ap.add_argument("--variants", default=",".join(VARIANTS), help=f"comma-separated, from {', '.join(VARIANTS)}")
+    ap.add_argument("--json", default=None, help="write every figure here")
+    ap.add_argument("--keep", default=None, help="folder to keep half B's scores in (head.npy, cross-NAME.npy)")
+    args = ap.parse_args(argv)
+    names = [v.strip() for v in args.variants.split(",") if v.strip()]
+    unknown = [v for v in names if v not in VARIANTS]
+    if unknown:
+        ap.error(f"unknown variants {unknown}; known: {list(VARIANTS)}")
+    t0 = time.time()
+
+    def log(msg: str) -> None:
+        print(f"[{time.time() - t0:6.0f}s] {msg}", file=sys.stderr, flush=True)
+
+    data = corpus.training_pairs(args.data)
+    x = all_features(data, args.cache)
+    ia, ib = halves(data)
+    fit, dev = data.subset(ia), data.subset(ib)
+    log(f"half A {fit.group_counts()}; half B {dev.group_counts()}")
+    head = head_scores(x[ia], fit, x[ib])
+    results: dict[str, Any] = {"split": {"A": len(ia), "B": len(ib)}, "head": dev_figures(head, dev)}
+    log(f"feature head alone: {results['head']}")
+    for name in names:
+        transform, kwargs = VARIANTS[name]
+        started = time.time()
+        trainer = train_bi_encoder if name.startswith("bi") else train_cross_encoder
+        model, summary = trainer(transform(fit), encoder=cat.DEFAULT_ENCODER, **kwargs)
+        cross = model.score(dev.sources, dev.outputs)
+        if args.keep:
+            Path(args.keep).mkdir(parents=True, exist_ok=True)
+            np.save(Path(args.keep) / "head.npy", head)
+            np.save(Path(args.keep) / f"cross-{name}.npy", cross)
+        row = {f"w={w:g}": dev_figures((1 - w) * head + w * cross, dev) for w in WEIGHTS[1:]}
+        row["seconds"] = round(time.time() - started)
+        row["loss_last_10"] = summary["loss_last_10"]
+        results[name] = row
+        log(f"{name}: " + "; ".join(f"{k} {v}" for k, v in row.items()))
+        if args.json:
+            with open(args.json, "w", encoding="utf-8") as fh:
+                json.dump(results, fh, indent=1)
+    print(json.dumps(results, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
