@@ -7,7 +7,8 @@ cache, the preservation model's text cache), so each run encodes and parses ever
 warmed up on other texts before timing. Reported: the median over ``--repeat`` runs of pairs per second, and
 the ratio preservation / sentence_cosine, for preservation's encoder run by torch and (when the ``fast`` extra is
 installed) by ONNX Runtime. ``preservation`` = spaCy parse (tagger, parser, NER) + one MiniLM forward pass per
-distinct text + pair features; the parse share is printed too.
+distinct text + pair features (+ one cross-encoder pass per pair for the default model); the parse share is
+printed too. ``preservation-minilm-bi`` is one pass of its tuned encoder per distinct text and no parse.
 
 Two workloads, both timed for every metric in the same run:
 
@@ -69,6 +70,8 @@ def clear_caches(metric) -> None:
     model = getattr(metric, "_model", None)
     if model is not None:
         model.featurizer._reps.clear()  # the cross-encoder keeps no per-pair cache
+        if model.bi is not None:
+            model.bi._vectors.clear()
 
 
 def main() -> int:
@@ -98,6 +101,9 @@ def main() -> int:
         # the feature head alone (no cross-encoder pass)
         metrics["preservation-fast[onnx]"] = create("preservation", against="source", backend="onnx",
                                                     model="preservation-minilm-fast")
+        # the LoRA bi-encoder alone (one pass per distinct text, no spaCy)
+        metrics["preservation-bi[onnx]"] = create("preservation", against="source", backend="onnx",
+                                                  model="preservation-minilm-bi")
     for m in metrics.values():
         m.score(batch(warm_src, warm_out))  # load models
     import torch
@@ -120,10 +126,12 @@ def main() -> int:
         med = {k: statistics.median(v) for k, v in times.items()}
         for name in times:
             print(f"  {name:20s} {med[name]:8.2f} s   {n / med[name]:8.1f} pairs/s")
-        for name in metrics:
+        for name, m in metrics.items():
             if name.startswith("preservation"):
+                parses = m.preservation_model.uses_features
                 print(f"  {name} / sentence_cosine throughput: {med['sentence_cosine'] / med[name]:.2f}x; "
-                      f"spaCy parse share of its time: {med['spacy parse'] / med[name]:.0%}")
+                      + (f"spaCy parse share of its time: {med['spacy parse'] / med[name]:.0%}" if parses
+                         else "no spaCy parse"))
     return 0
 
 

@@ -2,8 +2,9 @@
 
     .venv/bin/python scripts/preservation_results.py [--data ../shared/data] [--json out.json] [--skip-sgdd]
 
-1. SGDD-TST: Spearman with the mean crowd vote of ``preservation``, MiniLM ``sentence_cosine`` and chrF (computed
-   here) and the stored BLEURT-large-512 column; Williams tests of preservation against cosine and BLEURT.
+1. SGDD-TST: Spearman with the mean crowd vote of the three shipped preservation models (``preservation`` is the
+   default preservation-minilm), MiniLM ``sentence_cosine`` and chrF (computed here) and the stored
+   BLEURT-large-512 column; Williams tests of the default and the bi-encoder model against the others.
 2. Lai 2022, odd input rows (held out): per-input Kendall tau-like (human ties skipped, metric ties discordant,
    8 systems) and system-level Pearson, with the stored BLEURT and BLEU for comparison.
 3. Mir 2019, odd input rows (held out): Pearson per model, pooled over its settings (as Mir et al.).
@@ -50,10 +51,12 @@ def features(model: Any, sources: list[str], outputs: list[str]) -> np.ndarray:
 
 def scorers() -> dict[str, Any]:
     from styleval.content import load_preservation_model
+    from styleval.content.pretrained import BI_MODEL
     from styleval.metrics.base import Batch
     from styleval.metrics.registry import create
 
     model = load_preservation_model()
+    bi = load_preservation_model(BI_MODEL)
 
     def shipped(s: list[str], o: list[str]) -> np.ndarray:
         head = model.from_features(features(model, s, o))
@@ -71,7 +74,7 @@ def scorers() -> dict[str, Any]:
 
     # preservation-minilm-fast is the feature head of preservation-minilm alone (the same weights)
     return {"preservation": shipped, "preservation-fast": lambda s, o: model.from_features(features(model, s, o)),
-            "sentence_cosine": metric("sentence_cosine"), "chrf": metric("chrf")}
+            "preservation-bi": bi.score, "sentence_cosine": metric("sentence_cosine"), "chrf": metric("chrf")}
 
 
 def sgdd(root: Any, score: dict[str, Any]) -> dict[str, Any]:
@@ -95,6 +98,8 @@ def sgdd(root: Any, score: dict[str, Any]) -> dict[str, Any]:
     cols: dict[str, np.ndarray] = {
         "preservation": head if model.cross is None else model.combine(head, model.cross.score(src, out)),
         "preservation-fast": head, "sentence_cosine": feats[:, 0]}
+    _log(f"SGDD-TST: bi-encoder on {len(src)} pairs")
+    cols["preservation-bi"] = score["preservation-bi"](src, out)
     sample = np.random.default_rng(0).choice(len(src), 300, replace=False)
     check = score["sentence_cosine"]([src[i] for i in sample], [out[i] for i in sample])
     cosine_check = float(np.max(np.abs(check - feats[sample, 0])))
@@ -104,10 +109,13 @@ def sgdd(root: Any, score: dict[str, Any]) -> dict[str, Any]:
     ok = np.all([np.isfinite(v) for v in cols.values()], axis=0) & np.isfinite(human)
     rho = {k: float(spearmanr(v[ok], human[ok])[0]) for k, v in cols.items()}
     tests = {}
-    for other in ("preservation-fast", "sentence_cosine", "bleurt (stored)"):
-        r23 = float(spearmanr(cols["preservation"][ok], cols[other][ok])[0])
-        t, p = williams_test(rho["preservation"], rho[other], r23, int(ok.sum()))
-        tests[f"preservation vs {other}"] = {"t": t, "p_one_sided": p, "r23": r23}
+    for main_ in ("preservation", "preservation-bi"):
+        for other in ("preservation", "preservation-fast", "sentence_cosine", "chrf", "bleurt (stored)"):
+            if other == main_ or (main_, other) == ("preservation", "chrf"):
+                continue
+            r23 = float(spearmanr(cols[main_][ok], cols[other][ok])[0])
+            t, p = williams_test(rho[main_], rho[other], r23, int(ok.sum()))
+            tests[f"{main_} vs {other}"] = {"t": t, "p_one_sided": p, "r23": r23}
     return {"n": int(ok.sum()), "spearman": rho, "williams": tests,
             "sentence_cosine_max_abs_diff_vs_metric_on_300": cosine_check}
 

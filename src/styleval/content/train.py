@@ -189,6 +189,8 @@ def train_preservation_model(train: PairData, *, selection: PairData | None = No
             **summary, "weight": bi_weight, "trained_on": "all training pairs (no selection)",
             "output": "sigmoid(scale * tuned cosine + shift) / sigmoid(scale + shift), weight "
                       f"{bi_weight:g} in the model's score"}
+    if (cross_weight if cross is not None else 0.0) + (bi_weight if bi is not None else 0.0) >= 1.0 - 1e-12:
+        card["parameters"]["head"] += " (weight 0 in this model's score: fitted and stored for the record, not run)"
     return PreservationModel(encoder=encoder, spacy_model=spacy_model, style_words=words, mean=mean, scale=scale,
                              coef=coef, intercept=b, ceiling=ceiling, max_length=max_length, card=card,
                              cross=cross, cross_weight=cross_weight if cross is not None else 0.0,

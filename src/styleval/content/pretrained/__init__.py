@@ -10,6 +10,8 @@ PRETRAINED_DIR = Path(__file__).resolve().parent
 DEFAULT_MODEL = "preservation-minilm"
 #: The feature head alone (version 1 of preservation-minilm): about twice as fast, weaker on held-out data.
 FAST_MODEL = "preservation-minilm-fast"
+#: A LoRA-tuned MiniLM bi-encoder alone: one encoder pass per distinct text and no spaCy, the fastest.
+BI_MODEL = "preservation-minilm-bi"
 
 
 def shipped_models() -> dict[str, Path]:

@@ -1,0 +1,155 @@
+"""The preservation bi-encoder: LoRA training, scoring by tuned cosine, storage, and a preservation model that is the
+bi-encoder alone (styleval.content.bi_encoder)."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from styleval.content import PairData, PreservationModel, load_preservation_model
+from styleval.content.bi_encoder import BiEncoder, train_bi_encoder
+from styleval.content.pretrained import BI_MODEL, FAST_MODEL
+from styleval.errors import InputError
+from styleval.models import catalog as cat
+from styleval.models.lora import DEFAULT_TARGETS, target_modules
+
+pytest.importorskip("transformers")
+torch = pytest.importorskip("torch")
+
+PAIRS = [("John flew to Boston on Monday.", "Yo John flew to Boston on Monday lol", 1.0),
+         ("John flew to Boston on Monday.", "Mary flew to Denver on Friday.", 0.1),
+         ("The hotel was worth the money.", "the hotel was totally worth it", 0.9),
+         ("The hotel was worth the money.", "The car was not worth the money.", 0.15)]
+A, B = [p[0] for p in PAIRS], [p[1] for p in PAIRS]
+
+
+def _random_bi(scale: float = 8.0, seed: int = 0) -> BiEncoder:
+    from styleval.content.features import _load_encoder
+
+    _, enc = _load_encoder(cat.DEFAULT_ENCODER)
+    rng = np.random.default_rng(seed)
+    adapters = {}
+    for name in target_modules(enc, DEFAULT_TARGETS)[:4]:
+        layer = dict(enc.named_modules())[name]
+        adapters[name] = (rng.normal(0, 0.05, (2, layer.in_features)).astype(np.float32),
+                          rng.normal(0, 0.05, (layer.out_features, 2)).astype(np.float32))
+    return BiEncoder(cat.DEFAULT_ENCODER, adapters, 2.0, np.asarray([scale]), -5.0, backend="torch")
+
+
+def test_scores_are_the_rescaled_sigmoid_of_the_tuned_cosine():
+    """score = sigmoid(s*cos + b) / sigmoid(s + b), with cos the cosine of the merged encoder's mean-pooled vectors."""
+    from styleval.content.features import load_tokenizer
+
+    bi = _random_bi()
+    tok = load_tokenizer(cat.DEFAULT_ENCODER)
+    enc = bi.merged_encoder()
+
+    def vec(text: str) -> np.ndarray:
+        x = tok([text], return_tensors="pt")
+        with torch.inference_mode():
+            h = enc(**x).last_hidden_state[0].numpy()
+        v = h.mean(0)
+        return v / np.linalg.norm(v)
+
+    cos = np.asarray([float(vec(a) @ vec(b)) for a, b in zip(A, B)])
+    expected = (1 / (1 + np.exp(-(8 * cos - 5)))) / (1 / (1 + np.exp(-3.0)))
+    np.testing.assert_allclose(bi.score(A, B), expected, atol=1e-5)
+    np.testing.assert_allclose(bi.score(A, A), 1.0, atol=1e-6)  # identical texts: cosine 1, score 1
+
+
+def test_each_text_is_encoded_once():
+    bi = _random_bi()
+    first = bi.score(A, B)
+
+    def fail() -> None:
+        raise AssertionError("the encoder ran again for texts already encoded")
+
+    bi._load = fail  # type: ignore[method-assign]
+    np.testing.assert_array_equal(bi.score(A[::-1], B[::-1]), first[::-1])
+
+
+def test_save_load_and_onnx_give_the_same_scores(tmp_path, monkeypatch):
+    from styleval.models.onnx_encoder import onnx_available
+
+    bi = _random_bi()
+    before = bi.score(A, B)
+    bi.save(tmp_path / "bi.npz")
+    again = BiEncoder.load(tmp_path / "bi.npz", cat.DEFAULT_ENCODER, backend="torch")
+    assert again.file_hash == bi.file_hash and again.rank == 2
+    np.testing.assert_allclose(again.score(A, B), before, atol=1e-6)
+    if onnx_available():
+        monkeypatch.setenv("STYLEVAL_CACHE", str(tmp_path / "cache"))
+        fast = BiEncoder.load(tmp_path / "bi.npz", cat.DEFAULT_ENCODER, backend="onnx")
+        np.testing.assert_allclose(fast.score(A, B), before, atol=1e-5)
+
+
+def test_bad_weights_are_named(tmp_path):
+    with pytest.raises(InputError, match="scale must be one positive number"):
+        _random_bi(scale=-1.0)
+    bad = tmp_path / "bi.npz"
+    np.savez(bad, head_w=np.ones(1))
+    with pytest.raises(InputError, match="bi.npz"):
+        BiEncoder.load(bad, cat.DEFAULT_ENCODER)
+
+
+def test_training_lowers_the_loss_and_learns_the_pairs():
+    data = PairData(A * 4, B * 4, [p[2] for p in PAIRS] * 4)
+    bi, summary = train_bi_encoder(data, encoder=cat.DEFAULT_ENCODER, rank=4, epochs=6, lr=3e-3, batch_size=8)
+    assert summary["steps"] == 12 and summary["loss_last_10"] < summary["loss_first_10"]
+    got = bi.score(A, B)
+    assert got[0] > got[1] and got[2] > got[3]
+
+
+def test_a_bi_encoder_model_runs_no_features_and_round_trips(tmp_path):
+    head = load_preservation_model(FAST_MODEL)
+    bi = _random_bi()
+    model = PreservationModel(encoder=head.encoder, spacy_model=head.spacy_model, style_words=head.style_words,
+                              mean=head.mean, scale=head.scale, coef=head.coef, intercept=head.intercept,
+                              ceiling=head.ceiling, card={"name": "bi-only"}, backend="torch", bi=bi, bi_weight=1.0)
+    assert not model.uses_features and model.head_weight == 0.0
+
+    def no_features(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the feature head (and spaCy) ran although its weight is 0")
+
+    model.featurizer.features = no_features  # type: ignore[method-assign]
+    np.testing.assert_allclose(model.score(A, B), bi.score(A, B), atol=1e-12)
+    assert "bi_encoder_hash" in model.resources() and "spacy" not in model.resources()
+    folder = model.save(tmp_path / "m")
+    assert json.loads((folder / "model.json").read_text())["format"] == "styleval-preservation/3"
+    again = PreservationModel.load(folder, backend="torch")
+    assert again.bi_weight == 1.0 and again.bi is not None and again.bi.file_hash == bi.file_hash
+    np.testing.assert_allclose(again.score(A, B), model.score(A, B), atol=1e-6)
+    with pytest.raises(InputError, match="at most 1"):
+        PreservationModel(encoder=head.encoder, mean=head.mean, scale=head.scale, coef=head.coef, intercept=0.0,
+                          bi=bi, bi_weight=0.75, cross=load_preservation_model().cross, cross_weight=0.5)
+
+
+def test_the_shipped_bi_model_is_the_bi_encoder_alone(monkeypatch):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    model = load_preservation_model(BI_MODEL)
+    assert model.card["name"] == BI_MODEL and model.bi is not None and model.cross is None
+    assert model.bi_weight == 1.0 and not model.uses_features
+    assert "scripts/select_cross_encoder.py" in " ".join(model.card["notes"])
+    assert sum(p.stat().st_size for p in model.folder.iterdir()) < 4_000_000
+
+
+def test_the_metric_with_the_bi_model_signs_it_and_counts_long_texts_only():
+    from styleval.metrics.base import Batch
+    from styleval.metrics.registry import create
+    from styleval.models.hashing import content_hash
+    from styleval.content.pretrained import resolve_preservation_model
+
+    m = create("preservation", against="source", model=BI_MODEL)
+    words = "the committee met again on tuesday to discuss the budget of the new library and its opening hours"
+    source = " ".join([words] * 4)  # about 80 tokens: fits alone; the pair would not, but no pair is encoded
+    long = " ".join([words] * 9)  # over 128 tokens alone
+    srcs, outs = [source, long, A[0]], [source.replace("tuesday", "monday"), B[0], A[0]]
+    batch = Batch([str(i) for i in range(3)], outs, srcs, [[] for _ in range(3)], [None] * 3)
+    stats = np.asarray(m.segment_stats(batch))
+    np.testing.assert_array_equal(stats[:, 1], [0, 1, 0])
+    assert stats[2, 0] == pytest.approx(1.0)
+    res = m.score(batch)
+    r = res.signature.resources
+    assert r["preservation_model"] == BI_MODEL and r["bi_encoder_hash"] and "spacy" not in r
+    assert r["preservation_model_hash"] == content_hash(resolve_preservation_model(BI_MODEL))[:12]
