@@ -43,3 +43,20 @@ def smollm():
     from styleval.models.causal_lm import load_causal_lm
 
     return load_causal_lm()
+
+
+def random_adapted(kind: type, head_w: object, head_b: float, rank: int = 2, seed: int = 0) -> object:
+    """A cross- or bi-encoder (``kind``) with random LoRA adapters on the local MiniLM's first 4 adapted layers."""
+    import numpy as np
+
+    from styleval.content.features import _load_encoder
+    from styleval.models import catalog as cat
+    from styleval.models.lora import DEFAULT_TARGETS, target_modules
+
+    _, enc = _load_encoder(cat.DEFAULT_ENCODER)
+    rng = np.random.default_rng(seed)
+    modules = dict(enc.named_modules())
+    adapters = {name: (rng.normal(0, 0.05, (rank, modules[name].in_features)).astype(np.float32),
+                       rng.normal(0, 0.05, (modules[name].out_features, rank)).astype(np.float32))
+                for name in target_modules(enc, DEFAULT_TARGETS)[:4]}
+    return kind(cat.DEFAULT_ENCODER, adapters, 2.0, head_w, head_b, backend="torch")

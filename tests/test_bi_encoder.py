@@ -12,7 +12,7 @@ from styleval.content.bi_encoder import BiEncoder, train_bi_encoder
 from styleval.content.pretrained import BI_MODEL, FAST_MODEL
 from styleval.errors import InputError
 from styleval.models import catalog as cat
-from styleval.models.lora import DEFAULT_TARGETS, target_modules
+from tests.conftest import random_adapted
 
 pytest.importorskip("transformers")
 torch = pytest.importorskip("torch")
@@ -25,16 +25,7 @@ A, B = [p[0] for p in PAIRS], [p[1] for p in PAIRS]
 
 
 def _random_bi(scale: float = 8.0, seed: int = 0) -> BiEncoder:
-    from styleval.content.features import _load_encoder
-
-    _, enc = _load_encoder(cat.DEFAULT_ENCODER)
-    rng = np.random.default_rng(seed)
-    adapters = {}
-    for name in target_modules(enc, DEFAULT_TARGETS)[:4]:
-        layer = dict(enc.named_modules())[name]
-        adapters[name] = (rng.normal(0, 0.05, (2, layer.in_features)).astype(np.float32),
-                          rng.normal(0, 0.05, (layer.out_features, 2)).astype(np.float32))
-    return BiEncoder(cat.DEFAULT_ENCODER, adapters, 2.0, np.asarray([scale]), -5.0, backend="torch")
+    return random_adapted(BiEncoder, np.asarray([scale]), -5.0, seed=seed)  # type: ignore[return-value]
 
 
 def test_scores_are_the_rescaled_sigmoid_of_the_tuned_cosine():
@@ -67,21 +58,6 @@ def test_each_text_is_encoded_once():
 
     bi._load = fail  # type: ignore[method-assign]
     np.testing.assert_array_equal(bi.score(A[::-1], B[::-1]), first[::-1])
-
-
-def test_save_load_and_onnx_give_the_same_scores(tmp_path, monkeypatch):
-    from styleval.models.onnx_encoder import onnx_available
-
-    bi = _random_bi()
-    before = bi.score(A, B)
-    bi.save(tmp_path / "bi.npz")
-    again = BiEncoder.load(tmp_path / "bi.npz", cat.DEFAULT_ENCODER, backend="torch")
-    assert again.file_hash == bi.file_hash and again.rank == 2
-    np.testing.assert_allclose(again.score(A, B), before, atol=1e-6)
-    if onnx_available():
-        monkeypatch.setenv("STYLEVAL_CACHE", str(tmp_path / "cache"))
-        fast = BiEncoder.load(tmp_path / "bi.npz", cat.DEFAULT_ENCODER, backend="onnx")
-        np.testing.assert_allclose(fast.score(A, B), before, atol=1e-5)
 
 
 def test_bad_weights_are_named(tmp_path):

@@ -7,9 +7,9 @@ import pytest
 
 from styleval.content import PairData, PreservationModel, load_preservation_model
 from styleval.content.cross_encoder import CrossEncoder, train_cross_encoder
-from styleval.models.lora import DEFAULT_TARGETS, target_modules
 from styleval.errors import InputError
 from styleval.models import catalog as cat
+from tests.conftest import random_adapted
 
 pytest.importorskip("transformers")
 torch = pytest.importorskip("torch")
@@ -21,17 +21,8 @@ PAIRS = [("John flew to Boston on Monday.", "Yo John flew to Boston on Monday lo
 
 
 def _random_cross(rank: int = 2, seed: int = 0) -> CrossEncoder:
-    from styleval.content.features import _load_encoder
-
-    _, enc = _load_encoder(cat.DEFAULT_ENCODER)
-    rng = np.random.default_rng(seed)
-    adapters = {}
-    for name in target_modules(enc, DEFAULT_TARGETS)[:4]:
-        layer = dict(enc.named_modules())[name]
-        adapters[name] = (rng.normal(0, 0.05, (rank, layer.in_features)).astype(np.float32),
-                          rng.normal(0, 0.05, (layer.out_features, rank)).astype(np.float32))
-    return CrossEncoder(cat.DEFAULT_ENCODER, adapters, 2.0, rng.normal(0, 0.1, 384).astype(np.float32), 0.3,
-                        backend="torch")
+    head = np.random.default_rng(seed + 100).normal(0, 0.1, 384).astype(np.float32)
+    return random_adapted(CrossEncoder, head, 0.3, rank, seed)  # type: ignore[return-value]
 
 
 def test_merged_weights_equal_the_adapters_run_beside_the_encoder():
@@ -62,20 +53,24 @@ def test_merged_weights_equal_the_adapters_run_beside_the_encoder():
     assert np.abs(plain[mask] - side[mask]).max() > 1e-3
 
 
-def test_save_load_and_onnx_give_the_same_scores(tmp_path, monkeypatch):
+@pytest.mark.parametrize("kind", ["cross", "bi"])
+def test_save_load_and_onnx_give_the_same_scores(tmp_path, monkeypatch, kind):
+    """Both adapter-tuned scorers (content.adapted) store, reload and run on ONNX Runtime with the same scores."""
+    from styleval.content.bi_encoder import BiEncoder
     from styleval.models.onnx_encoder import onnx_available
 
-    cross = _random_cross()
+    model = _random_cross() if kind == "cross" else random_adapted(BiEncoder, np.asarray([8.0]), -5.0)
+    cls = type(model)
     a, b = [p[0] for p in PAIRS], [p[1] for p in PAIRS]
-    before = cross.score(a, b)
+    before = model.score(a, b)
     assert np.all((before > 0) & (before < 1))
-    cross.save(tmp_path / "cross.npz")
-    again = CrossEncoder.load(tmp_path / "cross.npz", cat.DEFAULT_ENCODER, backend="torch")
-    assert again.file_hash == cross.file_hash and again.rank == 2
+    model.save(tmp_path / "w.npz")
+    again = cls.load(tmp_path / "w.npz", cat.DEFAULT_ENCODER, backend="torch")
+    assert again.file_hash == model.file_hash and again.rank == 2
     np.testing.assert_allclose(again.score(a, b), before, atol=1e-6)
     if onnx_available():
         monkeypatch.setenv("STYLEVAL_CACHE", str(tmp_path / "cache"))
-        fast = CrossEncoder.load(tmp_path / "cross.npz", cat.DEFAULT_ENCODER, backend="onnx")
+        fast = cls.load(tmp_path / "w.npz", cat.DEFAULT_ENCODER, backend="onnx")
         np.testing.assert_allclose(fast.score(a, b), before, atol=1e-5)
 
 

@@ -109,6 +109,25 @@ class AdaptedEncoder:
         return self._runner
 
 
+def adapted_copy(encoder: str, *, rank: int, alpha: float, epochs: int, seed: int,
+                 what: str) -> tuple[Any, Any, dict[str, tuple[Any, Any]], float]:
+    """Set up a training run: check the settings, seed torch, and return the tokenizer, a private copy of the
+    encoder with LoRA adapters attached (:func:`attach_adapters`), the adapters and their scaling ``alpha / rank``."""
+    import torch
+
+    from ..models.pool import configure_torch
+    from .features import _load_encoder, load_tokenizer
+
+    if rank < 1 or epochs < 1:
+        raise InputError(f"{what} rank and epochs must be at least 1, got {rank} and {epochs}")
+    configure_torch()
+    torch.manual_seed(seed)
+    tok = load_tokenizer(encoder)
+    enc = copy.deepcopy(_load_encoder(encoder)[1])
+    scaling = alpha / rank
+    return tok, enc, attach_adapters(enc, rank, scaling), scaling
+
+
 def attach_adapters(encoder: Any, rank: int, scaling: float) -> dict[str, tuple[Any, Any]]:
     """Freeze ``encoder`` (a private copy) and hook a trainable LoRA pair (A random-normal / sqrt(in), B zero) onto
     each of its :data:`~styleval.models.lora.DEFAULT_TARGETS` layers, in module order; returns them by layer."""

@@ -12,14 +12,13 @@ systems costs one pass), and no spaCy parse is needed: this is the fastest learn
 """
 from __future__ import annotations
 
-import copy
 from typing import Any, Sequence
 
 import numpy as np
 
 from ..errors import InputError
 from ..progress import Progress
-from .adapted import AdaptedEncoder, attach_adapters, fit_adapters
+from .adapted import AdaptedEncoder, adapted_copy, fit_adapters
 from .data import PairData
 
 
@@ -78,18 +77,8 @@ def train_bi_encoder(data: PairData, *, encoder: str, rank: int = 16, alpha: flo
     bi-encoder (torch backend) and a summary of the run for the model card."""
     import torch
 
-    from ..models.pool import configure_torch
-    from .features import _load_encoder, load_tokenizer
-
-    if rank < 1 or epochs < 1:
-        raise InputError(f"bi-encoder rank and epochs must be at least 1, got {rank} and {epochs}")
-    configure_torch()
-    torch.manual_seed(seed)
-    tok = load_tokenizer(encoder)
-    _, base = _load_encoder(encoder)
-    enc = copy.deepcopy(base)
-    scaling = alpha / rank
-    lora = attach_adapters(enc, rank, scaling)
+    tok, enc, lora, scaling = adapted_copy(encoder, rank=rank, alpha=alpha, epochs=epochs, seed=seed,
+                                           what="bi-encoder")
     # start where MiniLM's cosines sit: unrelated texts near .1, paraphrases near .8
     scale, shift = torch.nn.Parameter(torch.tensor(10.0)), torch.nn.Parameter(torch.tensor(-6.0))
     params = [p for pair in lora.values() for p in pair] + [scale, shift]

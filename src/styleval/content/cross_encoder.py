@@ -12,14 +12,13 @@ nor a LoRA library, and the merged encoder runs on torch or, exported once per m
 """
 from __future__ import annotations
 
-import copy
 from typing import Any, Sequence
 
 import numpy as np
 
 from ..errors import InputError
 from ..progress import Progress
-from .adapted import AdaptedEncoder, attach_adapters, fit_adapters
+from .adapted import AdaptedEncoder, adapted_copy, fit_adapters
 from .data import PairData
 
 
@@ -59,18 +58,8 @@ def train_cross_encoder(data: PairData, *, encoder: str, rank: int = 16, alpha: 
     weight); returns the cross-encoder (torch backend) and a summary of the run for the model card."""
     import torch
 
-    from ..models.pool import configure_torch
-    from .features import _load_encoder, load_tokenizer
-
-    if rank < 1 or epochs < 1:
-        raise InputError(f"cross-encoder rank and epochs must be at least 1, got {rank} and {epochs}")
-    configure_torch()
-    torch.manual_seed(seed)
-    tok = load_tokenizer(encoder)
-    _, base = _load_encoder(encoder)
-    enc = copy.deepcopy(base)
-    scaling = alpha / rank
-    lora = attach_adapters(enc, rank, scaling)
+    tok, enc, lora, scaling = adapted_copy(encoder, rank=rank, alpha=alpha, epochs=epochs, seed=seed,
+                                           what="cross-encoder")
     head = torch.nn.Linear(enc.config.hidden_size, 1)
     params = [p for pair in lora.values() for p in pair] + list(head.parameters())
 
