@@ -1,6 +1,7 @@
 """Choose the adapter recipes of the shipped preservation models on training data only, by cross-fitting.
 
     .venv/bin/python scripts/select_cross_encoder.py --cache DIR [--variants base,swap,...] [--json out.json]
+        [--keep DIR [--combine]]
 
 The training pairs of the shipped model (styleval.content.corpus.training_pairs) are split by their source text
 into two halves (a hash of the source decides, so every pair of one input falls in the same half). Each recipe's
@@ -48,14 +49,6 @@ def swapped(data: PairData) -> PairData:
     return PairData.concat([data, flip], data.origin + " (both orders)")
 
 
-def human_twice(data: PairData) -> PairData:
-    """Human-rated pairs again as groups of their own, so that human ratings get twice their total weight."""
-    keep = [i for i, g in enumerate(data.groups) if g.startswith("human-")]
-    again = data.subset(keep)
-    again.groups = [g + " (again)" for g in again.groups]
-    return PairData.concat([data, again], data.origin + " (human ratings weighted twice)")
-
-
 # name -> (training-data transform, keyword arguments of train_cross_encoder)
 VARIANTS: dict[str, tuple[Callable[[PairData], PairData], dict[str, Any]]] = {
     "base": (lambda d: d, {"epochs": 2}),
@@ -63,8 +56,6 @@ VARIANTS: dict[str, tuple[Callable[[PairData], PairData], dict[str, Any]]] = {
     "epochs4": (lambda d: d, {"epochs": 4}),
     "lr1e-3": (lambda d: d, {"epochs": 2, "lr": 1e-3}),
     "rank32": (lambda d: d, {"epochs": 2, "rank": 32}),
-    "human2x": (human_twice, {"epochs": 2}),
-    "swap2": (swapped, {"epochs": 2}),
     "bi": (lambda d: d, {"epochs": 2}),  # a LoRA bi-encoder (content.bi_encoder) instead of a cross-encoder
 }
 
@@ -111,6 +102,31 @@ def dev_figures(pred: np.ndarray, dev: PairData) -> dict[str, float]:
     return {k: round(v, 4) for k, v in out.items()}
 
 
+def combinations(keep: Path, dev: PairData, x_dev: np.ndarray) -> dict[str, Any]:
+    """With ``base`` and ``bi`` scores kept: averages of all three parts, and stacking (a logistic head over the pair
+    features and the cross-encoder's logit) fitted on one quarter of the inputs and scored on the other, both ways,
+    against the fixed equal-weight average on the same quarters."""
+    head, cross, bi = (np.load(keep / f) for f in ("head.npy", "cross-base.npy", "cross-bi.npy"))
+    out: dict[str, Any] = {}
+    for wh, wc, wb in ((1 / 3, 1 / 3, 1 / 3), (0.25, 0.5, 0.25), (0.25, 0.25, 0.5), (0.5, 0.25, 0.25)):
+        out[f"head {wh:.2f} + cross {wc:.2f} + bi {wb:.2f}"] = dev_figures(wh * head + wc * cross + wb * bi, dev)
+    quarter = np.asarray([hashlib.sha256(t.encode("utf-8")).digest()[1] % 2 == 0 for t in dev.sources])
+    logit = np.log(np.clip(cross, 1e-6, 1 - 1e-6) / np.clip(1 - cross, 1e-6, 1))
+    x = np.column_stack([x_dev, logit])
+    stacked = np.zeros(len(dev))
+    for part in (quarter, ~quarter):
+        fit = dev.subset(np.flatnonzero(part).tolist())
+        mean, scale = x[part].mean(0), x[part].std(0)
+        scale = np.where(scale > 1e-9, scale, 1.0)
+        coef, b = fit_logistic((x[part] - mean) / scale, np.asarray(fit.scores), fit.group_weights(), 0.01,
+                               [*FEATURE_SIGNS, 1])
+        stacked[~part] = 1.0 / (1.0 + np.exp(-(((x[~part] - mean) / scale) @ coef + b)))
+    for name, pred in (("stacked (C 0.01)", stacked), ("equal-weight average", 0.5 * head + 0.5 * cross)):
+        per = [dev_figures(pred[q], dev.subset(np.flatnonzero(q).tolist()))["dev"] for q in (quarter, ~quarter)]
+        out[name] = {"dev, mean of the two quarters": round(float(np.mean(per)), 4)}
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--data", default=None, help="the shared data folder (default ../shared/data)")
@@ -118,6 +134,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--variants", default=",".join(VARIANTS), help=f"comma-separated, from {', '.join(VARIANTS)}")
     ap.add_argument("--json", default=None, help="write every figure here")
     ap.add_argument("--keep", default=None, help="folder to keep half B's scores in (head.npy, cross-NAME.npy)")
+    ap.add_argument("--combine", action="store_true", help="then, from the kept base and bi scores: three-part "
+                    "averages and cross-fitted stacking")
     args = ap.parse_args(argv)
     names = [v.strip() for v in args.variants.split(",") if v.strip()]
     unknown = [v for v in names if v not in VARIANTS]
@@ -151,6 +169,14 @@ def main(argv: list[str] | None = None) -> int:
         row["loss_last_10"] = summary["loss_last_10"]
         results[name] = row
         log(f"{name}: " + "; ".join(f"{k} {v}" for k, v in row.items()))
+        if args.json:
+            with open(args.json, "w", encoding="utf-8") as fh:
+                json.dump(results, fh, indent=1)
+    if args.combine:
+        if not args.keep:
+            ap.error("--combine needs --keep")
+        results["combinations"] = combinations(Path(args.keep), dev, x[ib])
+        log(f"combinations: {results['combinations']}")
         if args.json:
             with open(args.json, "w", encoding="utf-8") as fh:
                 json.dump(results, fh, indent=1)
