@@ -44,6 +44,12 @@ def smollm():
 
     return load_causal_lm()
 
+#: (source, output, target) pairs the adapter-tuned scorers' tests train and score on.
+ADAPTER_PAIRS = [("John flew to Boston on Monday.", "Yo John flew to Boston on Monday lol", 1.0),
+                 ("John flew to Boston on Monday.", "Mary flew to Denver on Friday.", 0.1),
+                 ("The hotel was worth the money.", "the hotel was totally worth it", 0.9),
+                 ("The hotel was worth the money.", "The car was not worth the money.", 0.15)]
+
 
 def random_adapted(kind: type, head_w: object, head_b: float, rank: int = 2, seed: int = 0) -> object:
     """A cross- or bi-encoder (``kind``) with random LoRA adapters on the local MiniLM's first 4 adapted layers."""

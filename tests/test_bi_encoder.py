@@ -12,15 +12,12 @@ from styleval.content.bi_encoder import BiEncoder, train_bi_encoder
 from styleval.content.pretrained import BI_MODEL, FAST_MODEL
 from styleval.errors import InputError
 from styleval.models import catalog as cat
-from tests.conftest import random_adapted
+from tests.conftest import ADAPTER_PAIRS, random_adapted
 
 pytest.importorskip("transformers")
 torch = pytest.importorskip("torch")
 
-PAIRS = [("John flew to Boston on Monday.", "Yo John flew to Boston on Monday lol", 1.0),
-         ("John flew to Boston on Monday.", "Mary flew to Denver on Friday.", 0.1),
-         ("The hotel was worth the money.", "the hotel was totally worth it", 0.9),
-         ("The hotel was worth the money.", "The car was not worth the money.", 0.15)]
+PAIRS = ADAPTER_PAIRS
 A, B = [p[0] for p in PAIRS], [p[1] for p in PAIRS]
 
 

@@ -9,15 +9,12 @@ from styleval.content import PairData, PreservationModel, load_preservation_mode
 from styleval.content.cross_encoder import CrossEncoder, train_cross_encoder
 from styleval.errors import InputError
 from styleval.models import catalog as cat
-from tests.conftest import random_adapted
+from tests.conftest import ADAPTER_PAIRS, random_adapted
 
 pytest.importorskip("transformers")
 torch = pytest.importorskip("torch")
 
-PAIRS = [("John flew to Boston on Monday.", "Yo John flew to Boston on Monday lol", 1.0),
-         ("John flew to Boston on Monday.", "Mary flew to Denver on Friday.", 0.1),
-         ("The hotel was worth the money.", "the hotel was totally worth it", 0.9),
-         ("The hotel was worth the money.", "The car was not worth the money.", 0.15)]
+PAIRS = ADAPTER_PAIRS
 
 
 def _random_cross(rank: int = 2, seed: int = 0) -> CrossEncoder:
