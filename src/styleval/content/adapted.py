@@ -150,6 +150,16 @@ def attach_adapters(encoder: Any, rank: int, scaling: float) -> dict[str, tuple[
     return lora
 
 
+def pooled(tok: Any, enc: Any, texts: list[str], pairs: list[str] | None = None, *, max_length: int) -> Any:
+    """Training-time forward pass (torch, with gradients): the mean over real tokens of the last hidden states of
+    ``texts`` (with ``pairs`` as second segments, if given), as the scorers pool at scoring time."""
+    x = tok(*((texts,) if pairs is None else (texts, pairs)), padding=True, truncation=True, max_length=max_length,
+            return_tensors="pt")
+    hidden = enc(**x).last_hidden_state
+    mask = x["attention_mask"].unsqueeze(-1).to(hidden.dtype)
+    return (hidden * mask).sum(1) / mask.sum(1)
+
+
 def fit_adapters(data: PairData, params: Sequence[Any], batch_logits: Callable[[list[int]], Any], *, epochs: int,
                  lr: float, batch_size: int, seed: int, what: str,
                  progress: Progress | None = None) -> dict[str, Any]:

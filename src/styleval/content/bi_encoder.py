@@ -18,7 +18,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..progress import Progress
-from .adapted import AdaptedEncoder, adapted_copy, fit_adapters
+from .adapted import AdaptedEncoder, adapted_copy, fit_adapters, pooled
 from .data import PairData
 
 
@@ -84,10 +84,7 @@ def train_bi_encoder(data: PairData, *, encoder: str, rank: int = 16, alpha: flo
     params = [p for pair in lora.values() for p in pair] + [scale, shift]
 
     def embed(texts: list[str]) -> Any:
-        x = tok(texts, padding=True, truncation=True, max_length=max_length, return_tensors="pt")
-        hidden = enc(**x).last_hidden_state
-        mask = x["attention_mask"].unsqueeze(-1).to(hidden.dtype)
-        return torch.nn.functional.normalize((hidden * mask).sum(1) / mask.sum(1), dim=-1)
+        return torch.nn.functional.normalize(pooled(tok, enc, texts, max_length=max_length), dim=-1)
 
     def logits(idx: list[int]) -> Any:
         cos = (embed([data.sources[i] for i in idx]) * embed([data.outputs[i] for i in idx])).sum(-1)

@@ -18,7 +18,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..progress import Progress
-from .adapted import AdaptedEncoder, adapted_copy, fit_adapters
+from .adapted import AdaptedEncoder, adapted_copy, fit_adapters, pooled
 from .data import PairData
 
 
@@ -64,11 +64,8 @@ def train_cross_encoder(data: PairData, *, encoder: str, rank: int = 16, alpha: 
     params = [p for pair in lora.values() for p in pair] + list(head.parameters())
 
     def logits(idx: list[int]) -> Any:
-        x = tok([data.sources[i] for i in idx], [data.outputs[i] for i in idx], padding=True, truncation=True,
-                max_length=max_length, return_tensors="pt")
-        hidden = enc(**x).last_hidden_state
-        mask = x["attention_mask"].unsqueeze(-1).to(hidden.dtype)
-        return head((hidden * mask).sum(1) / mask.sum(1)).squeeze(-1)
+        return head(pooled(tok, enc, [data.sources[i] for i in idx], [data.outputs[i] for i in idx],
+                           max_length=max_length)).squeeze(-1)
 
     enc.train()
     summary = fit_adapters(data, params, logits, epochs=epochs, lr=lr, batch_size=batch_size, seed=seed,
