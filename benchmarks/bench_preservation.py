@@ -69,9 +69,8 @@ def clear_caches(metric) -> None:
     clear_cache()
     model = getattr(metric, "_model", None)
     if model is not None:
-        model.featurizer._reps.clear()  # the cross-encoder keeps no per-pair cache
-        if model.bi is not None:
-            model.bi._vectors.clear()
+        model.featurizer._reps.clear()  # the cross-encoder keeps no per-pair cache; the bi-encoder's vectors are
+        # in the shared embedding cache, emptied above
 
 
 def main() -> int:

@@ -12,6 +12,7 @@ systems costs one pass), and no spaCy parse is needed: this is the fastest learn
 """
 from __future__ import annotations
 
+import functools
 from typing import Any, Sequence
 
 import numpy as np
@@ -31,29 +32,40 @@ class BiEncoder(AdaptedEncoder):
         super().__init__(*args, **kwargs)
         if self.head_w.shape != (1,) or not self.head_w[0] > 0:
             raise InputError(f"a bi-encoder's scale must be one positive number, got {self.head_w.tolist()}")
-        self._vectors: dict[str, np.ndarray] = {}
+
+    @functools.cached_property
+    def _namespace(self) -> str:
+        """The embedding-cache namespace of this bi-encoder's vectors (hashing the encoder's files once)."""
+        from ..models.resolve import resolve
+
+        return (f"preservation-bi:{self.file_hash}:{resolve(self.encoder).content_hash()}:{self.backend}:"
+                f"{self.max_length}")
 
     def embed(self, texts: Sequence[str], progress: Progress | None = None) -> dict[str, np.ndarray]:
-        """Unit-length vectors of the distinct ``texts`` (kept for the next call, like the feature head's)."""
+        """Unit-length vectors of the distinct ``texts``, kept in styleval's shared embedding cache (under this
+        bi-encoder's weights, the encoder, the backend and the length limit) like every other metric's."""
         import torch
 
+        from ..models.pool import embedding_cache
         from .features import _unit, mean_pool, run_encoder
 
-        todo = [t for t in dict.fromkeys(texts) if t not in self._vectors]
-        if len(self._vectors) + len(todo) > 200_000:
-            self._vectors.clear()
-            todo = list(dict.fromkeys(texts))
+        namespace = self._namespace
+        distinct = list(dict.fromkeys(texts))
+        cache = embedding_cache()
+        found = cache.get_many(namespace, distinct)
+        todo = sorted((t for t in distinct if t not in found), key=len, reverse=True)
         if todo:
             tok, enc = self._load()
-            order = sorted(todo, key=len, reverse=True)
             with torch.inference_mode():
-                for start in range(0, len(order), self.batch_size):
-                    chunk = order[start:start + self.batch_size]
+                for start in range(0, len(todo), self.batch_size):
+                    chunk = todo[start:start + self.batch_size]
                     hidden, mask, _ = run_encoder(tok, enc, self.backend, chunk, max_length=self.max_length)
-                    self._vectors.update(zip(chunk, _unit(mean_pool(hidden, mask))))
+                    new = {t: v.copy() for t, v in zip(chunk, _unit(mean_pool(hidden, mask)))}  # rows, not views
+                    cache.put_many(namespace, new)
+                    found.update(new)
                     if progress is not None:
-                        progress("bi-encoding texts", min(start + self.batch_size, len(order)), len(order))
-        return {t: self._vectors[t] for t in texts}
+                        progress("bi-encoding texts", min(start + self.batch_size, len(todo)), len(todo))
+        return found
 
     def score(self, comparisons: Sequence[str], outputs: Sequence[str],
               progress: Progress | None = None) -> np.ndarray:
