@@ -36,7 +36,7 @@ from styleval.content.cross_encoder import train_cross_encoder
 from styleval.content.data import PairData
 from styleval.content.features import FEATURE_SIGNS, PairFeaturizer
 from styleval.content.model import PreservationModel
-from styleval.content.train import _cached_features, default_style_words, fit_logistic
+from styleval.content.train import _cached_features, default_style_words, fit_logistic, held_back_split
 from styleval.models import catalog as cat
 
 WEIGHTS = (0.0, 0.25, 0.5, 0.75, 1.0)
@@ -70,11 +70,10 @@ def halves(data: PairData) -> tuple[list[int], list[int]]:
 def all_features(data: PairData, cache: str | None) -> np.ndarray:
     """Pair features of every training pair, read from (or written to) the training script's cache split."""
     featurizer = PairFeaturizer(style_words=default_style_words())
-    order = np.random.default_rng(13).permutation(len(data))
-    cut = max(1, len(data) // 5)
+    selection, fit = held_back_split(len(data), 13)
     x = np.zeros((len(data), len(FEATURE_SIGNS)))
-    x[order[cut:]] = _cached_features(featurizer, data.subset(order[cut:].tolist()), cache, "fit", None)
-    x[order[:cut]] = _cached_features(featurizer, data.subset(order[:cut].tolist()), cache, "selection", None)
+    x[fit] = _cached_features(featurizer, data.subset(fit), cache, "fit", None)
+    x[selection] = _cached_features(featurizer, data.subset(selection), cache, "selection", None)
     return x
 
 

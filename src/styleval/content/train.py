@@ -83,6 +83,13 @@ def selection_score(pred: np.ndarray, data: PairData) -> float:
     return float(np.mean(values)) if values else float("nan")
 
 
+def held_back_split(n: int, seed: int) -> tuple[list[int], list[int]]:
+    """Indices of the 20% of ``n`` training pairs held back to choose the penalty on, and of the other 80%."""
+    order = np.random.default_rng(seed).permutation(n)
+    cut = max(1, n // 5)
+    return order[:cut].tolist(), order[cut:].tolist()
+
+
 def train_preservation_model(train: PairData, *, selection: PairData | None = None,
                              style_words: Sequence[str] | None = None, encoder: str = cat.DEFAULT_ENCODER,
                              spacy_model: str = cat.DEFAULT_SPACY, c_grid: Sequence[float] = C_GRID,
@@ -120,10 +127,8 @@ def train_preservation_model(train: PairData, *, selection: PairData | None = No
     featurizer = PairFeaturizer(model=encoder, spacy_model=spacy_model, style_words=words, max_length=max_length)
     held_back = selection is None
     if held_back:
-        rng = np.random.default_rng(seed)
-        order = rng.permutation(len(train))
-        cut = max(1, len(train) // 5)
-        selection, fit_part = train.subset(order[:cut].tolist()), train.subset(order[cut:].tolist())
+        sel_index, fit_index = held_back_split(len(train), seed)
+        selection, fit_part = train.subset(sel_index), train.subset(fit_index)
     else:
         fit_part = train
     assert selection is not None  # noqa: S101
@@ -189,12 +194,13 @@ def train_preservation_model(train: PairData, *, selection: PairData | None = No
             **summary, "weight": bi_weight, "trained_on": "all training pairs (no selection)",
             "output": "sigmoid(scale * tuned cosine + shift) / sigmoid(scale + shift), weight "
                       f"{bi_weight:g} in the model's score"}
-    if (cross_weight if cross is not None else 0.0) + (bi_weight if bi is not None else 0.0) >= 1.0 - 1e-12:
-        card["parameters"]["head"] += " (weight 0 in this model's score: fitted and stored for the record, not run)"
-    return PreservationModel(encoder=encoder, spacy_model=spacy_model, style_words=words, mean=mean, scale=scale,
-                             coef=coef, intercept=b, ceiling=ceiling, max_length=max_length, card=card,
-                             cross=cross, cross_weight=cross_weight if cross is not None else 0.0,
-                             bi=bi, bi_weight=bi_weight if bi is not None else 0.0)
+    model = PreservationModel(encoder=encoder, spacy_model=spacy_model, style_words=words, mean=mean, scale=scale,
+                              coef=coef, intercept=b, ceiling=ceiling, max_length=max_length, card=card,
+                              cross=cross, cross_weight=cross_weight, bi=bi, bi_weight=bi_weight)
+    if not model.uses_features:
+        model.card["parameters"]["head"] += (" (weight 0 in this model's score: fitted and stored for the record, "
+                                             "not run)")
+    return model
 
 
 def _cached_features(featurizer: PairFeaturizer, data: PairData, cache: str | Path | None, part: str,
