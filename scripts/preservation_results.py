@@ -59,8 +59,7 @@ def scorers() -> dict[str, Any]:
     bi = load_preservation_model(BI_MODEL)
 
     def shipped(s: list[str], o: list[str]) -> np.ndarray:
-        head = model.from_features(features(model, s, o))
-        return head if model.cross is None else model.combine(head, model.cross.score(s, o))
+        return model.score(s, o, features=features(model, s, o))
 
     def metric(name: str):
         m = create(name, against="source")
@@ -93,11 +92,9 @@ def sgdd(root: Any, score: dict[str, Any]) -> dict[str, Any]:
     model = load_preservation_model()
     _log(f"SGDD-TST: features of {len(src)} pairs")
     feats = features(model, src, out)
-    head = model.from_features(feats)
     _log(f"SGDD-TST: cross-encoder on {len(src)} pairs")
-    cols: dict[str, np.ndarray] = {
-        "preservation": head if model.cross is None else model.combine(head, model.cross.score(src, out)),
-        "preservation-fast": head, "sentence_cosine": feats[:, 0]}
+    cols: dict[str, np.ndarray] = {"preservation": model.score(src, out, features=feats),
+                                   "preservation-fast": model.from_features(feats), "sentence_cosine": feats[:, 0]}
     _log(f"SGDD-TST: bi-encoder on {len(src)} pairs")
     cols["preservation-bi"] = score["preservation-bi"](src, out)
     sample = np.random.default_rng(0).choice(len(src), 300, replace=False)

@@ -99,6 +99,8 @@ def test_a_model_with_a_cross_encoder_averages_and_round_trips(tmp_path):
     a, b = [p[0] for p in PAIRS], [p[1] for p in PAIRS]
     head = model.from_features(model.featurizer.features(a, b))
     np.testing.assert_allclose(model.score(a, b), 0.75 * head + 0.25 * cross.score(a, b), atol=1e-9)
+    # features computed before (as the results script keeps them on disk) give the same score
+    np.testing.assert_array_equal(model.score(a, b, features=model.featurizer.features(a, b)), model.score(a, b))
     folder = model.save(tmp_path / "m")
     again = PreservationModel.load(folder, backend="torch")
     assert again.cross_weight == 0.25 and "cross_encoder_hash" in again.resources()

@@ -84,7 +84,7 @@ class PreservationModel:
 
     # -- scoring --------------------------------------------------------------------------------
     def from_features(self, feats: np.ndarray) -> np.ndarray:
-        """The feature head's score (without the cross-encoder) of precomputed pair features."""
+        """The feature head's score (without the cross- or bi-encoder) of precomputed pair features."""
         z = (np.asarray(feats, dtype=np.float64) - self.mean) / self.scale
         p = 1.0 / (1.0 + np.exp(-(z @ self.coef + self.intercept)))
         return np.minimum(p / self.ceiling, 1.0)
@@ -93,12 +93,16 @@ class PreservationModel:
     def identity_features() -> np.ndarray:
         return np.asarray(IDENTITY, dtype=np.float64)
 
-    def score(self, comparisons: Sequence[str], outputs: Sequence[str],
-              progress: Progress | None = None) -> np.ndarray:
+    def score(self, comparisons: Sequence[str], outputs: Sequence[str], progress: Progress | None = None, *,
+              features: np.ndarray | None = None) -> np.ndarray:
         """Probability (0-1) that each output keeps the meaning of its comparison text: the feature head's, averaged
-        with the cross-encoder's (weight ``cross_weight``) and the bi-encoder's (``bi_weight``) when there are."""
-        head = (self.from_features(self.featurizer.features(comparisons, outputs, progress)) if self.uses_features
-                else np.zeros(len(outputs)))
+        with the cross-encoder's (weight ``cross_weight``) and the bi-encoder's (``bi_weight``) when there are.
+        ``features``: the pairs' features computed before (e.g. kept on disk), instead of computing them here."""
+        if not self.uses_features:
+            head = np.zeros(len(outputs))
+        else:
+            head = self.from_features(features if features is not None
+                                      else self.featurizer.features(comparisons, outputs, progress))
         cross = self.cross.score(comparisons, outputs, progress) if self.cross is not None else None
         bi = self.bi.score(comparisons, outputs, progress) if self.bi is not None else None
         return self.combine(head, cross, bi)
