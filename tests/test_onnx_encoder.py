@@ -30,6 +30,10 @@ def test_backend_choice_is_checked(monkeypatch):
 def test_onnx_features_equal_torch_features(tmp_path, monkeypatch):
     pytest.importorskip("onnxruntime")
     monkeypatch.setenv("STYLEVAL_CACHE", str(tmp_path / "cache"))
+    from styleval.models import pool
+
+    # a private model pool: an ONNX encoder loaded by an earlier test would otherwise be reused, with no export here
+    monkeypatch.setattr(pool, "_POOL", pool.ModelPool())
     from styleval.content.model import PreservationModel
     from styleval.content.pretrained import resolve_preservation_model
 
