@@ -1,4 +1,5 @@
-"""Train the shipped preservation models (styleval/content/pretrained/preservation-minilm[-fast]) from ../shared/data.
+"""Train the shipped preservation models (styleval/content/pretrained/preservation-minilm[-fast|-bi]) from
+../shared/data.
 
     .venv/bin/python scripts/train_preservation.py [--data ../shared/data] [--cache DIR] [--fast | --bi]
 
