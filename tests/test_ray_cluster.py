@@ -45,10 +45,23 @@ def _node_ports() -> list[str]:
             f"--min-worker-port={low}", f"--max-worker-port={low + 200}"]
 
 
-def _start(args: list[str], env: dict[str, str]) -> subprocess.Popen:
-    """A Ray node in its own process group (``--block`` keeps its processes under this one)."""
-    return subprocess.Popen([RAY, "start", "--block", "--disable-usage-stats", *args], env=env,
-                            start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+def _start(args: list[str], env: dict[str, str], log: Path) -> subprocess.Popen:
+    """A Ray node in its own process group (``--block`` keeps its processes under this one); its output goes to
+    ``log`` so that a node that fails to start can say why."""
+    with log.open("ab") as sink:
+        return subprocess.Popen([RAY, "start", "--block", "--disable-usage-stats", *args], env=env,
+                                start_new_session=True, stdout=sink, stderr=subprocess.STDOUT)
+
+
+class NodeExited(AssertionError):
+    """A `ray start` process ended while the cluster was coming up."""
+
+
+def _tail(log: Path, lines: int = 30) -> str:
+    try:
+        return "\n".join(log.read_text(errors="replace").splitlines()[-lines:])
+    except OSError:
+        return "(no log)"
 
 
 def _kill(proc: subprocess.Popen) -> None:
@@ -75,14 +88,16 @@ def _kill_leftovers(marker: str) -> None:
                 pass
 
 
-def _wait_for_nodes(address: str, n: int, env: dict[str, str], nodes: list[subprocess.Popen],
+def _wait_for_nodes(address: str, n: int, env: dict[str, str], nodes: dict[Path, subprocess.Popen],
                     timeout: float = 180) -> None:
+    """Wait until ``n`` nodes are alive; ``nodes`` maps each node's log to its `ray start` process."""
     probe = ("import ray, sys; ray.init(address=sys.argv[1], log_to_driver=False); "
              "print(sum(1 for x in ray.nodes() if x['Alive']))")
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        for node in nodes:
-            assert node.poll() is None, f"a `ray start` node exited with {node.returncode}"
+        for log, node in nodes.items():
+            if node.poll() is not None:
+                raise NodeExited(f"a `ray start` node exited with {node.returncode}; the end of {log}:\n{_tail(log)}")
         try:
             out = subprocess.run([sys.executable, "-c", probe, address], env=env, capture_output=True, text=True,
                                  timeout=60)
@@ -92,6 +107,26 @@ def _wait_for_nodes(address: str, n: int, env: dict[str, str], nodes: list[subpr
             return
         time.sleep(2)
     raise AssertionError(f"the Ray cluster at {address} did not reach {n} nodes")
+
+
+def _bring_up(args: list[str], env: dict[str, str], address: str, n: int, alive: dict[Path, subprocess.Popen],
+              log: Path, tries: int = 3) -> subprocess.Popen:
+    """Start a node and wait for the cluster to count ``n`` nodes. A node that exits while starting (a port taken
+    between choosing and binding it, a registration that timed out on a loaded machine) is started again with
+    fresh ports; start-up is not what this test checks, the engine's recovery is."""
+    for attempt in range(1, tries + 1):
+        node = _start([*args, *_node_ports()], env, log)
+        try:
+            _wait_for_nodes(address, n, env, {**alive, log: node})
+            return node
+        except NodeExited:
+            _kill(node)
+            if attempt == tries:
+                raise
+        except BaseException:  # not up in time, or interrupted: leave no node behind
+            _kill(node)
+            raise
+    raise AssertionError("unreachable")
 
 
 def _neural_available() -> bool:
@@ -117,15 +152,13 @@ def test_two_node_cluster_survives_a_lost_worker_node(tmp_path):
     env = {**os.environ, "RAY_ENABLE_UV_RUN_RUNTIME_ENV": "0", "RAY_AUTH_MODE": "disabled", "OMP_NUM_THREADS": "1",
            "TOKENIZERS_PARALLELISM": "false"}
     address = f"127.0.0.1:{head_port}"
-    head = _start(["--head", f"--port={head_port}", "--num-cpus=2",
-                   "--object-store-memory=150000000", "--include-dashboard=false", f"--temp-dir={temp}",
-                   *_node_ports()], env)
-    worker = None
+    head_log, worker_log = tmp_path / "head.log", tmp_path / "worker.log"
+    head = worker = None
     try:
-        _wait_for_nodes(address, 1, env, [head])
-        worker = _start([f"--address={address}", "--num-cpus=2", "--object-store-memory=150000000",
-                         *_node_ports()], env)
-        _wait_for_nodes(address, 2, env, [head, worker])
+        head = _bring_up(["--head", f"--port={head_port}", "--num-cpus=2", "--object-store-memory=150000000",
+                          "--include-dashboard=false", f"--temp-dir={temp}"], env, address, 1, {}, head_log)
+        worker = _bring_up([f"--address={address}", "--num-cpus=2", "--object-store-memory=150000000"],
+                           env, address, 2, {head_log: head}, worker_log)
 
         seg, out = tmp_path / "ray.jsonl", tmp_path / "ray.json"
         driver = subprocess.Popen(
@@ -153,6 +186,7 @@ def test_two_node_cluster_survives_a_lost_worker_node(tmp_path):
     finally:
         if worker is not None:
             _kill(worker)
-        _kill(head)
+        if head is not None:
+            _kill(head)
         _kill_leftovers(str(temp))
         shutil.rmtree(temp, ignore_errors=True)
