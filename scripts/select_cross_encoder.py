@@ -102,12 +102,14 @@ def dev_figures(pred: np.ndarray, dev: PairData) -> dict[str, float]:
 
 
 def combinations(keep: Path, dev: PairData, x_dev: np.ndarray) -> dict[str, Any]:
-    """With ``base`` and ``bi`` scores kept: averages of all three parts, and stacking (a logistic head over the pair
-    features and the cross-encoder's logit) fitted on one quarter of the inputs and scored on the other, both ways,
+    """With ``base`` and ``bi`` scores kept: averages of all three parts and of the two encoders alone, and stacking
+    (a logistic head over the pair features and the cross-encoder's logit) fitted on one quarter of the inputs and scored on the other, both ways,
     against the fixed equal-weight average on the same quarters."""
     head, cross, bi = (np.load(keep / f) for f in ("head.npy", "cross-base.npy", "cross-bi.npy"))
     out: dict[str, Any] = {}
-    for wh, wc, wb in ((1 / 3, 1 / 3, 1 / 3), (0.25, 0.5, 0.25), (0.25, 0.25, 0.5), (0.5, 0.25, 0.25)):
+    # the last two leave the feature head (and spaCy) out: a parse-free model of both adapted encoders
+    for wh, wc, wb in ((1 / 3, 1 / 3, 1 / 3), (0.25, 0.5, 0.25), (0.25, 0.25, 0.5), (0.5, 0.25, 0.25),
+                       (0.0, 0.5, 0.5), (0.0, 0.25, 0.75)):
         out[f"head {wh:.2f} + cross {wc:.2f} + bi {wb:.2f}"] = dev_figures(wh * head + wc * cross + wb * bi, dev)
     quarter = np.asarray([hashlib.sha256(t.encode("utf-8")).digest()[1] % 2 == 0 for t in dev.sources])
     logit = np.log(np.clip(cross, 1e-6, 1 - 1e-6) / np.clip(1 - cross, 1e-6, 1))
