@@ -105,8 +105,12 @@ def main() -> int:
 
     t_direct, t_ours = [], []
     for _ in range(args.repeat):
-        t0 = time.perf_counter(); ref = direct(groups); t_direct.append(time.perf_counter() - t0)
-        t0 = time.perf_counter(); ours = via_styleval(records); t_ours.append(time.perf_counter() - t0)
+        t0 = time.perf_counter()
+        ref = direct(groups)
+        t_direct.append(time.perf_counter() - t0)
+        t0 = time.perf_counter()
+        ours = via_styleval(records)
+        t_ours.append(time.perf_counter() - t0)
 
     # identical numbers
     worst = 0.0

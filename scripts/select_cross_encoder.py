@@ -103,8 +103,8 @@ def dev_figures(pred: np.ndarray, dev: PairData) -> dict[str, float]:
 
 def combinations(keep: Path, dev: PairData, x_dev: np.ndarray) -> dict[str, Any]:
     """With ``base`` and ``bi`` scores kept: averages of all three parts and of the two encoders alone, and stacking
-    (a logistic head over the pair features and the cross-encoder's logit) fitted on one quarter of the inputs and scored on the other, both ways,
-    against the fixed equal-weight average on the same quarters."""
+    (a logistic head over the pair features and the cross-encoder's logit) fitted on one quarter of the inputs and
+    scored on the other, both ways, against the fixed equal-weight average on the same quarters."""
     head, cross, bi = (np.load(keep / f) for f in ("head.npy", "cross-base.npy", "cross-bi.npy"))
     out: dict[str, Any] = {}
     # the last two leave the feature head (and spaCy) out: a parse-free model of both adapted encoders

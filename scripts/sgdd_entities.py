@@ -70,7 +70,8 @@ def print_table(title: str, rows: list[dict], paper: bool = False) -> None:
     print(head)
     for r in rows:
         line = (f"{r['metric']:42} {r['n']:>6} {r['plain']:>6.3f} {r['merged']:>7.3f} {r['delta']:>+7.3f} "
-                f"{r['r23']:>6.3f} {r['williams_t']:>7.2f} {r['williams_p']:>9.2g} {'yes' if r['significant'] else 'no ':3}")
+                f"{r['r23']:>6.3f} {r['williams_t']:>7.2f} {r['williams_p']:>9.2g} "
+                f"{'yes' if r['significant'] else 'no ':3}")
         if paper and r["metric"] in PAPER:
             line += f"   {PAPER[r['metric']][0]:.3f} -> {PAPER[r['metric']][1]:.3f}"
         print(line)
@@ -176,7 +177,8 @@ def main() -> int:
         mod = EntityAware(inner=registry.create("rouge1", against="source")).score(b)
         direct = merge_with_entity_score(scores["rouge1"][:500], ents["coverage"][:500], ents["p_span"][:500])
         report["modifier_check_max_abs_diff"] = float(np.max(np.abs(mod.segment_scores - direct)))
-        print(f"\nEntityAware(rouge1) vs arithmetic on 500 rows: max |diff| = {report['modifier_check_max_abs_diff']:.2e}")
+        diff = report["modifier_check_max_abs_diff"]
+        print(f"\nEntityAware(rouge1) vs arithmetic on 500 rows: max |diff| = {diff:.2e}")
         print("signature:", mod.signature)
         report["signatures"] = {n: str(scores[n + ".sig"]) for n in E2E_METRICS}
     if args.json:
