@@ -5,7 +5,6 @@ import json
 import subprocess
 import sys
 
-import pytest
 
 from styleval.cli.main import main
 
@@ -20,14 +19,14 @@ def test_score_example_prints_table_and_signatures(capsys):
 
 
 def test_score_writes_files(tmp_path, capsys):
-    j, c, s, l = (tmp_path / n for n in ("a.json", "a.csv", "seg.csv", "seg.jsonl"))
+    j, c, s, lines = (tmp_path / n for n in ("a.json", "a.csv", "seg.csv", "seg.jsonl"))
     rc = main(["score", "--example", "formality", "--metrics", "bleu", "--against", "references",
                "--significance", "approx-randomization", "--baseline", "copy", "--bootstrap", "50",
-               "--json", str(j), "--csv", str(c), "--segments-csv", str(s), "--jsonl", str(l)])
+               "--json", str(j), "--csv", str(c), "--segments-csv", str(s), "--jsonl", str(lines)])
     assert rc == 0
     data = json.loads(j.read_text())
     assert {x["system"] for x in data["comparisons"]} == {"tidy", "rewrite"}
-    assert len(l.read_text().splitlines()) == 3 * 30
+    assert len(lines.read_text().splitlines()) == 3 * 30
     assert len(s.read_text().splitlines()) == 1 + 3 * 30
     assert len(c.read_text().splitlines()) == 1 + 3
 

@@ -10,7 +10,8 @@ from styleval.meta import Judgments
 
 RECORDS = [
     {"system": "a", "segment": 0, "annotator": "r1", "aspect": "content", "score": 3, "direction": "informal->formal"},
-    {"system": "a", "segment": 0, "annotator": "r2", "aspect": "content", "score": 5.5, "direction": "informal->formal"},
+    {"system": "a", "segment": 0, "annotator": "r2", "aspect": "content", "score": 5.5,
+     "direction": "informal->formal"},
     {"system": "b", "segment": 1, "annotator": "r1", "aspect": "style", "score": "2"},
 ]
 

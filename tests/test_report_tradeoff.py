@@ -76,7 +76,8 @@ def test_style_content_plot_one_curve_per_model(ev, data):
     assert list(edit.get_ydata()) == pytest.approx([ev.result.get("bleu/ref", s).corpus_score for s in order])
     (rules,) = curves["rules"]
     assert len(rules.get_xdata()) == 2
-    points = {line.get_gid() for ax in fig.axes for line in ax.get_lines() if (line.get_gid() or "").startswith("point:")}
+    points = {line.get_gid() for ax in fig.axes for line in ax.get_lines()
+              if (line.get_gid() or "").startswith("point:")}
     assert points == {f"point:{s}" for s in ev.systems}
 
 

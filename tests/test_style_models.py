@@ -65,7 +65,8 @@ def test_train_save_load_classifier(tiny, tmp_path) -> None:
 def test_train_regressor(tiny) -> None:
     scores = [2.0 + 0.1 * i for i in range(8)] + [-2.0 - 0.1 * i for i in range(8)]
     data = LabelledData(tiny.texts, scores, "tiny-scores")
-    model = train_style_model(data, kind="regressor", features="tfidf+hand", selection=data, poles=("informal", "formal"))
+    model = train_style_model(data, kind="regressor", features="tfidf+hand", selection=data,
+                              poles=("informal", "formal"))
     pred = model.regress(["Please find enclosed the signed contract.", "lol nope!!"])
     assert pred[0] > pred[1]
     assert model.style_index("formal") == 1
