@@ -57,6 +57,9 @@ VARIANTS: dict[str, tuple[Callable[[PairData], PairData], dict[str, Any]]] = {
     "lr1e-3": (lambda d: d, {"epochs": 2, "lr": 1e-3}),
     "rank32": (lambda d: d, {"epochs": 2, "rank": 32}),
     "bi": (lambda d: d, {"epochs": 2}),  # a LoRA bi-encoder (content.bi_encoder) instead of a cross-encoder
+    "bi-bysource": (lambda d: d, {"epochs": 2, "by_source": True}),  # batches of whole source groups
+    # ... plus a pairwise term: a source's style rewrite above its automatic meaning change
+    "bi-rank": (lambda d: d, {"epochs": 2, "rank_weight": 1.0}),
 }
 
 

@@ -160,32 +160,77 @@ def pooled(tok: Any, enc: Any, texts: list[str], pairs: list[str] | None = None,
     return (hidden * mask).sum(1) / mask.sum(1)
 
 
+RANKED_ABOVE, RANKED_BELOW = "style-rewrites", "changed"
+
+
+def _batches(data: PairData, batch_size: int, by_source: bool, rng: random.Random) -> list[list[int]]:
+    """One epoch's batches: pairs in random order, or (``by_source``) whole groups of pairs that share a source text,
+    in random order, cut after the group that fills ``batch_size``."""
+    if not by_source:
+        order = list(range(len(data)))
+        rng.shuffle(order)
+        return [order[start:start + batch_size] for start in range(0, len(order), batch_size)]
+    groups: dict[str, list[int]] = {}
+    for i, text in enumerate(data.sources):
+        groups.setdefault(text, []).append(i)
+    keys = list(groups)
+    rng.shuffle(keys)
+    out: list[list[int]] = [[]]
+    for key in keys:
+        if len(out[-1]) >= batch_size:
+            out.append([])
+        out[-1].extend(groups[key])
+    return [b for b in out if b]
+
+
+def _ranked_pairs(data: PairData, idx: list[int]) -> tuple[list[int], list[int]]:
+    """Positions in ``idx`` of (style rewrite, automatic change) pairs of the same source text."""
+    at: dict[tuple[str, str], list[int]] = {}
+    for j, i in enumerate(idx):
+        at.setdefault((data.sources[i], data.groups[i]), []).append(j)
+    pairs = [(a, b) for (text, group), js in at.items() if group == RANKED_ABOVE
+             for a in js for b in at.get((text, RANKED_BELOW), [])]
+    return [a for a, _ in pairs], [b for _, b in pairs]
+
+
 def fit_adapters(data: PairData, params: Sequence[Any], batch_logits: Callable[[list[int]], Any], *, epochs: int,
-                 lr: float, batch_size: int, seed: int, what: str,
-                 progress: Progress | None = None) -> dict[str, Any]:
+                 lr: float, batch_size: int, seed: int, what: str, by_source: bool = False,
+                 rank_weight: float = 0.0, progress: Progress | None = None) -> dict[str, Any]:
     """The training loop of both scorers: AdamW with a linear warm-up (10%) and decay, soft-target weighted
     cross-entropy (every group the same total weight), gradient norm clipped at 1. ``batch_logits(index)`` returns
-    the logits of those pairs of ``data``. Returns a summary for the model card."""
+    the logits of those pairs of ``data``. Returns a summary for the model card.
+
+    ``rank_weight > 0`` adds a pairwise term, ``rank_weight`` times the mean of ``softplus(z_change - z_rewrite)``
+    over the (style rewrite, automatic change) pairs of one source in a batch, so a rewrite is pushed above a
+    meaning change of the same text; it implies ``by_source`` batches (whole source groups in one batch), which
+    are also available alone. Neither is used by the shipped models (``scripts/select_cross_encoder.py``)."""
     import torch
 
+    if rank_weight < 0:
+        raise InputError(f"rank_weight must be 0 or more, got {rank_weight}")
+    by_source = by_source or rank_weight > 0
     weights = data.group_weights()
     n = len(data)
-    steps = epochs * math.ceil(n / batch_size)
+    rng = random.Random(seed)
+    if by_source:  # the batch count depends on how the groups fall: count one epoch's on a copy of the generator
+        steps = epochs * len(_batches(data, batch_size, True, random.Random(seed)))
+    else:
+        steps = epochs * math.ceil(n / batch_size)
     warm = max(1, steps // 10)
     opt = torch.optim.AdamW(params, lr=lr, weight_decay=0.01)
     sched = torch.optim.lr_scheduler.LambdaLR(
         opt, lambda s: min((s + 1) / warm, max(0.0, (steps - s) / max(1, steps - warm))))
-    rng = random.Random(seed)
-    step, losses, started = 0, [], time.time()
+    step, losses, started, ranked = 0, [], time.time(), 0
     for _ in range(epochs):
-        order = list(range(n))
-        rng.shuffle(order)
-        for start in range(0, n, batch_size):
-            idx = order[start:start + batch_size]
+        for idx in _batches(data, batch_size, by_source, rng):
             z = batch_logits(idx)
             y = torch.tensor([float(data.scores[i]) for i in idx])
             w = torch.tensor(weights[idx], dtype=torch.float32)
             loss = (torch.nn.functional.binary_cross_entropy_with_logits(z, y, reduction="none") * w).sum() / w.sum()
+            above, below = _ranked_pairs(data, idx) if rank_weight > 0 else ([], [])
+            if above:
+                loss = loss + rank_weight * torch.nn.functional.softplus(z[below] - z[above]).mean()
+                ranked += len(above)
             loss.backward()
             torch.nn.utils.clip_grad_norm_(params, 1.0)
             opt.step()
@@ -195,8 +240,10 @@ def fit_adapters(data: PairData, params: Sequence[Any], batch_logits: Callable[[
             step += 1
             if progress is not None:
                 progress(f"training the {what}", step, steps)
+    extra = {"batches": "whole source groups", "rank_weight": rank_weight, "ranked_pairs_seen": ranked} \
+        if by_source else {}
     return {"epochs": epochs, "steps": steps, "batch_size": batch_size, "learning_rate": lr,
-            "schedule": "linear warm-up (10%) and decay, AdamW", "seed": seed,
+            "schedule": "linear warm-up (10%) and decay, AdamW", "seed": seed, **extra,
             "loss_first_10": round(float(np.mean(losses[:10])), 4),
             "loss_last_10": round(float(np.mean(losses[-10:])), 4),
             "train_seconds": round(time.time() - started, 1)}

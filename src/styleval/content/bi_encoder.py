@@ -84,6 +84,7 @@ def _sigmoid(z: np.ndarray | float) -> Any:
 
 def train_bi_encoder(data: PairData, *, encoder: str, rank: int = 16, alpha: float = 32.0, epochs: int = 2,
                      lr: float = 5e-4, batch_size: int = 32, max_length: int = 128, seed: int = 13,
+                     by_source: bool = False, rank_weight: float = 0.0,
                      progress: Progress | None = None) -> tuple[BiEncoder, dict[str, Any]]:
     """Fit LoRA adapters, the scale and the shift on ``data`` (the cross-encoder's loss and weights); returns the
     bi-encoder (torch backend) and a summary of the run for the model card."""
@@ -104,7 +105,8 @@ def train_bi_encoder(data: PairData, *, encoder: str, rank: int = 16, alpha: flo
 
     enc.train()
     summary = fit_adapters(data, params, logits, epochs=epochs, lr=lr, batch_size=batch_size, seed=seed,
-                           what="bi-encoder", progress=progress)
+                           what="bi-encoder", by_source=by_source,
+                           rank_weight=rank_weight, progress=progress)
     s_val, b_val = float(scale.detach()), float(shift.detach())
     if not s_val > 0:
         raise InputError(f"bi-encoder training ended with a non-positive scale ({s_val:.3f}); the training pairs do "

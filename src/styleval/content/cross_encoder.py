@@ -53,6 +53,7 @@ class CrossEncoder(AdaptedEncoder):
 
 def train_cross_encoder(data: PairData, *, encoder: str, rank: int = 16, alpha: float = 32.0, epochs: int = 2,
                         lr: float = 5e-4, batch_size: int = 32, max_length: int = 128, seed: int = 13,
+                        by_source: bool = False, rank_weight: float = 0.0,
                         progress: Progress | None = None) -> tuple[CrossEncoder, dict[str, Any]]:
     """Fit LoRA adapters and a head on ``data`` (soft targets, weighted cross-entropy, every group the same total
     weight); returns the cross-encoder (torch backend) and a summary of the run for the model card."""
@@ -69,7 +70,8 @@ def train_cross_encoder(data: PairData, *, encoder: str, rank: int = 16, alpha: 
 
     enc.train()
     summary = fit_adapters(data, params, logits, epochs=epochs, lr=lr, batch_size=batch_size, seed=seed,
-                           what="cross-encoder", progress=progress)
+                           what="cross-encoder", by_source=by_source,
+                           rank_weight=rank_weight, progress=progress)
     adapters = {name: (a.detach().numpy().copy(), b.detach().numpy().copy()) for name, (a, b) in lora.items()}
     model = CrossEncoder(encoder, adapters, scaling, head.weight.detach().numpy()[0].copy(),
                          float(head.bias.detach()[0]), max_length=max_length, backend="torch")
