@@ -60,6 +60,9 @@ VARIANTS: dict[str, tuple[Callable[[PairData], PairData], dict[str, Any]]] = {
     "bi-bysource": (lambda d: d, {"epochs": 2, "by_source": True}),  # batches of whole source groups
     # ... plus a pairwise term: a source's style rewrite above its automatic meaning change
     "bi-rank": (lambda d: d, {"epochs": 2, "rank_weight": 1.0}),
+    # the bi recipe with other seeds (adapter initialisation and batch order): how far noise alone moves ``dev``
+    "bi-seed14": (lambda d: d, {"epochs": 2, "seed": 14}),
+    "bi-seed15": (lambda d: d, {"epochs": 2, "seed": 15}),
 }
 
 
