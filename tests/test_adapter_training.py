@@ -86,3 +86,19 @@ def test_a_bi_encoder_trained_with_the_pairwise_term_orders_the_pairs():
     assert summary["steps"] == 12 and summary["ranked_pairs_seen"] == 6 * 2 * 16
     got = bi.score([p[0] for p in ADAPTER_PAIRS], [p[1] for p in ADAPTER_PAIRS])
     assert got[0] > got[1] and got[2] > got[3]
+
+
+def test_steps_count_every_epochs_own_batches():
+    """Whole source groups of uneven size fall into a different number of batches in each epoch; the schedule and
+    the progress total count the batches actually run."""
+    sizes = [1, 5, 2, 7, 3, 1, 6, 2]
+    data = PairData([f"s{k}" for k, n in enumerate(sizes) for _ in range(n)], ["o"] * sum(sizes),
+                    [0.5] * sum(sizes))
+    rng = random.Random(4)
+    counts = [len(_batches(data, 6, True, rng)) for _ in range(5)]
+    assert len(set(counts)) > 1  # the case this test is about
+    z = torch.nn.Parameter(torch.zeros(len(data)))
+    seen: list[tuple[int, int]] = []
+    summary = fit_adapters(data, [z], lambda idx: z[idx], epochs=5, lr=0.0, batch_size=6, seed=4, what="test",
+                           by_source=True, progress=lambda what, done, total: seen.append((done, total)))
+    assert summary["steps"] == sum(counts) == len(seen) and seen[-1] == (sum(counts), sum(counts))

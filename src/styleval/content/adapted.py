@@ -210,19 +210,17 @@ def fit_adapters(data: PairData, params: Sequence[Any], batch_logits: Callable[[
         raise InputError(f"rank_weight must be 0 or more, got {rank_weight}")
     by_source = by_source or rank_weight > 0
     weights = data.group_weights()
-    n = len(data)
     rng = random.Random(seed)
-    if by_source:  # the batch count depends on how the groups fall: count one epoch's on a copy of the generator
-        steps = epochs * len(_batches(data, batch_size, True, random.Random(seed)))
-    else:
-        steps = epochs * math.ceil(n / batch_size)
+    # every epoch's batches up front: with whole source groups the count differs from epoch to epoch
+    plan = [_batches(data, batch_size, by_source, rng) for _ in range(epochs)]
+    steps = sum(len(batches) for batches in plan)
     warm = max(1, steps // 10)
     opt = torch.optim.AdamW(params, lr=lr, weight_decay=0.01)
     sched = torch.optim.lr_scheduler.LambdaLR(
         opt, lambda s: min((s + 1) / warm, max(0.0, (steps - s) / max(1, steps - warm))))
     step, losses, started, ranked = 0, [], time.time(), 0
-    for _ in range(epochs):
-        for idx in _batches(data, batch_size, by_source, rng):
+    for batches in plan:
+        for idx in batches:
             z = batch_logits(idx)
             y = torch.tensor([float(data.scores[i]) for i in idx])
             w = torch.tensor(weights[idx], dtype=torch.float32)
