@@ -1,9 +1,9 @@
 """Benchmark: would int8 weights make the default ``preservation`` model's cross-encoder fast enough?
 
-The cross-encoder of ``preservation-minilm`` (one MiniLM pass per pair, both texts together) is the slow part of
-the default model. This measures, in one run, its ONNX export in float32 (what styleval ships) against the same
-export with int8 weights (ONNX Runtime dynamic quantization, per output channel, made here in a temporary folder;
-nothing is written to styleval's cache):
+The cross-encoder of ``preservation-minilm`` runs one MiniLM pass per pair over both texts together (the rest of
+the default model encodes and parses each distinct text once). This measures, in one run, its ONNX export in
+float32 (what styleval ships) against the same export with int8 weights (ONNX Runtime dynamic quantization, per
+output channel, made here in a temporary folder; nothing is written to styleval's cache):
 
 * speed: median pairs per second over ``--repeat`` runs on ``--pairs`` distinct yelp-dualrl (source, output) pairs,
   the workload of ``benchmarks/bench_preservation.py``, and the ratio int8 / float32;

@@ -119,13 +119,10 @@ def _bring_up(args: list[str], env: dict[str, str], address: str, n: int, alive:
         try:
             _wait_for_nodes(address, n, env, {**alive, log: node})
             return node
-        except NodeExited:
+        except BaseException as exc:  # leave no node behind, whatever stopped the wait
             _kill(node)
-            if attempt == tries:
+            if not isinstance(exc, NodeExited) or attempt == tries:
                 raise
-        except BaseException:  # not up in time, or interrupted: leave no node behind
-            _kill(node)
-            raise
     raise AssertionError("unreachable")
 
 
