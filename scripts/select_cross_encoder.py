@@ -1,7 +1,11 @@
 """Choose the adapter recipes of the shipped preservation models on training data only, by cross-fitting.
 
     .venv/bin/python scripts/select_cross_encoder.py --cache DIR [--variants base,swap,...] [--json out.json]
-        [--keep DIR [--combine]]
+        [--keep DIR [--combine]] [--device cuda] [--extra FILE] [--soup]
+
+Training on a GPU machine without spaCy: write the pairs here (``--write-pairs FILE``, with ``--all-rewrites``
+for every training rewrite instead of the shipped subsample) and the feature head's half-B scores (``--keep``),
+then run there with ``--pairs FILE --head DIR/head.npy --encoder DIR --device cuda``.
 
 The training pairs of the shipped model (styleval.content.corpus.training_pairs) are split by their source text
 into two halves (a hash of the source decides, so every pair of one input falls in the same half). Each recipe's
@@ -15,6 +19,13 @@ Development figures on half B:
   higher (ties half), the training-side analogue of the held-out style-shift test;
 * ``dev``: the mean of the three, the figure the recipe and the averaging weight are chosen by.
 Each recipe is reported averaged with the feature head at weights 0.25, 0.5, 0.75 and alone (``w=1``).
+``--extra FILE``: more training pairs (e.g. ``--write-pairs`` with ``--all-rewrites``); those whose source text
+falls in half A are added to half A, the rest are dropped, so half B stays the same development set.
+``--soup``: with the cross-encoder seeds 13, 14 and 15 kept in ``--keep`` (variants ``base``, ``seed14``,
+``seed15``, or their ``x-`` forms, trained in this run or an earlier one), also report their averaged weights
+(one model: the three adapter deltas concatenated into one rank-48 adapter at a third of the weight each, heads
+averaged) and their averaged scores.
+``--final DIR``: instead, train each named variant on all pairs (and all of ``--extra``) and save its weights there.
 ``--cache``: the pair-feature cache of scripts/train_preservation.py (same keys), so features are not re-encoded.
 """
 from __future__ import annotations
@@ -32,8 +43,8 @@ from scipy.stats import spearmanr
 
 from styleval.content import corpus
 from styleval.content.bi_encoder import train_bi_encoder
-from styleval.content.cross_encoder import train_cross_encoder
-from styleval.content.data import PairData
+from styleval.content.cross_encoder import CrossEncoder, train_cross_encoder
+from styleval.content.data import PairData, read_pairs, write_pairs
 from styleval.content.features import FEATURE_SIGNS, PairFeaturizer
 from styleval.content.model import PreservationModel
 from styleval.content.train import _cached_features, default_style_words, fit_logistic, held_back_split
@@ -63,14 +74,39 @@ VARIANTS: dict[str, tuple[Callable[[PairData], PairData], dict[str, Any]]] = {
     # the bi recipe with other seeds (adapter initialisation and batch order): how far noise alone moves ``dev``
     "bi-seed14": (lambda d: d, {"epochs": 2, "seed": 14}),
     "bi-seed15": (lambda d: d, {"epochs": 2, "seed": 15}),
+    "seed14": (lambda d: d, {"epochs": 2, "seed": 14}),
+    "seed15": (lambda d: d, {"epochs": 2, "seed": 15}),
+    "rank64": (lambda d: d, {"epochs": 2, "rank": 64, "alpha": 128.0}),
+    "epochs4-lr2e-4": (lambda d: d, {"epochs": 4, "lr": 2e-4}),
+    "epochs4-lr2e-4-seed14": (lambda d: d, {"epochs": 4, "lr": 2e-4, "seed": 14}),
+    "epochs4-lr2e-4-seed15": (lambda d: d, {"epochs": 4, "lr": 2e-4, "seed": 15}),
 }
 
 
+def in_half_a(text: str) -> bool:
+    return hashlib.sha256(text.encode("utf-8")).digest()[0] % 2 == 0
+
+
 def halves(data: PairData) -> tuple[list[int], list[int]]:
-    a, b = [], []
+    a: list[int] = []
+    b: list[int] = []
     for i, s in enumerate(data.sources):
-        (a if hashlib.sha256(s.encode("utf-8")).digest()[0] % 2 == 0 else b).append(i)
+        (a if in_half_a(s) else b).append(i)
     return a, b
+
+
+def soup(models: list[CrossEncoder]) -> CrossEncoder:
+    """One cross-encoder whose merged weights are the mean of the models' merged weights: each layer's adapters
+    stacked (A rows, B columns scaled by 1/n), so ``B @ A`` is the mean of the deltas; heads averaged."""
+    n, first = len(models), models[0]
+    if any(m.scaling != first.scaling for m in models):
+        raise ValueError("souped models must share the adapter scaling")
+    adapters = {name: (np.concatenate([m.adapters[name][0] for m in models], axis=0),
+                       np.concatenate([m.adapters[name][1] / n for m in models], axis=1))
+                for name in first.adapters}
+    return CrossEncoder(first.encoder, adapters, first.scaling, np.mean([m.head_w for m in models], axis=0),
+                        float(np.mean([m.head_b for m in models])), max_length=first.max_length,
+                        backend=first.backend)
 
 
 def all_features(data: PairData, cache: str | None) -> np.ndarray:
@@ -143,9 +179,22 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--keep", default=None, help="folder to keep half B's scores in (head.npy, cross-NAME.npy)")
     ap.add_argument("--combine", action="store_true", help="then, from the kept base and bi scores: three-part "
                     "averages and cross-fitted stacking")
+    ap.add_argument("--device", default="cpu", help="where the encoders train: cpu, cuda[:N] or auto")
+    ap.add_argument("--encoder", default=cat.DEFAULT_ENCODER, help="encoder (catalog name or local folder)")
+    ap.add_argument("--pairs", default=None, help="training pairs from this file (written by --write-pairs) "
+                    "instead of building them")
+    ap.add_argument("--write-pairs", default=None, help="build the training pairs, write them here and stop")
+    ap.add_argument("--all-rewrites", action="store_true", help="with --write-pairs: every training rewrite "
+                    "(yelp-dualrl, ParaDetox, PT16, Lai references) with its meaning changes, not the subsample")
+    ap.add_argument("--extra", default=None, help="more training pairs; those of half-A sources join half A")
+    ap.add_argument("--head", default=None, help="half-B feature-head scores (head.npy of --keep) instead of "
+                    "computing pair features")
+    ap.add_argument("--soup", action="store_true", help="also the seed soup and seed average (see above); "
+                    "--variants '' for these alone")
+    ap.add_argument("--final", default=None, help="train the variants on all pairs and save their weights here")
     args = ap.parse_args(argv)
     names = [v.strip() for v in args.variants.split(",") if v.strip()]
-    unknown = [v for v in names if v not in VARIANTS]
+    unknown = [v for v in names if v.removeprefix("x-") not in VARIANTS]
     if unknown:
         ap.error(f"unknown variants {unknown}; known: {list(VARIANTS)}")
     t0 = time.time()
@@ -153,25 +202,54 @@ def main(argv: list[str] | None = None) -> int:
     def log(msg: str) -> None:
         print(f"[{time.time() - t0:6.0f}s] {msg}", file=sys.stderr, flush=True)
 
-    data = corpus.training_pairs(args.data)
-    x = all_features(data, args.cache)
+    if args.write_pairs:
+        built = corpus.all_rewrite_pairs(args.data) if args.all_rewrites else corpus.training_pairs(args.data)
+        write_pairs(built, args.write_pairs)
+        log(f"wrote {len(built)} pairs {built.group_counts()} to {args.write_pairs}")
+        return 0
+    data = read_pairs(args.pairs) if args.pairs else corpus.training_pairs(args.data)
+    extra = read_pairs(args.extra) if args.extra else None
+    if args.final:
+        out = Path(args.final)
+        out.mkdir(parents=True, exist_ok=True)
+        every = PairData.concat([data, extra], "all pairs + extra") if extra is not None else data
+        for name in names:
+            transform, kwargs = VARIANTS[name.removeprefix("x-")]
+            trainer = train_bi_encoder if name.removeprefix("x-").startswith("bi") else train_cross_encoder
+            model, summary = trainer(transform(every), encoder=args.encoder, device=args.device, **kwargs)
+            model.save(out / f"{name}.npz")
+            (out / f"{name}.json").write_text(json.dumps({"pairs": len(every), "data_hash": every.data_hash(),
+                                                          **summary}, indent=1), encoding="utf-8")
+            log(f"final {name}: {len(every)} pairs, {summary}")
+        return 0
     ia, ib = halves(data)
     fit, dev = data.subset(ia), data.subset(ib)
+    if extra is not None:
+        plus = extra.subset([i for i, s in enumerate(extra.sources) if in_half_a(s)])
+        fit = PairData.concat([fit, plus], fit.origin + " + extra (half A)")
     log(f"half A {fit.group_counts()}; half B {dev.group_counts()}")
-    head = head_scores(x[ia], fit, x[ib])
-    results: dict[str, Any] = {"split": {"A": len(ia), "B": len(ib)}, "head": dev_figures(head, dev)}
+    if args.head:
+        head = np.load(args.head)
+        if len(head) != len(dev):
+            ap.error(f"{args.head} holds {len(head)} scores, half B has {len(dev)} pairs")
+    else:
+        x = all_features(data, args.cache)
+        head = head_scores(x[ia], fit, x[ib])
+    results: dict[str, Any] = {"split": {"A": len(fit), "B": len(ib)}, "head": dev_figures(head, dev)}
     log(f"feature head alone: {results['head']}")
     for name in names:
-        transform, kwargs = VARIANTS[name]
+        # an ``x-`` prefix marks a variant trained with --extra, so its kept scores are not mixed up with the plain one
+        transform, kwargs = VARIANTS[name.removeprefix("x-")]
         started = time.time()
-        trainer = train_bi_encoder if name.startswith("bi") else train_cross_encoder
-        model, summary = trainer(transform(fit), encoder=cat.DEFAULT_ENCODER, **kwargs)
+        trainer = train_bi_encoder if name.removeprefix("x-").startswith("bi") else train_cross_encoder
+        model, summary = trainer(transform(fit), encoder=args.encoder, device=args.device, **kwargs)
         cross = model.score(dev.sources, dev.outputs)
         if args.keep:
             Path(args.keep).mkdir(parents=True, exist_ok=True)
             np.save(Path(args.keep) / "head.npy", head)
             np.save(Path(args.keep) / f"cross-{name}.npy", cross)
-        row = {f"w={w:g}": dev_figures((1 - w) * head + w * cross, dev) for w in WEIGHTS[1:]}
+            model.save(Path(args.keep) / f"model-{name}.npz")
+        row: dict[str, Any] = {f"w={w:g}": dev_figures((1 - w) * head + w * cross, dev) for w in WEIGHTS[1:]}
         row["seconds"] = round(time.time() - started)
         row["loss_last_10"] = summary["loss_last_10"]
         results[name] = row
@@ -179,6 +257,21 @@ def main(argv: list[str] | None = None) -> int:
         if args.json:
             with open(args.json, "w", encoding="utf-8") as fh:
                 json.dump(results, fh, indent=1)
+    if args.soup:
+        if not args.keep:
+            ap.error("--soup needs --keep")
+        for prefix in ("", "x-"):
+            paths = [Path(args.keep) / f"model-{prefix}{n}.npz" for n in ("base", "seed14", "seed15")]
+            if not all(p.is_file() for p in paths):
+                continue
+            models = [CrossEncoder.load(p, args.encoder, backend="torch") for p in paths]
+            souped = soup(models).score(dev.sources, dev.outputs)
+            average = np.mean([m.score(dev.sources, dev.outputs) for m in models], axis=0)
+            for label, pred in (("soup", souped), ("seed-average", average)):
+                results[prefix + label] = {f"w={w:g}": dev_figures((1 - w) * head + w * pred, dev)
+                                           for w in WEIGHTS[1:]}
+                log(f"{prefix + label}: {results[prefix + label]}")
+            np.save(Path(args.keep) / f"cross-{prefix}soup.npy", souped)
     if args.combine:
         if not args.keep:
             ap.error("--combine needs --keep")

@@ -36,6 +36,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--bi-weight", type=float, default=1.0,
                    help="weight of the bi-encoder in the score, in (0, 1] (default 1: the bi-encoder alone, the "
                         "fastest model; the weights of the two encoders may add up to at most 1)")
+    p.add_argument("--device", default="cpu",
+                   help="where the cross-/bi-encoder train: cpu (default), cuda[:N], or auto (a GPU if torch sees "
+                        "one); pair features are computed on the CPU either way")
     p.add_argument("--seed", type=int, default=13)
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(run=run)
@@ -91,7 +94,8 @@ def run(args: argparse.Namespace) -> int:
         encoder=args.encoder, name=args.name or Path(args.output).name, description=args.description,
         command="styleval " + " ".join(shlex.quote(a) for a in sys.argv[1:]), seed=args.seed,
         cross_epochs=args.cross_epochs, cross_rank=args.cross_rank, cross_weight=args.cross_weight,
-        bi_epochs=args.bi_epochs, bi_rank=args.bi_rank, bi_weight=args.bi_weight, progress=bar)
+        bi_epochs=args.bi_epochs, bi_rank=args.bi_rank, bi_weight=args.bi_weight, device=args.device,
+        progress=bar)
     folder = model.save(args.output)
     chosen = model.card["selection"]["chosen"]
     sys.stdout.write(f"wrote {folder} ({len(data)} pairs; chosen {chosen}; score with "

@@ -109,10 +109,28 @@ class AdaptedEncoder:
         return self._runner
 
 
-def adapted_copy(encoder: str, *, rank: int, alpha: float, epochs: int, seed: int,
-                 what: str) -> tuple[Any, Any, dict[str, tuple[Any, Any]], float]:
+def training_device(device: str) -> str:
+    """The torch device a training run uses: ``"cpu"``, ``"cuda"`` (or ``"cuda:N"``), or ``"auto"`` (the first GPU
+    if torch sees one, else the CPU). Initial values are always drawn on the CPU, so a seed gives the same start on
+    every device; results still differ in the last bits between devices (kernels sum in other orders)."""
+    import torch
+
+    if device == "auto":
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    if device == "cpu":
+        return device
+    if device.split(":")[0] != "cuda":
+        raise InputError(f"training device must be 'auto', 'cpu' or 'cuda[:N]', got {device!r}")
+    if not torch.cuda.is_available():
+        raise InputError(f"training device {device!r} asked for, but torch {torch.__version__} sees no GPU")
+    return device
+
+
+def adapted_copy(encoder: str, *, rank: int, alpha: float, epochs: int, seed: int, what: str,
+                 device: str = "cpu") -> tuple[Any, Any, dict[str, tuple[Any, Any]], float]:
     """Set up a training run: check the settings, seed torch, and return the tokenizer, a private copy of the
-    encoder with LoRA adapters attached (:func:`attach_adapters`), the adapters and their scaling ``alpha / rank``."""
+    encoder on ``device`` with LoRA adapters attached (:func:`attach_adapters`), the adapters and their scaling
+    ``alpha / rank``."""
     import torch
 
     from ..models.pool import configure_torch
@@ -123,24 +141,31 @@ def adapted_copy(encoder: str, *, rank: int, alpha: float, epochs: int, seed: in
     configure_torch()
     torch.manual_seed(seed)
     tok = load_tokenizer(encoder)
-    enc = copy.deepcopy(_load_encoder(encoder)[1])
+    enc = copy.deepcopy(_load_encoder(encoder)[1]).to(device)
     scaling = alpha / rank
     return tok, enc, attach_adapters(enc, rank, scaling), scaling
 
 
+def to_numpy(t: Any) -> np.ndarray:
+    """A trained tensor as a private numpy array, from any device."""
+    return t.detach().cpu().numpy().copy()
+
+
 def attach_adapters(encoder: Any, rank: int, scaling: float) -> dict[str, tuple[Any, Any]]:
     """Freeze ``encoder`` (a private copy) and hook a trainable LoRA pair (A random-normal / sqrt(in), B zero) onto
-    each of its :data:`~styleval.models.lora.DEFAULT_TARGETS` layers, in module order; returns them by layer."""
+    each of its :data:`~styleval.models.lora.DEFAULT_TARGETS` layers, in module order, on the encoder's device;
+    returns them by layer."""
     import torch
 
     for p in encoder.parameters():
         p.requires_grad_(False)
+    device = next(encoder.parameters()).device
     modules = dict(encoder.named_modules())
     lora: dict[str, tuple[Any, Any]] = {}
     for name in target_modules(encoder, DEFAULT_TARGETS):
         layer = modules[name]
-        a = torch.nn.Parameter(torch.randn(rank, layer.in_features) / math.sqrt(layer.in_features))
-        b = torch.nn.Parameter(torch.zeros(layer.out_features, rank))
+        a = torch.nn.Parameter((torch.randn(rank, layer.in_features) / math.sqrt(layer.in_features)).to(device))
+        b = torch.nn.Parameter(torch.zeros(layer.out_features, rank, device=device))
         lora[name] = (a, b)
 
         def hook(mod: Any, inputs: Any, output: Any, a: Any = a, b: Any = b) -> Any:
@@ -154,7 +179,7 @@ def pooled(tok: Any, enc: Any, texts: list[str], pairs: list[str] | None = None,
     """Training-time forward pass (torch, with gradients): the mean over real tokens of the last hidden states of
     ``texts`` (with ``pairs`` as second segments, if given), as the scorers pool at scoring time."""
     x = tok(*((texts,) if pairs is None else (texts, pairs)), padding=True, truncation=True, max_length=max_length,
-            return_tensors="pt")
+            return_tensors="pt").to(next(enc.parameters()).device)
     hidden = enc(**x).last_hidden_state
     mask = x["attention_mask"].unsqueeze(-1).to(hidden.dtype)
     return (hidden * mask).sum(1) / mask.sum(1)
@@ -222,8 +247,8 @@ def fit_adapters(data: PairData, params: Sequence[Any], batch_logits: Callable[[
     for batches in plan:
         for idx in batches:
             z = batch_logits(idx)
-            y = torch.tensor([float(data.scores[i]) for i in idx])
-            w = torch.tensor(weights[idx], dtype=torch.float32)
+            y = torch.tensor([float(data.scores[i]) for i in idx], device=z.device)
+            w = torch.tensor(weights[idx], dtype=torch.float32, device=z.device)
             loss = (torch.nn.functional.binary_cross_entropy_with_logits(z, y, reduction="none") * w).sum() / w.sum()
             above, below = _ranked_pairs(data, idx) if rank_weight > 0 else ([], [])
             if above:

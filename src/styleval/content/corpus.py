@@ -169,6 +169,24 @@ def training_pairs(root: str | Path | None = None, *, n_yelp: int = 600, n_parad
                                   "meaning changes, unrelated pairs")
 
 
+def all_rewrite_pairs(root: str | Path | None = None, *, progress: Any = None) -> PairData:
+    """The groups of :func:`training_pairs` with every training rewrite (yelp-dualrl, ParaDetox, PT16, Lai
+    references) instead of the shipped subsample, their automatic meaning changes, and 3,000 unrelated pairs."""
+    return training_pairs(root, n_yelp=10 ** 9, n_paradetox=10 ** 9, n_pt16=10 ** 9, n_unrelated=3000,
+                          progress=progress)
+
+
+def encoder_training_pairs(root: str | Path | None = None) -> PairData:
+    """What the encoders of the shipped models (version 3 of preservation-minilm, version 2 of -bi) train on:
+    :func:`training_pairs` followed by :func:`all_rewrite_pairs`. The human-rated pairs and the subsampled
+    rewrites thus appear twice (every group keeps the same total weight); this is the recipe chosen by
+    cross-fitting (scripts/select_cross_encoder.py with ``--extra``)."""
+    return PairData.concat([training_pairs(root), all_rewrite_pairs(root)],
+                           origin="the shipped training pairs followed by the same groups with every training "
+                                  "rewrite (../shared/data: lai2022 + mir2019 even inputs, yelp-dualrl lines 1-250, "
+                                  "ParaDetox 80%, PT16 train, their automatic meaning changes, unrelated pairs)")
+
+
 def style_shift_test(root: str | Path | None = None, *, n_per_source: int = 400, seed: int = SEED + 1
                      ) -> list[dict[str, str]]:
     """Held-out pairwise test: for each held-out input, its human style rewrite (style only) and an automatic

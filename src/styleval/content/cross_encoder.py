@@ -18,7 +18,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..progress import Progress
-from .adapted import AdaptedEncoder, adapted_copy, fit_adapters, pooled
+from .adapted import AdaptedEncoder, adapted_copy, fit_adapters, pooled, to_numpy, training_device
 from .data import PairData
 
 
@@ -53,15 +53,17 @@ class CrossEncoder(AdaptedEncoder):
 
 def train_cross_encoder(data: PairData, *, encoder: str, rank: int = 16, alpha: float = 32.0, epochs: int = 2,
                         lr: float = 5e-4, batch_size: int = 32, max_length: int = 128, seed: int = 13,
-                        by_source: bool = False, rank_weight: float = 0.0,
+                        by_source: bool = False, rank_weight: float = 0.0, device: str = "cpu",
                         progress: Progress | None = None) -> tuple[CrossEncoder, dict[str, Any]]:
     """Fit LoRA adapters and a head on ``data`` (soft targets, weighted cross-entropy, every group the same total
-    weight); returns the cross-encoder (torch backend) and a summary of the run for the model card."""
+    weight) on ``device`` (:func:`~styleval.content.adapted.training_device`); returns the cross-encoder (torch
+    backend, CPU) and a summary of the run for the model card."""
     import torch
 
+    device = training_device(device)
     tok, enc, lora, scaling = adapted_copy(encoder, rank=rank, alpha=alpha, epochs=epochs, seed=seed,
-                                           what="cross-encoder")
-    head = torch.nn.Linear(enc.config.hidden_size, 1)
+                                           what="cross-encoder", device=device)
+    head = torch.nn.Linear(enc.config.hidden_size, 1).to(device)
     params = [p for pair in lora.values() for p in pair] + list(head.parameters())
 
     def logits(idx: list[int]) -> Any:
@@ -72,7 +74,7 @@ def train_cross_encoder(data: PairData, *, encoder: str, rank: int = 16, alpha: 
     summary = fit_adapters(data, params, logits, epochs=epochs, lr=lr, batch_size=batch_size, seed=seed,
                            what="cross-encoder", by_source=by_source,
                            rank_weight=rank_weight, progress=progress)
-    adapters = {name: (a.detach().numpy().copy(), b.detach().numpy().copy()) for name, (a, b) in lora.items()}
-    model = CrossEncoder(encoder, adapters, scaling, head.weight.detach().numpy()[0].copy(),
-                         float(head.bias.detach()[0]), max_length=max_length, backend="torch")
-    return model, {"rank": rank, "alpha": alpha, "adapted_layers": len(lora), **summary}
+    adapters = {name: (to_numpy(a), to_numpy(b)) for name, (a, b) in lora.items()}
+    model = CrossEncoder(encoder, adapters, scaling, to_numpy(head.weight)[0], float(head.bias.detach()[0]),
+                         max_length=max_length, backend="torch")
+    return model, {"rank": rank, "alpha": alpha, "adapted_layers": len(lora), **summary, "device": device}

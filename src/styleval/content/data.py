@@ -142,3 +142,16 @@ def read_pairs(path: str | Path) -> PairData:
         data.groups.append(group)
         data.weights.append(weight)
     return data
+
+
+def write_pairs(data: PairData, path: str | Path) -> Path:
+    """Write ``data`` as a JSONL pair file (one object per pair: source, output, score, group, weight) that
+    :func:`read_pairs` reads back unchanged; for sharing built training data or training elsewhere."""
+    import json
+
+    p = Path(path)
+    with p.open("w", encoding="utf-8") as fh:
+        for row in zip(data.sources, data.outputs, data.scores, data.groups, data.weights):
+            fh.write(json.dumps(dict(zip(("source", "output", "score", "group", "weight"), row)),
+                     ensure_ascii=False) + "\n")
+    return p

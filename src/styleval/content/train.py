@@ -97,7 +97,9 @@ def train_preservation_model(train: PairData, *, selection: PairData | None = No
                              description: str = "", command: str = "", notes: Sequence[str] = (),
                              seed: int = 13, cache: str | Path | None = None, cross_epochs: int = 0,
                              cross_rank: int = 16, cross_weight: float = 0.5, bi_epochs: int = 0,
-                             bi_rank: int = 16, bi_weight: float = 1.0,
+                             bi_rank: int = 16, bi_weight: float = 1.0, device: str = "cpu",
+                             encoder_train: PairData | None = None,
+                             given_encoders: dict[str, tuple[Any, dict[str, Any]]] | None = None,
                              progress: Progress | None = None) -> PreservationModel:
     """Fit a preservation model on ``train``; ``C`` is chosen on ``selection`` (20% of the training groups' pairs
     when not given) and the head is then refitted on all of ``train``.
@@ -113,14 +115,21 @@ def train_preservation_model(train: PairData, *, selection: PairData | None = No
 
     ``bi_epochs > 0`` likewise trains a bi-encoder (:mod:`styleval.content.bi_encoder`) with weight ``bi_weight``;
     the head keeps what the two encoders leave (``1 - cross_weight - bi_weight``; at 0 the head is stored, for the
-    card, but not run)."""
+    card, but not run). ``device``: where the encoders train (``"cpu"``, ``"cuda"`` or ``"auto"``); the pair
+    features are always computed on the CPU.
+
+    ``encoder_train``: the pairs the encoders train on, when not ``train`` (the head is fitted on ``train``).
+    ``given_encoders``: ``{"cross": (encoder, summary)}`` and/or ``{"bi": ...}``, encoders already trained (say on
+    a GPU machine by the same recipe) to use instead of training them here; their summaries go on the card."""
     if len(train) < 10:
         raise InputError(f"{len(train)} training pairs; a preservation model needs at least 10")
     y_all = np.asarray(train.scores, dtype=np.float64)
     if np.ptp(y_all) == 0:
         raise InputError(f"every training score is {y_all[0]}; the data must contain pairs that keep meaning "
                          "and pairs that do not")
-    if (cross_weight if cross_epochs > 0 else 0.0) + (bi_weight if bi_epochs > 0 else 0.0) > 1.0 + 1e-9:
+    has_cross = cross_epochs > 0 or "cross" in (given_encoders or {})
+    has_bi = bi_epochs > 0 or "bi" in (given_encoders or {})
+    if (cross_weight if has_cross else 0.0) + (bi_weight if has_bi else 0.0) > 1.0 + 1e-9:
         raise InputError(f"cross-encoder weight {cross_weight} and bi-encoder weight {bi_weight} add up to more "
                          "than 1")
     words = list(style_words) if style_words is not None else default_style_words()
@@ -176,22 +185,32 @@ def train_preservation_model(train: PairData, *, selection: PairData | None = No
                                  "identical pair scores 1 (a monotone rescaling: rankings are unchanged)"},
         "command": command, "notes": list(notes),
     }
+    given = dict(given_encoders or {})
+    unknown = sorted(set(given) - {"cross", "bi"})
+    if unknown:
+        raise InputError(f"given encoders must be 'cross' and/or 'bi', got {unknown}")
+    enc_data = encoder_train if encoder_train is not None else final
+    trained_on = "all training pairs (no selection)" if encoder_train is None else \
+        {"data": enc_data.origin, "n": len(enc_data), "data_hash": enc_data.data_hash(),
+         "label_counts": enc_data.group_counts()}
     cross = bi = None
-    if cross_epochs > 0:
+    if cross_epochs > 0 or "cross" in given:
         from .cross_encoder import train_cross_encoder
 
-        cross, summary = train_cross_encoder(final, encoder=encoder, rank=cross_rank, epochs=cross_epochs,
-                                             max_length=max_length, seed=seed, progress=progress)
+        cross, summary = given["cross"] if "cross" in given else train_cross_encoder(
+            enc_data, encoder=encoder, rank=cross_rank, epochs=cross_epochs, max_length=max_length, seed=seed,
+            device=device, progress=progress)
         card["parameters"]["cross_encoder"] = {
-            **summary, "weight": cross_weight, "trained_on": "all training pairs (no selection)",
+            **summary, "weight": cross_weight, "trained_on": summary.get("trained_on", trained_on),
             "output": f"score = {1 - cross_weight:g} * feature head + {cross_weight:g} * cross-encoder probability"}
-    if bi_epochs > 0:
+    if bi_epochs > 0 or "bi" in given:
         from .bi_encoder import train_bi_encoder
 
-        bi, summary = train_bi_encoder(final, encoder=encoder, rank=bi_rank, epochs=bi_epochs,
-                                       max_length=max_length, seed=seed, progress=progress)
+        bi, summary = given["bi"] if "bi" in given else train_bi_encoder(
+            enc_data, encoder=encoder, rank=bi_rank, epochs=bi_epochs, max_length=max_length, seed=seed,
+            device=device, progress=progress)
         card["parameters"]["bi_encoder"] = {
-            **summary, "weight": bi_weight, "trained_on": "all training pairs (no selection)",
+            **summary, "weight": bi_weight, "trained_on": summary.get("trained_on", trained_on),
             "output": "sigmoid(scale * tuned cosine + shift) / sigmoid(scale + shift), weight "
                       f"{bi_weight:g} in the model's score"}
     model = PreservationModel(encoder=encoder, spacy_model=spacy_model, style_words=words, mean=mean, scale=scale,
