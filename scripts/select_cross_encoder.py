@@ -49,6 +49,7 @@ from styleval.content.features import FEATURE_SIGNS, PairFeaturizer
 from styleval.content.model import PreservationModel
 from styleval.content.train import _cached_features, default_style_words, fit_logistic, held_back_split
 from styleval.models import catalog as cat
+from styleval.signature import library_version
 
 WEIGHTS = (0.0, 0.25, 0.5, 0.75, 1.0)
 
@@ -218,8 +219,9 @@ def main(argv: list[str] | None = None) -> int:
             trainer = train_bi_encoder if name.removeprefix("x-").startswith("bi") else train_cross_encoder
             model, summary = trainer(transform(every), encoder=args.encoder, device=args.device, **kwargs)
             model.save(out / f"{name}.npz")
+            versions = {f"{lib}_version": library_version(lib) for lib in ("torch", "transformers")}
             (out / f"{name}.json").write_text(json.dumps({"pairs": len(every), "data_hash": every.data_hash(),
-                                                          **summary}, indent=1), encoding="utf-8")
+                                                          **summary, **versions}, indent=1), encoding="utf-8")
             log(f"final {name}: {len(every)} pairs, {summary}")
         return 0
     ia, ib = halves(data)

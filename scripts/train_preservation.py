@@ -40,9 +40,12 @@ ENCODER_DATA = ("The encoder trained on the shipped training pairs followed by t
                 "training rewrite instead of the subsample (16,042 rewrites, their automatic meaning changes and "
                 "3,000 unrelated pairs; 61,794 pairs, so the human-rated pairs appear twice). More data was chosen "
                 "by two-fold cross-fitting on the training pairs (scripts/select_cross_encoder.py --extra: three "
-                "seeds each, before any held-out figure of this version was seen). Trained on one H100 GPU against "
-                "a float16 copy of MiniLM's weights (read back as float32; the copy that fit the GPU machine's "
-                "transfer limit) and scored with the float32 encoder: a test with both gave scores within 1e-4.")
+                "cross-encoder seeds and one bi-encoder seed, before any held-out figure of this version was seen; "
+                "over three bi-encoder seeds, the last two run after the held-out figures, more data gave the "
+                "bi-encoder no gain on development data, .646 against .651). Trained on one H100 "
+                "GPU (torch 2.11.0+cu130, transformers 5.17.0 there) against a float16 copy of MiniLM's weights "
+                "(read back as float32; the copy that fit the GPU machine's transfer limit) and scored with the "
+                "float32 encoder: a test with both gave scores within 1e-4.")
 CROSS_NOTE = ("Cross-encoder: LoRA adapters (rank 16) on every attention and feed-forward projection of MiniLM "
               "and a linear head on its mean-pooled output, 2 epochs, same soft targets and group weights as the "
               "head. The equal-weight average of the two parts and the 2 epochs were fixed before any held-out "

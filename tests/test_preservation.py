@@ -83,14 +83,17 @@ def test_style_rewrites_beat_single_substitutions(metric):
     assert np.mean(style > changed) >= 0.75, (style, changed)
 
 
-@pytest.mark.xfail(strict=True, reason="known weakness of the feature head alone (preservation-minilm-fast) and of "
-                   "the bi-encoder alone (preservation-minilm-bi), docs/preservation.md: on these hand-made pairs a "
-                   "near-copy with one swapped name or noun still outscores a casual or polite rewrite in 2 of 4 "
-                   "cases; both lean on whole-sentence similarity. The default model's cross-encoder fixes these "
-                   "cases (test above)")
-@pytest.mark.parametrize("name", [FAST_MODEL, BI_MODEL])
-def test_style_rewrites_beat_single_substitutions_fast_models(name):
-    test_style_rewrites_beat_single_substitutions(create("preservation", against="source", model=name))
+def test_style_rewrites_beat_single_substitutions_bi_encoder():
+    """Version 2 of the bi-encoder (trained on every training rewrite) passes; version 1 failed 2 of 4 cases."""
+    test_style_rewrites_beat_single_substitutions(create("preservation", against="source", model=BI_MODEL))
+
+
+@pytest.mark.xfail(strict=True, reason="known weakness of the feature head alone (preservation-minilm-fast), "
+                   "docs/preservation.md: on these hand-made pairs a near-copy with one swapped name or noun still "
+                   "outscores a casual or polite rewrite in 2 of 4 cases; it leans on whole-sentence similarity. "
+                   "The default model's cross-encoder and the bi-encoder fix these cases (tests above)")
+def test_style_rewrites_beat_single_substitutions_fast_model():
+    test_style_rewrites_beat_single_substitutions(create("preservation", against="source", model=FAST_MODEL))
 
 
 def test_signature_names_the_model_and_its_hash(metric):
@@ -200,7 +203,7 @@ def test_negatives_change_the_named_part_and_keep_the_rest():
 @pytest.mark.shared_data
 def test_sgdd_spearman_of_the_shipped_models_on_its_first_600_pairs(shared_data):
     """Spearman with SGDD-TST's crowd score (never trained on) on its first 600 pairs, measured once for each shipped
-    model (docs/results.md has all 10,287: default .527, bi-encoder .520, fast .445, cosine .418): the default
+    model (docs/results.md has all 10,287: default .547, bi-encoder .551, fast .445, cosine .418): the default
     model's cross-encoder and the bi-encoder's tuned cosine add most of it."""
     from scipy.stats import spearmanr
 
@@ -210,9 +213,9 @@ def test_sgdd_spearman_of_the_shipped_models_on_its_first_600_pairs(shared_data)
     src, out = frame["text1"].astype(str).tolist(), frame["text2"].fillna("").astype(str).tolist()
     human = frame["human"].astype(float).to_numpy()
     full, fast = load_preservation_model(DEFAULT_MODEL), load_preservation_model(FAST_MODEL)
-    assert spearmanr(full.score(src, out), human)[0] == pytest.approx(0.4770, abs=0.002)
+    assert spearmanr(full.score(src, out), human)[0] == pytest.approx(0.4822, abs=0.002)
     assert spearmanr(fast.score(src, out), human)[0] == pytest.approx(0.3456, abs=0.002)
     cosine = fast.featurizer.features(src, out)[:, 0]  # MiniLM sentence cosine, the sentence_cosine metric
     assert spearmanr(cosine, human)[0] == pytest.approx(0.3147, abs=0.002)
     bi = load_preservation_model(BI_MODEL)
-    assert spearmanr(bi.score(src, out), human)[0] == pytest.approx(0.4466, abs=0.002)
+    assert spearmanr(bi.score(src, out), human)[0] == pytest.approx(0.5155, abs=0.002)
