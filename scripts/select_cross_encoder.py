@@ -84,6 +84,15 @@ VARIANTS: dict[str, tuple[Callable[[PairData], PairData], dict[str, Any]]] = {
 }
 
 
+def train_variant(name: str, data: PairData, args: argparse.Namespace) -> tuple[Any, dict[str, Any]]:
+    """Train the recipe ``name`` (an ``x-`` prefix, which marks a run with --extra, is ignored) on ``data``: a
+    bi-encoder for ``bi...`` recipes, else a cross-encoder."""
+    recipe = name.removeprefix("x-")
+    transform, kwargs = VARIANTS[recipe]
+    trainer = train_bi_encoder if recipe.startswith("bi") else train_cross_encoder
+    return trainer(transform(data), encoder=args.encoder, device=args.device, **kwargs)
+
+
 def in_half_a(text: str) -> bool:
     return hashlib.sha256(text.encode("utf-8")).digest()[0] % 2 == 0
 
@@ -215,9 +224,7 @@ def main(argv: list[str] | None = None) -> int:
         out.mkdir(parents=True, exist_ok=True)
         every = PairData.concat([data, extra], "all pairs + extra") if extra is not None else data
         for name in names:
-            transform, kwargs = VARIANTS[name.removeprefix("x-")]
-            trainer = train_bi_encoder if name.removeprefix("x-").startswith("bi") else train_cross_encoder
-            model, summary = trainer(transform(every), encoder=args.encoder, device=args.device, **kwargs)
+            model, summary = train_variant(name, every, args)
             model.save(out / f"{name}.npz")
             versions = {f"{lib}_version": library_version(lib) for lib in ("torch", "transformers")}
             (out / f"{name}.json").write_text(json.dumps({"pairs": len(every), "data_hash": every.data_hash(),
@@ -240,11 +247,9 @@ def main(argv: list[str] | None = None) -> int:
     results: dict[str, Any] = {"split": {"A": len(fit), "B": len(ib)}, "head": dev_figures(head, dev)}
     log(f"feature head alone: {results['head']}")
     for name in names:
-        # an ``x-`` prefix marks a variant trained with --extra, so its kept scores are not mixed up with the plain one
-        transform, kwargs = VARIANTS[name.removeprefix("x-")]
         started = time.time()
-        trainer = train_bi_encoder if name.removeprefix("x-").startswith("bi") else train_cross_encoder
-        model, summary = trainer(transform(fit), encoder=args.encoder, device=args.device, **kwargs)
+        # an ``x-`` name keeps a run with --extra apart from the plain recipe in --keep
+        model, summary = train_variant(name, fit, args)
         cross = model.score(dev.sources, dev.outputs)
         if args.keep:
             Path(args.keep).mkdir(parents=True, exist_ok=True)

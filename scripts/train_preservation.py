@@ -112,7 +112,7 @@ def main(argv: list[str] | None = None) -> int:
 
     data = corpus.training_pairs(args.data)
     print(f"[{time.time() - t0:6.0f}s] {len(data)} training pairs: {data.group_counts()}", file=sys.stderr)
-    enc_data = None if args.fast else corpus.encoder_training_pairs(args.data)
+    enc_data = None if args.fast else corpus.encoder_training_pairs(args.data, shipped=data)
     given: dict[str, Any] = {}
     if args.encoders_from and enc_data is not None:
         given = {("bi" if args.bi else "cross"): load_given(Path(args.encoders_from), args.bi, enc_data)}

@@ -176,12 +176,13 @@ def all_rewrite_pairs(root: str | Path | None = None, *, progress: Any = None) -
                           progress=progress)
 
 
-def encoder_training_pairs(root: str | Path | None = None) -> PairData:
+def encoder_training_pairs(root: str | Path | None = None, shipped: PairData | None = None) -> PairData:
     """What the encoders of the shipped models (version 3 of preservation-minilm, version 2 of -bi) train on:
-    :func:`training_pairs` followed by :func:`all_rewrite_pairs`. The human-rated pairs and the subsampled
-    rewrites thus appear twice (every group keeps the same total weight); this is the recipe chosen by
-    cross-fitting (scripts/select_cross_encoder.py with ``--extra``)."""
-    return PairData.concat([training_pairs(root), all_rewrite_pairs(root)],
+    :func:`training_pairs` (``shipped``, when already built) followed by :func:`all_rewrite_pairs`. The human-rated
+    pairs and the subsampled rewrites thus appear twice (every group keeps the same total weight); this is the
+    recipe chosen by cross-fitting (scripts/select_cross_encoder.py with ``--extra``)."""
+    first = shipped if shipped is not None else training_pairs(root)
+    return PairData.concat([first, all_rewrite_pairs(root)],
                            origin="the shipped training pairs followed by the same groups with every training "
                                   "rewrite (../shared/data: lai2022 + mir2019 even inputs, yelp-dualrl lines 1-250, "
                                   "ParaDetox 80%, PT16 train, their automatic meaning changes, unrelated pairs)")

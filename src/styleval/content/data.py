@@ -152,6 +152,6 @@ def write_pairs(data: PairData, path: str | Path) -> Path:
     p = Path(path)
     with p.open("w", encoding="utf-8") as fh:
         for row in zip(data.sources, data.outputs, data.scores, data.groups, data.weights):
-            fh.write(json.dumps(dict(zip(("source", "output", "score", "group", "weight"), row)),
+            fh.write(json.dumps(dict(zip((*REQUIRED, "group", "weight"), row)),
                      ensure_ascii=False) + "\n")
     return p

@@ -127,8 +127,11 @@ def train_preservation_model(train: PairData, *, selection: PairData | None = No
     if np.ptp(y_all) == 0:
         raise InputError(f"every training score is {y_all[0]}; the data must contain pairs that keep meaning "
                          "and pairs that do not")
-    has_cross = cross_epochs > 0 or "cross" in (given_encoders or {})
-    has_bi = bi_epochs > 0 or "bi" in (given_encoders or {})
+    given = dict(given_encoders or {})
+    unknown = sorted(set(given) - {"cross", "bi"})
+    if unknown:
+        raise InputError(f"given encoders must be 'cross' and/or 'bi', got {unknown}")
+    has_cross, has_bi = cross_epochs > 0 or "cross" in given, bi_epochs > 0 or "bi" in given
     if (cross_weight if has_cross else 0.0) + (bi_weight if has_bi else 0.0) > 1.0 + 1e-9:
         raise InputError(f"cross-encoder weight {cross_weight} and bi-encoder weight {bi_weight} add up to more "
                          "than 1")
@@ -185,16 +188,12 @@ def train_preservation_model(train: PairData, *, selection: PairData | None = No
                                  "identical pair scores 1 (a monotone rescaling: rankings are unchanged)"},
         "command": command, "notes": list(notes),
     }
-    given = dict(given_encoders or {})
-    unknown = sorted(set(given) - {"cross", "bi"})
-    if unknown:
-        raise InputError(f"given encoders must be 'cross' and/or 'bi', got {unknown}")
     enc_data = encoder_train if encoder_train is not None else final
     trained_on = "all training pairs (no selection)" if encoder_train is None else \
         {"data": enc_data.origin, "n": len(enc_data), "data_hash": enc_data.data_hash(),
          "label_counts": enc_data.group_counts()}
     cross = bi = None
-    if cross_epochs > 0 or "cross" in given:
+    if has_cross:
         from .cross_encoder import train_cross_encoder
 
         cross, summary = given["cross"] if "cross" in given else train_cross_encoder(
@@ -203,7 +202,7 @@ def train_preservation_model(train: PairData, *, selection: PairData | None = No
         card["parameters"]["cross_encoder"] = {
             **summary, "weight": cross_weight, "trained_on": summary.get("trained_on", trained_on),
             "output": f"score = {1 - cross_weight:g} * feature head + {cross_weight:g} * cross-encoder probability"}
-    if bi_epochs > 0 or "bi" in given:
+    if has_bi:
         from .bi_encoder import train_bi_encoder
 
         bi, summary = given["bi"] if "bi" in given else train_bi_encoder(
