@@ -61,6 +61,14 @@ def shared_pairs(n: int, systems: int) -> tuple[list[str], list[str]]:
     return [s for s, _ in chosen], [o for _, o in chosen]
 
 
+def batch_of(sources, outputs):
+    """A metric batch of (source, output) pairs with no references, as ``styleval score`` builds it."""
+    from styleval.metrics.base import Batch
+
+    return Batch([str(i) for i in range(len(outputs))], list(outputs), list(sources), [[] for _ in outputs],
+                 [None] * len(outputs))
+
+
 def clear_caches(metric) -> None:
     from styleval.models.pool import embedding_cache
     from styleval.nlp.parse import clear_cache
@@ -81,16 +89,13 @@ def main() -> int:
     ap.add_argument("--systems", type=int, default=8, help="systems sharing each source in the shared workload")
     args = ap.parse_args()
     os.environ["STYLEVAL_THREADS"] = str(args.threads)
-    from styleval.metrics.base import Batch
     from styleval.metrics.registry import create
     from styleval.nlp import parse_many
 
     workloads = {"distinct": pairs(args.pairs, skip=0), "shared": shared_pairs(args.pairs, args.systems)}
     warm_src, warm_out = pairs(50, skip=args.pairs)
 
-    def batch(s, o):
-        return Batch([str(i) for i in range(len(o))], list(o), list(s), [[] for _ in o], [None] * len(o))
-
+    batch = batch_of
     from styleval.models.onnx_encoder import onnx_available
 
     metrics = {"sentence_cosine": create("sentence_cosine", against="source"),

@@ -91,20 +91,24 @@ def test_train_content_errors_name_file_and_line(tmp_path):
 
 
 def test_train_content_with_a_bi_encoder_alone(tmp_path):
-    """--bi-epochs trains the bi-encoder; at its default weight 1 the folder scores with it alone, no spaCy."""
+    """--bi-epochs trains the bi-encoder; at its default weight 1 the folder scores with it alone, no spaCy; with
+    --encoder-layers 2 on MiniLM's first two layers."""
     rows = ["source\toutput\tscore"] + [f"{a}\t{b}\t1" for a, b in KEPT] + [f"{a}\t{b}\t0" for a, b in CHANGED]
     table = tmp_path / "pairs.tsv"
     table.write_text("\n".join(rows) + "\n", encoding="utf-8")
     out = tmp_path / "bi"
-    proc = _cli("train-content", str(table), "-o", str(out), "--bi-epochs", "3", "--bi-rank", "4", "--no-progress")
+    proc = _cli("train-content", str(table), "-o", str(out), "--bi-epochs", "3", "--bi-rank", "4", "--no-progress",
+                "--encoder-layers", "2")
     assert proc.returncode == 0, proc.stderr
     card = json.loads((out / "model_card.json").read_text())
     assert card["parameters"]["bi_encoder"]["epochs"] == 3 and card["parameters"]["bi_encoder"]["weight"] == 1.0
+    assert card["parameters"]["bi_encoder"]["layers"] == 2 and card["parameters"]["bi_encoder"]["adapted_layers"] == 12
     assert json.loads((out / "model.json").read_text())["bi_encoder"]["rank"] == 4
 
     from styleval.content import PreservationModel
     model = PreservationModel.load(out)
-    assert model.bi is not None and not model.uses_features
+    assert model.bi is not None and not model.uses_features and model.bi.layers == 2
+    assert len(model.bi.merged_encoder().encoder.layer) == 2
     np.testing.assert_allclose(model.score([a for a, _ in KEPT[:2]], [a for a, _ in KEPT[:2]]), 1.0)
     proc = _cli("train-content", str(table), "-o", str(tmp_path / "x"), "--bi-epochs", "1", "--cross-epochs", "1",
                 "--bi-weight", "0.75", "--cross-weight", "0.5", "--no-progress")

@@ -4,7 +4,9 @@ plain arrays with a small head, merged into a copy of the encoder at load time, 
 :class:`~styleval.content.cross_encoder.CrossEncoder` reads comparison and output as one sequence;
 :class:`~styleval.content.bi_encoder.BiEncoder` encodes each text alone and compares the two vectors. Both store
 ``scaling``, ``head_w``, ``head_b`` and one ``A:<layer>`` / ``B:<layer>`` array pair per adapted layer in one
-``.npz`` file; their identity is the hash of those arrays.
+``.npz`` file; their identity is the hash of those arrays. A scorer may use only the encoder's first ``layers``
+transformer layers (stored as ``layers``; absent or 0 means all of them): about half the layers run about twice as
+fast.
 """
 from __future__ import annotations
 
@@ -32,12 +34,15 @@ class AdaptedEncoder:
 
     def __init__(self, encoder: str, adapters: dict[str, tuple[np.ndarray, np.ndarray]], scaling: float,
                  head_w: np.ndarray, head_b: float, *, max_length: int = 128, backend: str = "auto",
-                 batch_size: int = 64, file_hash: str = "") -> None:
+                 batch_size: int = 64, file_hash: str = "", layers: int = 0) -> None:
         from ..models.onnx_encoder import resolve_backend
 
         if not adapters:
             raise InputError(f"a {self.kind} needs at least one adapter")
+        if layers < 0:
+            raise InputError(f"a {self.kind}'s layers must be 0 (all) or more, got {layers}")
         self.encoder = encoder
+        self.layers = int(layers)
         self.adapters = adapters
         self.scaling = float(scaling)
         self.head_w = np.asarray(head_w, dtype=np.float32).reshape(-1)
@@ -55,6 +60,8 @@ class AdaptedEncoder:
             a, b = self.adapters[name]
             h.update(name.encode() + np.ascontiguousarray(a).tobytes() + np.ascontiguousarray(b).tobytes())
         h.update(self.head_w.tobytes() + np.float64(self.head_b).tobytes() + np.float64(self.scaling).tobytes())
+        if self.layers:  # absent for a full-depth scorer, so the hashes of earlier files stay as they were
+            h.update(f"layers={self.layers}".encode())
         return h.hexdigest()
 
     @property
@@ -64,6 +71,8 @@ class AdaptedEncoder:
     def save(self, path: str | Path) -> None:
         arrays: dict[str, np.ndarray] = {"scaling": np.asarray([self.scaling]), "head_w": self.head_w,
                                          "head_b": np.asarray([self.head_b])}
+        if self.layers:
+            arrays["layers"] = np.asarray([self.layers])
         for name, (a, b) in self.adapters.items():
             arrays[f"A:{name}"], arrays[f"B:{name}"] = a, b
         np.savez(path, **arrays)  # type: ignore[arg-type]  # numpy stubs read ** as its allow_pickle flag
@@ -77,9 +86,11 @@ class AdaptedEncoder:
             w = np.load(path, allow_pickle=False)
             adapters = {k[2:]: (w[k], w["B:" + k[2:]]) for k in w.files if k.startswith("A:")}
             scaling, head_w, head_b = float(w["scaling"][0]), w["head_w"], float(w["head_b"][0])
+            layers = int(w["layers"][0]) if "layers" in w.files else 0
         except (KeyError, ValueError, OSError) as exc:
             raise InputError(f"not a {cls.kind} weights file ({exc})", path) from None
-        return cls(encoder, adapters, scaling, head_w, head_b, max_length=max_length, backend=backend)
+        return cls(encoder, adapters, scaling, head_w, head_b, max_length=max_length, backend=backend,
+                   layers=layers)
 
     # -- the merged encoder --------------------------------------------------------------------------
     def merged_encoder(self) -> Any:
@@ -87,7 +98,8 @@ class AdaptedEncoder:
         from .features import _load_encoder
 
         _, base = _load_encoder(self.encoder)
-        return merge_adapters(copy.deepcopy(base), self.adapters, self.scaling, self.encoder).eval()
+        enc = truncate(copy.deepcopy(base), self.layers)
+        return merge_adapters(enc, self.adapters, self.scaling, self.encoder).eval()
 
     def _load(self) -> tuple[Any, Any]:
         """(tokenizer, merged encoder on the chosen backend), once per process."""
@@ -109,6 +121,19 @@ class AdaptedEncoder:
         return self._runner
 
 
+def truncate(encoder: Any, layers: int) -> Any:
+    """Keep only the first ``layers`` transformer layers of a BERT-like encoder (a private copy), in place; 0 keeps
+    all. Returns the encoder."""
+    if not layers:
+        return encoder
+    stack = encoder.encoder.layer
+    if not 1 <= layers <= len(stack):
+        raise InputError(f"layers must be between 1 and the encoder's {len(stack)}, got {layers}")
+    encoder.encoder.layer = stack[:layers]
+    encoder.config.num_hidden_layers = layers
+    return encoder
+
+
 def training_device(device: str) -> str:
     """The torch device a training run uses: ``"cpu"``, ``"cuda"`` (or ``"cuda:N"``), or ``"auto"`` (the first GPU
     if torch sees one, else the CPU). Initial values are always drawn on the CPU, so a seed gives the same start on
@@ -127,10 +152,10 @@ def training_device(device: str) -> str:
 
 
 def adapted_copy(encoder: str, *, rank: int, alpha: float, epochs: int, seed: int, what: str,
-                 device: str = "cpu") -> tuple[Any, Any, dict[str, tuple[Any, Any]], float]:
+                 device: str = "cpu", layers: int = 0) -> tuple[Any, Any, dict[str, tuple[Any, Any]], float]:
     """Set up a training run: check the settings, seed torch, and return the tokenizer, a private copy of the
-    encoder on ``device`` with LoRA adapters attached (:func:`attach_adapters`), the adapters and their scaling
-    ``alpha / rank``."""
+    encoder (its first ``layers`` layers, all for 0) on ``device`` with LoRA adapters attached
+    (:func:`attach_adapters`), the adapters and their scaling ``alpha / rank``."""
     import torch
 
     from ..models.pool import configure_torch
@@ -141,7 +166,7 @@ def adapted_copy(encoder: str, *, rank: int, alpha: float, epochs: int, seed: in
     configure_torch()
     torch.manual_seed(seed)
     tok = load_tokenizer(encoder)
-    enc = copy.deepcopy(_load_encoder(encoder)[1]).to(device)
+    enc = truncate(copy.deepcopy(_load_encoder(encoder)[1]), layers).to(device)
     scaling = alpha / rank
     return tok, enc, attach_adapters(enc, rank, scaling), scaling
 

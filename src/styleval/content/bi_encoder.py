@@ -84,7 +84,7 @@ def _sigmoid(z: np.ndarray | float) -> Any:
 
 def train_bi_encoder(data: PairData, *, encoder: str, rank: int = 16, alpha: float = 32.0, epochs: int = 2,
                      lr: float = 5e-4, batch_size: int = 32, max_length: int = 128, seed: int = 13,
-                     by_source: bool = False, rank_weight: float = 0.0, device: str = "cpu",
+                     by_source: bool = False, rank_weight: float = 0.0, device: str = "cpu", layers: int = 0,
                      progress: Progress | None = None) -> tuple[BiEncoder, dict[str, Any]]:
     """Fit LoRA adapters, the scale and the shift on ``data`` (the cross-encoder's loss and weights) on ``device``
     (:func:`~styleval.content.adapted.training_device`); returns the bi-encoder (torch backend, CPU) and a summary
@@ -93,7 +93,7 @@ def train_bi_encoder(data: PairData, *, encoder: str, rank: int = 16, alpha: flo
 
     device = training_device(device)
     tok, enc, lora, scaling = adapted_copy(encoder, rank=rank, alpha=alpha, epochs=epochs, seed=seed,
-                                           what="bi-encoder", device=device)
+                                           what="bi-encoder", device=device, layers=layers)
     # start where MiniLM's cosines sit: unrelated texts near .1, paraphrases near .8
     scale = torch.nn.Parameter(torch.tensor(10.0, device=device))
     shift = torch.nn.Parameter(torch.tensor(-6.0, device=device))
@@ -115,6 +115,8 @@ def train_bi_encoder(data: PairData, *, encoder: str, rank: int = 16, alpha: flo
         raise InputError(f"bi-encoder training ended with a non-positive scale ({s_val:.3f}); the training pairs do "
                          "not order meaning-keeping pairs above the others")
     adapters = {name: (to_numpy(a), to_numpy(b)) for name, (a, b) in lora.items()}
-    model = BiEncoder(encoder, adapters, scaling, np.asarray([s_val]), b_val, max_length=max_length, backend="torch")
-    return model, {"rank": rank, "alpha": alpha, "adapted_layers": len(lora), "scale": round(s_val, 4),
+    model = BiEncoder(encoder, adapters, scaling, np.asarray([s_val]), b_val, max_length=max_length, backend="torch",
+                      layers=layers)
+    return model, {"rank": rank, "alpha": alpha, "adapted_layers": len(lora), "layers": layers or "all",
+                   "scale": round(s_val, 4),
                    "shift": round(b_val, 4), **summary, "device": device}

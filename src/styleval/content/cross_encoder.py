@@ -53,7 +53,7 @@ class CrossEncoder(AdaptedEncoder):
 
 def train_cross_encoder(data: PairData, *, encoder: str, rank: int = 16, alpha: float = 32.0, epochs: int = 2,
                         lr: float = 5e-4, batch_size: int = 32, max_length: int = 128, seed: int = 13,
-                        by_source: bool = False, rank_weight: float = 0.0, device: str = "cpu",
+                        by_source: bool = False, rank_weight: float = 0.0, device: str = "cpu", layers: int = 0,
                         progress: Progress | None = None) -> tuple[CrossEncoder, dict[str, Any]]:
     """Fit LoRA adapters and a head on ``data`` (soft targets, weighted cross-entropy, every group the same total
     weight) on ``device`` (:func:`~styleval.content.adapted.training_device`); returns the cross-encoder (torch
@@ -62,7 +62,7 @@ def train_cross_encoder(data: PairData, *, encoder: str, rank: int = 16, alpha: 
 
     device = training_device(device)
     tok, enc, lora, scaling = adapted_copy(encoder, rank=rank, alpha=alpha, epochs=epochs, seed=seed,
-                                           what="cross-encoder", device=device)
+                                           what="cross-encoder", device=device, layers=layers)
     head = torch.nn.Linear(enc.config.hidden_size, 1).to(device)
     params = [p for pair in lora.values() for p in pair] + list(head.parameters())
 
@@ -76,5 +76,6 @@ def train_cross_encoder(data: PairData, *, encoder: str, rank: int = 16, alpha: 
                            rank_weight=rank_weight, progress=progress)
     adapters = {name: (to_numpy(a), to_numpy(b)) for name, (a, b) in lora.items()}
     model = CrossEncoder(encoder, adapters, scaling, to_numpy(head.weight)[0], float(head.bias.detach()[0]),
-                         max_length=max_length, backend="torch")
-    return model, {"rank": rank, "alpha": alpha, "adapted_layers": len(lora), **summary, "device": device}
+                         max_length=max_length, backend="torch", layers=layers)
+    return model, {"rank": rank, "alpha": alpha, "adapted_layers": len(lora), "layers": layers or "all", **summary,
+                   "device": device}

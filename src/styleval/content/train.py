@@ -98,7 +98,7 @@ def train_preservation_model(train: PairData, *, selection: PairData | None = No
                              seed: int = 13, cache: str | Path | None = None, cross_epochs: int = 0,
                              cross_rank: int = 16, cross_weight: float = 0.5, bi_epochs: int = 0,
                              bi_rank: int = 16, bi_weight: float = 1.0, device: str = "cpu",
-                             encoder_train: PairData | None = None,
+                             encoder_layers: int = 0, encoder_train: PairData | None = None,
                              given_encoders: dict[str, tuple[Any, dict[str, Any]]] | None = None,
                              progress: Progress | None = None) -> PreservationModel:
     """Fit a preservation model on ``train``; ``C`` is chosen on ``selection`` (20% of the training groups' pairs
@@ -116,7 +116,8 @@ def train_preservation_model(train: PairData, *, selection: PairData | None = No
     ``bi_epochs > 0`` likewise trains a bi-encoder (:mod:`styleval.content.bi_encoder`) with weight ``bi_weight``;
     the head keeps what the two encoders leave (``1 - cross_weight - bi_weight``; at 0 the head is stored, for the
     card, but not run). ``device``: where the encoders train (``"cpu"``, ``"cuda"`` or ``"auto"``); the pair
-    features are always computed on the CPU.
+    features are always computed on the CPU. ``encoder_layers > 0``: both train on (and score with) only the
+    encoder's first that many layers, faster to run and usually weaker.
 
     ``encoder_train``: the pairs the encoders train on, when not ``train`` (the head is fitted on ``train``).
     ``given_encoders``: ``{"cross": (encoder, summary)}`` and/or ``{"bi": ...}``, encoders already trained (say on
@@ -198,7 +199,7 @@ def train_preservation_model(train: PairData, *, selection: PairData | None = No
 
         cross, summary = given["cross"] if "cross" in given else train_cross_encoder(
             enc_data, encoder=encoder, rank=cross_rank, epochs=cross_epochs, max_length=max_length, seed=seed,
-            device=device, progress=progress)
+            device=device, layers=encoder_layers, progress=progress)
         card["parameters"]["cross_encoder"] = {
             **summary, "weight": cross_weight, "trained_on": summary.get("trained_on", trained_on),
             "output": f"score = {1 - cross_weight:g} * feature head + {cross_weight:g} * cross-encoder probability"}
@@ -207,7 +208,7 @@ def train_preservation_model(train: PairData, *, selection: PairData | None = No
 
         bi, summary = given["bi"] if "bi" in given else train_bi_encoder(
             enc_data, encoder=encoder, rank=bi_rank, epochs=bi_epochs, max_length=max_length, seed=seed,
-            device=device, progress=progress)
+            device=device, layers=encoder_layers, progress=progress)
         card["parameters"]["bi_encoder"] = {
             **summary, "weight": bi_weight, "trained_on": summary.get("trained_on", trained_on),
             "output": "sigmoid(scale * tuned cosine + shift) / sigmoid(scale + shift), weight "
