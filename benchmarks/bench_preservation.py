@@ -8,7 +8,8 @@ warmed up on other texts before timing. Reported: the median over ``--repeat`` r
 the ratio preservation / sentence_cosine, for preservation's encoder run by torch and (when the ``fast`` extra is
 installed) by ONNX Runtime. ``preservation`` = spaCy parse (tagger, parser, NER) + one MiniLM forward pass per
 distinct text + pair features (+ one cross-encoder pass per pair for the default model); the parse share is
-printed too. ``preservation-minilm-bi`` is one pass of its tuned encoder per distinct text and no parse.
+printed too. ``preservation-minilm-bi`` is one pass of its tuned encoder per distinct text and no parse;
+``preservation-minilm-bi-cross`` adds one pass of a 3-layer cross-encoder per pair, still without a parse.
 
 Two workloads, both timed for every metric in the same run:
 
@@ -108,6 +109,10 @@ def main() -> int:
         # the LoRA bi-encoder alone (one pass per distinct text, no spaCy)
         metrics["preservation-bi[onnx]"] = create("preservation", against="source", backend="onnx",
                                                   model="preservation-minilm-bi")
+        # the bi-encoder averaged with a 3-layer cross-encoder (one pass per distinct text + one short pass per
+        # pair, no spaCy)
+        metrics["preservation-bi-cross[onnx]"] = create("preservation", against="source", backend="onnx",
+                                                        model="preservation-minilm-bi-cross")
     for m in metrics.values():
         m.score(batch(warm_src, warm_out))  # load models
     import torch

@@ -9,7 +9,8 @@ import pytest
 
 from styleval.content import PairData, PreservationModel, load_preservation_model, read_pairs
 from styleval.content.negatives import DonorPool, delete_clause, swap_entity
-from styleval.content.pretrained import BI_MODEL, DEFAULT_MODEL, FAST_MODEL, resolve_preservation_model
+from styleval.content.pretrained import (BI_CROSS_MODEL, BI_MODEL, DEFAULT_MODEL, FAST_MODEL,
+                                         resolve_preservation_model)
 from styleval.content.train import fit_logistic
 from styleval.errors import InputError, UnknownNameError
 from styleval.metrics.base import Batch
@@ -44,18 +45,33 @@ def metric():
     return create("preservation", against="source")
 
 
-@pytest.mark.parametrize("name", [DEFAULT_MODEL, FAST_MODEL, BI_MODEL])
+@pytest.mark.parametrize("name", [DEFAULT_MODEL, FAST_MODEL, BI_MODEL, BI_CROSS_MODEL])
 def test_shipped_models_load_offline_and_keep_their_cards(monkeypatch, name):
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.setenv("TRANSFORMERS_OFFLINE", "1")
     model = load_preservation_model(name)
     assert model.folder == resolve_preservation_model(name)
     assert model.card["name"] == name and "SGDD-TST" in " ".join(model.card["notes"])
-    # weights are plain arrays (the cross-encoder's adapters: about a megabyte), not a copy of the encoder
-    assert sum(p.stat().st_size for p in model.folder.iterdir()) < 4_000_000
+    # weights are plain arrays (each encoder's adapters: 1.3-2.7 MB), not a copy of the encoder (90 MB)
+    assert sum(p.stat().st_size for p in model.folder.iterdir()) < 5_000_000
     again = PreservationModel.load(model.folder)
     np.testing.assert_allclose(again.coef, model.coef)
-    assert (model.cross is not None) == (name == DEFAULT_MODEL)
+    assert (model.cross is not None) == (name in (DEFAULT_MODEL, BI_CROSS_MODEL))
+
+
+def test_the_bi_cross_model_is_the_bi_encoder_with_a_three_layer_cross_encoder():
+    """preservation-minilm-bi-cross: the bi-encoder of preservation-minilm-bi (same file) at .75 and a cross-encoder
+    on MiniLM's first 3 layers at .25; the feature head (and spaCy) is not run."""
+    duo, bi = load_preservation_model(BI_CROSS_MODEL), load_preservation_model(BI_MODEL)
+    assert duo.bi is not None and bi.bi is not None and duo.cross is not None
+    assert duo.bi.file_hash == bi.bi.file_hash and duo.bi_weight == 0.75 and duo.cross_weight == 0.25
+    assert duo.cross.layers == 3 and len(duo.cross.adapters) == 18 and not duo.uses_features
+    assert all(int(name.split(".layer.")[1].split(".")[0]) < 3 for name in duo.cross.adapters)
+    srcs = [SOURCE] + [p[0] for p in PAIRS]
+    outs = [STYLE] + [p[1] for p in PAIRS]
+    np.testing.assert_allclose(duo.score(srcs, outs),
+                               0.75 * bi.score(srcs, outs) + 0.25 * duo.cross.score(srcs, outs), atol=1e-6)
+    assert "spacy" not in duo.resources() and duo.resources()["cross_encoder_hash"] == duo.cross.file_hash[:12]
 
 
 def test_the_fast_model_is_the_default_models_feature_head():
@@ -83,6 +99,10 @@ def test_style_rewrites_beat_single_substitutions(metric):
     assert np.mean(style > changed) >= 0.75, (style, changed)
 
 
+def test_style_rewrites_beat_single_substitutions_bi_cross_model():
+    test_style_rewrites_beat_single_substitutions(create("preservation", against="source", model=BI_CROSS_MODEL))
+
+
 def test_style_rewrites_beat_single_substitutions_bi_encoder():
     """Version 2 of the bi-encoder (trained on every training rewrite) passes; version 1 failed 2 of 4 cases."""
     test_style_rewrites_beat_single_substitutions(create("preservation", against="source", model=BI_MODEL))
@@ -94,6 +114,39 @@ def test_style_rewrites_beat_single_substitutions_bi_encoder():
                    "The default model's cross-encoder and the bi-encoder fix these cases (tests above)")
 def test_style_rewrites_beat_single_substitutions_fast_model():
     test_style_rewrites_beat_single_substitutions(create("preservation", against="source", model=FAST_MODEL))
+
+
+def _with_cosine(model: PreservationModel, weight: float) -> PreservationModel:
+    return PreservationModel(encoder=model.encoder, spacy_model=model.spacy_model, style_words=model.style_words,
+                             mean=model.mean, scale=model.scale, coef=model.coef, intercept=model.intercept,
+                             ceiling=model.ceiling, cross=model.cross, cross_weight=model.cross_weight, bi=model.bi,
+                             bi_weight=model.bi_weight, cosine_weight=weight)
+
+
+@pytest.mark.parametrize("name", [FAST_MODEL, BI_MODEL])
+def test_a_cosine_weight_averages_in_the_plain_sentence_cosine(tmp_path, name):
+    """score = (1 - a) * learned + a * clip(cosine, 0, 1): with the head, cosine is its first feature; without it
+    (the bi-encoder) the frozen encoder runs without a parse and gives the same cosine. The weight survives a save
+    (format 4) and a load."""
+    srcs = [SOURCE] + [p[0] for p in PAIRS] * 2
+    outs = [STYLE] + [p[1] for p in PAIRS] + [p[2] for p in PAIRS]
+    base = load_preservation_model(name)
+    blended = _with_cosine(base, 0.3)
+    cosine = load_preservation_model(FAST_MODEL).featurizer.features(srcs, outs)[:, 0]
+    assert not blended.uses_features or name == FAST_MODEL
+    np.testing.assert_allclose(blended.featurizer.sentence_cosines(srcs, outs), cosine, atol=1e-6)
+    expected = 0.7 * base.score(srcs, outs) + 0.3 * np.clip(cosine, 0, 1)
+    np.testing.assert_allclose(blended.score(srcs, outs), expected, atol=1e-6)
+    folder = blended.save(tmp_path / "m")
+    config = json.loads((folder / "model.json").read_text())
+    assert config["format"] == "styleval-preservation/4" and config["cosine_weight"] == 0.3
+    np.testing.assert_allclose(PreservationModel.load(folder).score(srcs, outs), expected, atol=1e-6)
+    with pytest.raises(InputError, match="cosine_weight"):
+        _with_cosine(base, 1.0)
+    config["cosine_weight"] = "high"
+    (folder / "model.json").write_text(json.dumps(config))
+    with pytest.raises(InputError, match="cosine_weight must be a number"):
+        PreservationModel.load(folder)
 
 
 def test_signature_names_the_model_and_its_hash(metric):
@@ -203,8 +256,9 @@ def test_negatives_change_the_named_part_and_keep_the_rest():
 @pytest.mark.shared_data
 def test_sgdd_spearman_of_the_shipped_models_on_its_first_600_pairs(shared_data):
     """Spearman with SGDD-TST's crowd score (never trained on) on its first 600 pairs, measured once for each shipped
-    model (docs/results.md has all 10,287: default .547, bi-encoder .551, fast .445, cosine .418): the default
-    model's cross-encoder and the bi-encoder's tuned cosine add most of it."""
+    model (docs/results.md has all 10,287: default .552, bi-encoder .551, fast .445, cosine .418): the default
+    model's cross-encoder and the bi-encoder's tuned cosine add most of it. On these 600 the default (version 4,
+    with the plain cosine averaged in at .3) is a little below version 3 (.4822)."""
     from scipy.stats import spearmanr
 
     from styleval.meta.datasets import load_sgdd_tst
@@ -213,7 +267,7 @@ def test_sgdd_spearman_of_the_shipped_models_on_its_first_600_pairs(shared_data)
     src, out = frame["text1"].astype(str).tolist(), frame["text2"].fillna("").astype(str).tolist()
     human = frame["human"].astype(float).to_numpy()
     full, fast = load_preservation_model(DEFAULT_MODEL), load_preservation_model(FAST_MODEL)
-    assert spearmanr(full.score(src, out), human)[0] == pytest.approx(0.4822, abs=0.002)
+    assert spearmanr(full.score(src, out), human)[0] == pytest.approx(0.4757, abs=0.002)
     assert spearmanr(fast.score(src, out), human)[0] == pytest.approx(0.3456, abs=0.002)
     cosine = fast.featurizer.features(src, out)[:, 0]  # MiniLM sentence cosine, the sentence_cosine metric
     assert spearmanr(cosine, human)[0] == pytest.approx(0.3147, abs=0.002)

@@ -76,6 +76,31 @@ def test_train_content_end_to_end(tmp_path):
     np.testing.assert_allclose([seg[k] for k in sorted(seg, key=int)], kept[:3], rtol=1e-6)
 
 
+def test_train_content_cosine_weight(tmp_path):
+    """--cosine-weight A stores A (format 4) and the card says so; the folder scores (1 - A) * the head + A * the
+    plain cosine; a weight outside [0, 1) is refused before anything is trained."""
+    rows = ["source\toutput\tscore"] + [f"{a}\t{b}\t1" for a, b in KEPT] + [f"{a}\t{b}\t0" for a, b in CHANGED]
+    table = tmp_path / "pairs.tsv"
+    table.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    plain, blended = tmp_path / "plain", tmp_path / "blended"
+    for out, extra in ((plain, []), (blended, ["--cosine-weight", "0.25"])):
+        proc = _cli("train-content", str(table), "-o", str(out), "--no-progress", *extra)
+        assert proc.returncode == 0, proc.stderr
+    card = json.loads((blended / "model_card.json").read_text())
+    assert card["parameters"]["cosine"]["weight"] == 0.25
+    assert json.loads((blended / "model.json").read_text())["format"] == "styleval-preservation/4"
+
+    from styleval.content import PreservationModel
+    a, b = PreservationModel.load(plain), PreservationModel.load(blended)
+    src, out = [x for x, _ in KEPT + CHANGED], [y for _, y in KEPT + CHANGED]
+    cosine = a.featurizer.features(src, out)[:, 0]
+    np.testing.assert_allclose(b.score(src, out), 0.75 * a.score(src, out) + 0.25 * np.clip(cosine, 0, 1),
+                               atol=1e-9)
+    proc = _cli("train-content", str(table), "-o", str(tmp_path / "bad"), "--no-progress", "--cosine-weight", "1")
+    assert proc.returncode != 0 and "cosine weight must be in [0, 1), got 1.0" in proc.stderr
+    assert not (tmp_path / "bad").exists()
+
+
 def test_train_content_errors_name_file_and_line(tmp_path):
     bad = tmp_path / "bad.tsv"
     bad.write_text("source\toutput\tscore\nA cat sat.\tA dog sat.\t1.5\n", encoding="utf-8")
@@ -92,13 +117,13 @@ def test_train_content_errors_name_file_and_line(tmp_path):
 
 def test_train_content_with_a_bi_encoder_alone(tmp_path):
     """--bi-epochs trains the bi-encoder; at its default weight 1 the folder scores with it alone, no spaCy; with
-    --encoder-layers 2 on MiniLM's first two layers."""
+    --bi-layers 2 on MiniLM's first two layers."""
     rows = ["source\toutput\tscore"] + [f"{a}\t{b}\t1" for a, b in KEPT] + [f"{a}\t{b}\t0" for a, b in CHANGED]
     table = tmp_path / "pairs.tsv"
     table.write_text("\n".join(rows) + "\n", encoding="utf-8")
     out = tmp_path / "bi"
     proc = _cli("train-content", str(table), "-o", str(out), "--bi-epochs", "3", "--bi-rank", "4", "--no-progress",
-                "--encoder-layers", "2")
+                "--bi-layers", "2")
     assert proc.returncode == 0, proc.stderr
     card = json.loads((out / "model_card.json").read_text())
     assert card["parameters"]["bi_encoder"]["epochs"] == 3 and card["parameters"]["bi_encoder"]["weight"] == 1.0

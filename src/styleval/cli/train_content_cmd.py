@@ -39,10 +39,16 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--device", default="cpu",
                    help="where the cross-/bi-encoder train: cpu (default), cuda[:N], or auto (a GPU if torch sees "
                         "one); pair features are computed on the CPU either way")
-    p.add_argument("--encoder-layers", type=int, default=0, metavar="N",
-                   help="train the cross-/bi-encoder on the encoder's first N layers only (default: all): 3 of "
-                        "MiniLM's 6 run about twice as fast, and scored lower on the shipped model's development "
-                        "data (docs/results.md)")
+    p.add_argument("--cross-layers", type=int, default=0, metavar="N",
+                   help="train the cross-encoder on the encoder's first N layers only (default: all): 3 of "
+                        "MiniLM's 6 run about 1.8x as fast and scored lower alone on the shipped model's "
+                        "development data (docs/results.md)")
+    p.add_argument("--bi-layers", type=int, default=0, metavar="N",
+                   help="the same for the bi-encoder")
+    p.add_argument("--cosine-weight", type=float, default=0.0, metavar="A",
+                   help="average the learned score with the frozen encoder's plain sentence cosine at this weight "
+                        "(0 <= A < 1, default 0; docs/preservation.md): finer grading of similar pairs, a little less "
+                        "indifference to style")
     p.add_argument("--seed", type=int, default=13)
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(run=run)
@@ -99,7 +105,7 @@ def run(args: argparse.Namespace) -> int:
         command="styleval " + " ".join(shlex.quote(a) for a in sys.argv[1:]), seed=args.seed,
         cross_epochs=args.cross_epochs, cross_rank=args.cross_rank, cross_weight=args.cross_weight,
         bi_epochs=args.bi_epochs, bi_rank=args.bi_rank, bi_weight=args.bi_weight, device=args.device,
-        encoder_layers=args.encoder_layers, progress=bar)
+        cross_layers=args.cross_layers, bi_layers=args.bi_layers, cosine_weight=args.cosine_weight, progress=bar)
     folder = model.save(args.output)
     chosen = model.card["selection"]["chosen"]
     sys.stdout.write(f"wrote {folder} ({len(data)} pairs; chosen {chosen}; score with "

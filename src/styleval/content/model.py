@@ -1,13 +1,17 @@
 """A preservation model: pair features of a frozen encoder and a parse, and a logistic head over them; optionally
 a cross-encoder (:mod:`styleval.content.cross_encoder`) and a bi-encoder (:mod:`styleval.content.bi_encoder`)
 whose scores are averaged with the head's. The head's weight is what the other two leave; at weight 0 the
-features (and spaCy) are not computed at all.
+features (and spaCy) are not computed at all. Optionally, that average is itself averaged with the plain cosine of
+the frozen encoder's sentence embeddings (``cosine_weight``, clipped to 0-1): the learned parts separate kept from
+changed meaning, the cosine grades how close two similar texts are.
 
 Folder format (all plain files; nothing pickled): ``model.json`` (format, featurizer settings, feature names, and
 the cross-encoder's file and weight when there is one), ``weights.npz`` (feature means and scales, head
 coefficients, intercept and ceiling), ``cross.npz`` (the cross-encoder's adapters and head, format 2 only),
-``bi.npz`` (the bi-encoder's, format 3 only), ``vocab.json`` (the style words set aside from content words),
-``model_card.json`` and ``README.md``. A model without a bi-encoder is saved in format 2.
+``bi.npz`` (the bi-encoder's, format 3 and 4), ``vocab.json`` (the style words set aside from content words),
+``model_card.json`` and ``README.md``. A model without a bi-encoder is saved in format 2, one with a cosine weight
+in format 4 (``model.json`` then holds ``cosine_weight``), so an older styleval refuses it instead of scoring it
+without the cosine.
 
 The head maps standardised features to the probability that the output keeps the comparison text's meaning; its
 score is that probability divided by the probability of an identical pair (the *ceiling*; coefficients are
@@ -33,8 +37,11 @@ from ..progress import Progress
 FORMAT = "styleval-preservation/2"
 #: Written when the model has a bi-encoder.
 FORMAT_BI = "styleval-preservation/3"
-#: Formats this styleval reads: 1 (feature head only), 2 (optionally with a cross-encoder), 3 (and a bi-encoder).
-READABLE = ("styleval-preservation/1", FORMAT, FORMAT_BI)
+#: Written when the model averages in the plain cosine.
+FORMAT_COSINE = "styleval-preservation/4"
+#: Formats this styleval reads: 1 (feature head only), 2 (optionally with a cross-encoder), 3 (and a bi-encoder),
+#: 4 (and a cosine weight).
+READABLE = ("styleval-preservation/1", FORMAT, FORMAT_BI, FORMAT_COSINE)
 
 
 class PreservationModel:
@@ -43,7 +50,7 @@ class PreservationModel:
                  intercept: float, ceiling: float = 1.0, max_length: int = 128, features: Sequence[str] = FEATURES,
                  card: dict[str, Any] | None = None, folder: Path | None = None, backend: str = "auto",
                  cross: CrossEncoder | None = None, cross_weight: float = 0.0, bi: BiEncoder | None = None,
-                 bi_weight: float = 0.0) -> None:
+                 bi_weight: float = 0.0, cosine_weight: float = 0.0) -> None:
         if tuple(features) != FEATURES:
             raise InputError(f"model features {list(features)} differ from this styleval's {list(FEATURES)}")
         self.encoder = encoder
@@ -71,6 +78,9 @@ class PreservationModel:
         self.bi_weight = float(bi_weight) if bi is not None else 0.0
         if self.cross_weight + self.bi_weight > 1.0 + 1e-9:
             raise InputError(f"cross_weight + bi_weight must be at most 1, got {self.cross_weight + self.bi_weight}")
+        if not 0.0 <= cosine_weight < 1.0:
+            raise InputError(f"cosine_weight must be in [0, 1), got {cosine_weight}")
+        self.cosine_weight = float(cosine_weight)
 
     @property
     def head_weight(self) -> float:
@@ -96,25 +106,35 @@ class PreservationModel:
     def score(self, comparisons: Sequence[str], outputs: Sequence[str], progress: Progress | None = None, *,
               features: np.ndarray | None = None) -> np.ndarray:
         """Probability (0-1) that each output keeps the meaning of its comparison text: the feature head's, averaged
-        with the cross-encoder's (weight ``cross_weight``) and the bi-encoder's (``bi_weight``) when there are.
+        with the cross-encoder's (weight ``cross_weight``) and the bi-encoder's (``bi_weight``) when there are, and
+        that average with the plain sentence cosine when ``cosine_weight > 0``.
         ``features``: the pairs' features computed before (e.g. kept on disk), instead of computing them here."""
+        cosine = None
         if not self.uses_features:
             head = np.zeros(len(outputs))
+            if self.cosine_weight > 0:
+                cosine = self.featurizer.sentence_cosines(comparisons, outputs, progress)
         else:
-            head = self.from_features(features if features is not None
-                                      else self.featurizer.features(comparisons, outputs, progress))
+            feats = features if features is not None else self.featurizer.features(comparisons, outputs, progress)
+            head, cosine = self.from_features(feats), np.asarray(feats)[:, 0]
         cross = self.cross.score(comparisons, outputs, progress) if self.cross is not None else None
         bi = self.bi.score(comparisons, outputs, progress) if self.bi is not None else None
-        return self.combine(head, cross, bi)
+        return self.combine(head, cross, bi, cosine)
 
-    def combine(self, head: np.ndarray, cross: np.ndarray | None = None, bi: np.ndarray | None = None) -> np.ndarray:
-        """The model's score from its parts' scores (``cross`` / ``bi`` are needed when the model has that part)."""
+    def combine(self, head: np.ndarray, cross: np.ndarray | None = None, bi: np.ndarray | None = None,
+                cosine: np.ndarray | None = None) -> np.ndarray:
+        """The model's score from its parts' scores (``cross`` / ``bi`` / ``cosine``, the plain sentence cosine,
+        are needed when the model has that part)."""
         out = self.head_weight * np.asarray(head, dtype=np.float64)
         for part, weight, values in (("cross-encoder", self.cross_weight, cross), ("bi-encoder", self.bi_weight, bi)):
             if weight > 0:
                 if values is None:
                     raise InputError(f"this preservation model has a {part}: its scores are needed")
                 out = out + weight * np.asarray(values, dtype=np.float64)
+        if self.cosine_weight > 0:
+            if cosine is None:
+                raise InputError("this preservation model averages in the sentence cosine: it is needed")
+            out = (1.0 - self.cosine_weight) * out + self.cosine_weight * np.clip(np.asarray(cosine, np.float64), 0, 1)
         return out
 
     # -- identity -------------------------------------------------------------------------------
@@ -161,6 +181,9 @@ class PreservationModel:
             self.bi.save(path / "bi.npz")
             config["format"] = FORMAT_BI
             config["bi_encoder"] = {"file": "bi.npz", "weight": self.bi_weight, "rank": self.bi.rank}
+        if self.cosine_weight > 0:
+            config["format"] = FORMAT_COSINE
+            config["cosine_weight"] = self.cosine_weight
         (path / "model.json").write_text(json.dumps(config, indent=2) + "\n", encoding="utf-8")
         np.savez(path / "weights.npz", mean=self.mean, scale=self.scale, coef=self.coef,
                  intercept=np.asarray([self.intercept]), ceiling=np.asarray([self.ceiling]))
@@ -203,9 +226,13 @@ class PreservationModel:
                 parts[key] = (part, weight)
         cross, weight = parts.get("cross_encoder", (None, 0.0))
         bi, bi_weight = parts.get("bi_encoder", (None, 0.0))
+        try:
+            cosine_weight = float(config.get("cosine_weight", 0.0))
+        except (TypeError, ValueError):
+            raise InputError(f"cosine_weight must be a number, got {config.get('cosine_weight')!r}", cfg_path) from None
         return cls(encoder=config["encoder"], spacy_model=config["spacy_model"], style_words=vocab["style_words"],
                    mean=w["mean"], scale=w["scale"], coef=w["coef"], intercept=float(w["intercept"][0]),
                    ceiling=float(w["ceiling"][0]) if "ceiling" in w.files else 1.0,
                    max_length=config.get("max_length", 128), features=config["features"], card=card,
                    folder=path.resolve(), backend=backend, cross=cross, cross_weight=weight, bi=bi,
-                   bi_weight=bi_weight)
+                   bi_weight=bi_weight, cosine_weight=cosine_weight)

@@ -98,7 +98,8 @@ def train_preservation_model(train: PairData, *, selection: PairData | None = No
                              seed: int = 13, cache: str | Path | None = None, cross_epochs: int = 0,
                              cross_rank: int = 16, cross_weight: float = 0.5, bi_epochs: int = 0,
                              bi_rank: int = 16, bi_weight: float = 1.0, device: str = "cpu",
-                             encoder_layers: int = 0, encoder_train: PairData | None = None,
+                             cross_layers: int = 0, bi_layers: int = 0, cosine_weight: float = 0.0,
+                             encoder_train: PairData | None = None,
                              given_encoders: dict[str, tuple[Any, dict[str, Any]]] | None = None,
                              progress: Progress | None = None) -> PreservationModel:
     """Fit a preservation model on ``train``; ``C`` is chosen on ``selection`` (20% of the training groups' pairs
@@ -116,8 +117,10 @@ def train_preservation_model(train: PairData, *, selection: PairData | None = No
     ``bi_epochs > 0`` likewise trains a bi-encoder (:mod:`styleval.content.bi_encoder`) with weight ``bi_weight``;
     the head keeps what the two encoders leave (``1 - cross_weight - bi_weight``; at 0 the head is stored, for the
     card, but not run). ``device``: where the encoders train (``"cpu"``, ``"cuda"`` or ``"auto"``); the pair
-    features are always computed on the CPU. ``encoder_layers > 0``: both train on (and score with) only the
-    encoder's first that many layers, faster to run and usually weaker.
+    features are always computed on the CPU. ``cross_layers`` / ``bi_layers > 0``: that encoder trains on (and
+    scores with) only the encoder's first that many layers, faster to run and usually weaker. ``cosine_weight > 0``:
+    the score is ``(1 - cosine_weight) * (the above) + cosine_weight * clip(sentence cosine, 0, 1)``, the frozen
+    encoder's plain cosine (the head's first feature; computed without spaCy when the head is not run).
 
     ``encoder_train``: the pairs the encoders train on, when not ``train`` (the head is fitted on ``train``).
     ``given_encoders``: ``{"cross": (encoder, summary)}`` and/or ``{"bi": ...}``, encoders already trained (say on
@@ -136,6 +139,8 @@ def train_preservation_model(train: PairData, *, selection: PairData | None = No
     if (cross_weight if has_cross else 0.0) + (bi_weight if has_bi else 0.0) > 1.0 + 1e-9:
         raise InputError(f"cross-encoder weight {cross_weight} and bi-encoder weight {bi_weight} add up to more "
                          "than 1")
+    if not 0.0 <= cosine_weight < 1.0:
+        raise InputError(f"the cosine weight must be in [0, 1), got {cosine_weight}")
     words = list(style_words) if style_words is not None else default_style_words()
     featurizer = PairFeaturizer(model=encoder, spacy_model=spacy_model, style_words=words, max_length=max_length)
     held_back = selection is None
@@ -199,7 +204,7 @@ def train_preservation_model(train: PairData, *, selection: PairData | None = No
 
         cross, summary = given["cross"] if "cross" in given else train_cross_encoder(
             enc_data, encoder=encoder, rank=cross_rank, epochs=cross_epochs, max_length=max_length, seed=seed,
-            device=device, layers=encoder_layers, progress=progress)
+            device=device, layers=cross_layers, progress=progress)
         card["parameters"]["cross_encoder"] = {
             **summary, "weight": cross_weight, "trained_on": summary.get("trained_on", trained_on),
             "output": f"score = {1 - cross_weight:g} * feature head + {cross_weight:g} * cross-encoder probability"}
@@ -208,14 +213,20 @@ def train_preservation_model(train: PairData, *, selection: PairData | None = No
 
         bi, summary = given["bi"] if "bi" in given else train_bi_encoder(
             enc_data, encoder=encoder, rank=bi_rank, epochs=bi_epochs, max_length=max_length, seed=seed,
-            device=device, layers=encoder_layers, progress=progress)
+            device=device, layers=bi_layers, progress=progress)
         card["parameters"]["bi_encoder"] = {
             **summary, "weight": bi_weight, "trained_on": summary.get("trained_on", trained_on),
             "output": "sigmoid(scale * tuned cosine + shift) / sigmoid(scale + shift), weight "
                       f"{bi_weight:g} in the model's score"}
     model = PreservationModel(encoder=encoder, spacy_model=spacy_model, style_words=words, mean=mean, scale=scale,
                               coef=coef, intercept=b, ceiling=ceiling, max_length=max_length, card=card,
-                              cross=cross, cross_weight=cross_weight, bi=bi, bi_weight=bi_weight)
+                              cross=cross, cross_weight=cross_weight, bi=bi, bi_weight=bi_weight,
+                              cosine_weight=cosine_weight)
+    if cosine_weight > 0:
+        model.card["parameters"]["cosine"] = {
+            "weight": cosine_weight, "encoder": encoder,
+            "output": f"score = {1 - cosine_weight:g} * (the learned parts' average) + {cosine_weight:g} * "
+                      "clip(cosine of the frozen encoder's mean-pooled sentence embeddings, 0, 1)"}
     if not model.uses_features:
         model.card["parameters"]["head"] += (" (weight 0 in this model's score: fitted and stored for the record, "
                                              "not run)")

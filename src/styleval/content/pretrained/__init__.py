@@ -12,6 +12,8 @@ DEFAULT_MODEL = "preservation-minilm"
 FAST_MODEL = "preservation-minilm-fast"
 #: A LoRA-tuned MiniLM bi-encoder alone: one encoder pass per distinct text and no spaCy, the fastest.
 BI_MODEL = "preservation-minilm-bi"
+#: The bi-encoder averaged with a cross-encoder on MiniLM's first 3 layers: no spaCy, about twice the default's rate.
+BI_CROSS_MODEL = "preservation-minilm-bi-cross"
 
 
 def shipped_models() -> dict[str, Path]:

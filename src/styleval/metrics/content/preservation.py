@@ -2,11 +2,13 @@
 
 A thin layer over :mod:`styleval.content`: the shipped ``preservation-minilm`` model (or any folder made by
 ``styleval train-content``) scores each (source or reference, output) pair as the average of a logistic head over
-frozen MiniLM and spaCy pair features and a LoRA-tuned MiniLM cross-encoder; ``model=preservation-minilm-fast`` is
+frozen MiniLM and spaCy pair features and a LoRA-tuned MiniLM cross-encoder, averaged in turn with the plain MiniLM
+sentence cosine (weight .3; version 4 of the model); ``model=preservation-minilm-fast`` is
 the head alone (about twice as fast, weaker on held-out data); ``model=preservation-minilm-bi`` a LoRA-tuned MiniLM
-bi-encoder alone (the cosine of separately encoded texts, no spaCy: the fastest). Several references: the largest
-score. The signature names the model folder and its content hash, the encoder with its hash, the spaCy pipeline
-when the model parses, and the cross- and bi-encoder's weights hashes.
+bi-encoder alone (the cosine of separately encoded texts, no spaCy: the fastest);
+``model=preservation-minilm-bi-cross`` that bi-encoder averaged with a cross-encoder on MiniLM's first 3 layers (no
+spaCy). Several references: the largest score. The signature names the model folder and its content hash, the
+encoder with its hash, the spaCy pipeline when the model parses, and the cross- and bi-encoder's weights hashes.
 
 Statistics (one row per segment): ``[score, truncated inputs]``: the texts longer than the encoder's limit, plus,
 with a cross-encoder (which reads comparison and output as one sequence), the comparison-output pairs longer than
@@ -27,12 +29,14 @@ from ._common import check_lengths
 @register
 class Preservation(ContentMetric):
     name = "preservation"
-    version = "2"  # 2: the default model averages the feature head with a cross-encoder
+    version = "3"  # 2: the default model averages the feature head with a cross-encoder; 3: and the plain cosine
     higher_is_better = True
     value_range = (0.0, 1.0)
     description = ("learned content preservation, indifferent to style (MiniLM + spaCy pair features with a "
-                   "logistic head, averaged with a LoRA-tuned MiniLM cross-encoder; shipped models "
-                   "preservation-minilm, preservation-minilm-fast and the bi-encoder preservation-minilm-bi); "
+                   "logistic head, averaged with a LoRA-tuned MiniLM cross-encoder and the plain MiniLM cosine; "
+                   "shipped models "
+                   "preservation-minilm, preservation-minilm-fast, the bi-encoder preservation-minilm-bi and "
+                   "preservation-minilm-bi-cross); "
                    "max over references")
     libraries = ("torch", "transformers", "spacy")
 
