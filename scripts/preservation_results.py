@@ -2,12 +2,17 @@
 
     .venv/bin/python scripts/preservation_results.py [--data ../shared/data] [--json out.json] [--skip-sgdd]
 
-1. SGDD-TST: Spearman with the mean crowd vote of the three shipped preservation models (``preservation`` is the
-   default preservation-minilm), MiniLM ``sentence_cosine`` and chrF (computed here) and the stored
-   BLEURT-large-512 column; Williams tests of the default and the bi-encoder model against the others.
+1. SGDD-TST: Spearman with the mean crowd vote of the four shipped preservation models (``preservation`` is the
+   default preservation-minilm), MiniLM ``sentence_cosine``, chrF and BERTScore F1 (MiniLM; computed here) and
+   the stored BLEURT-large-512 column; Williams tests of the default, the bi-encoder and the bi-cross model against the
+   others.
 2. Lai 2022, odd input rows (held out): per-input Kendall tau-like (human ties skipped, metric ties discordant,
-   8 systems) and system-level Pearson, with the stored BLEURT and BLEU for comparison.
-3. Mir 2019, odd input rows (held out): Pearson per model, pooled over its settings (as Mir et al.).
+   8 systems) and system-level Pearson, with the stored BLEURT and BLEU for comparison; and the Spearman over
+   every held-out (input, output) pair, the 8 systems and the reference, against the mean of the two raters.
+3. Mir 2019, odd input rows (held out): Pearson per model, pooled over its settings (as Mir et al.); and the
+   Spearman over every held-out pair of all 12 settings.
+   The pooled Spearman figures have the form of a similarity benchmark (one correlation over all rated pairs of
+   a set), which is how the issue's independent similarity sets are judged.
 4. Style-shift test (held-out inputs, see styleval.content.corpus.style_shift_test): share of inputs whose human
    style rewrite scores higher than an automatic content change of the input.
 """
@@ -51,7 +56,7 @@ def features(model: Any, sources: list[str], outputs: list[str]) -> np.ndarray:
 
 def scorers() -> dict[str, Any]:
     from styleval.content import load_preservation_model
-    from styleval.content.pretrained import BI_MODEL
+    from styleval.content.pretrained import BI_CROSS_MODEL, BI_MODEL, shipped_models
     from styleval.metrics.base import Batch
     from styleval.metrics.registry import create
 
@@ -72,8 +77,12 @@ def scorers() -> dict[str, Any]:
         return score
 
     # preservation-minilm-fast is the feature head of preservation-minilm alone (the same weights)
-    return {"preservation": shipped, "preservation-fast": lambda s, o: model.from_features(features(model, s, o)),
-            "preservation-bi": bi.score, "sentence_cosine": metric("sentence_cosine"), "chrf": metric("chrf")}
+    out = {"preservation": shipped, "preservation-fast": lambda s, o: model.from_features(features(model, s, o)),
+           "preservation-bi": bi.score, "sentence_cosine": metric("sentence_cosine"), "chrf": metric("chrf"),
+           "bertscore": metric("bertscore")}
+    if BI_CROSS_MODEL in shipped_models():  # built on its own (scripts/train_preservation.py --bi-cross)
+        out["preservation-bi-cross"] = load_preservation_model(BI_CROSS_MODEL).score
+    return out
 
 
 def sgdd(root: Any, score: dict[str, Any]) -> dict[str, Any]:
@@ -97,24 +106,45 @@ def sgdd(root: Any, score: dict[str, Any]) -> dict[str, Any]:
                                    "preservation-fast": model.from_features(feats), "sentence_cosine": feats[:, 0]}
     _log(f"SGDD-TST: bi-encoder on {len(src)} pairs")
     cols["preservation-bi"] = score["preservation-bi"](src, out)
+    if "preservation-bi-cross" in score:
+        _log(f"SGDD-TST: bi-encoder + 3-layer cross-encoder on {len(src)} pairs")
+        cols["preservation-bi-cross"] = score["preservation-bi-cross"](src, out)
     sample = np.random.default_rng(0).choice(len(src), 300, replace=False)
     check = score["sentence_cosine"]([src[i] for i in sample], [out[i] for i in sample])
     cosine_check = float(np.max(np.abs(check - feats[sample, 0])))
     _log("SGDD-TST: chrf")
     cols["chrf"] = score["chrf"](src, out)
+    _log("SGDD-TST: bertscore")
+    cols["bertscore"] = score["bertscore"](src, out)
     cols["bleurt (stored)"] = frame["Elron/bleurt-large-512"].astype(float).to_numpy()
     ok = np.all([np.isfinite(v) for v in cols.values()], axis=0) & np.isfinite(human)
     rho = {k: float(spearmanr(v[ok], human[ok])[0]) for k, v in cols.items()}
     tests = {}
-    for main_ in ("preservation", "preservation-bi"):
-        for other in ("preservation", "preservation-fast", "sentence_cosine", "chrf", "bleurt (stored)"):
-            if other == main_ or (main_, other) == ("preservation", "chrf"):
+    for main_ in ("preservation", "preservation-bi", "preservation-bi-cross"):
+        for other in ("preservation", "preservation-bi", "preservation-fast", "sentence_cosine", "chrf",
+                      "bertscore", "bleurt (stored)"):
+            if other == main_ or main_ not in cols or (main_, other) == ("preservation", "preservation-bi"):
                 continue
             r23 = float(spearmanr(cols[main_][ok], cols[other][ok])[0])
             t, p = williams_test(rho[main_], rho[other], r23, int(ok.sum()))
             tests[f"{main_} vs {other}"] = {"t": t, "p_one_sided": p, "r23": r23}
     return {"n": int(ok.sum()), "spearman": rho, "williams": tests,
             "sentence_cosine_max_abs_diff_vs_metric_on_300": cosine_check}
+
+
+def pooled_spearman(table: pd.DataFrame, judgments: pd.DataFrame, aspect: str, names: list[str]) -> dict[str, Any]:
+    """Spearman between each metric and the mean human rating of ``aspect``, over every rated (system, segment)
+    pair of ``table`` (no averaging per input or per system)."""
+    from scipy.stats import spearmanr
+
+    human = judgments[judgments["aspect"] == aspect].groupby(["system", "segment"])["score"].mean()
+    out: dict[str, Any] = {}
+    for name in names:
+        m = table[table["metric"] == name].set_index(["system", "segment"])["score"]
+        both = pd.concat([m.rename("metric"), human.rename("human")], axis=1, join="inner").dropna()
+        out[name] = float(spearmanr(both["metric"], both["human"])[0])
+    out["pairs"] = int(len(both))
+    return out
 
 
 def lai(root: Any, score: dict[str, Any]) -> dict[str, Any]:
@@ -139,7 +169,8 @@ def lai(root: Any, score: dict[str, Any]) -> dict[str, Any]:
     names = [*score, "src:bleurt", "src:bleu"]
     s, y = run(seg, judg, table, metrics=names), run(sys_, judg, table, metrics=names)
     return {"inputs": len(held), "kendall_per_input": {m: s.statistic(m) for m in names},
-            "system_pearson": {m: y.statistic(m) for m in names}}
+            "system_pearson": {m: y.statistic(m) for m in names},
+            "spearman_pooled": pooled_spearman(table, judg.frame, "content", names)}
 
 
 def mir(root: Any, score: dict[str, Any]) -> dict[str, Any]:
@@ -171,6 +202,7 @@ def mir(root: Any, score: dict[str, Any]) -> dict[str, Any]:
     res = run(task.with_(systems=tuple(s for v in data.extra["models"].values() for s in v)), judg, table,
               metrics=names, lower_is_better=data.lower_is_better)
     out["all"] = {m: res.statistic(m) for m in names}
+    out["spearman_pooled"] = pooled_spearman(table, judg.frame, "content_preservation", names)
     return out
 
 
