@@ -1,7 +1,7 @@
 """Choose, on training data only, whether (and how much) plain MiniLM cosine should be averaged into a
 preservation model's score, and measure the choice with a development analogue of the held-out style-shift test.
 
-    .venv/bin/python scripts/select_cosine_blend.py --cache DIR --keep KEEP [--json out.json]
+    .venv/bin/python scripts/select_cosine_blend.py --cache DIR --keep KEEP [--json out.json] [--partners]
 
 Why: on held-out data, the default model's Spearman over all rated pairs is below plain MiniLM cosine on Lai 2022
 and Mir 2019 (docs/results.md), the form in which the issue's independent similarity sets are judged. The
@@ -21,6 +21,11 @@ the feature head is fitted on half A here. Figures on half B:
   the latter, as it favours a near-copy, so ``style`` flatters cosine and ``shift`` does not;
 * ``dev2`` = mean of lai, mir and shift, the figure the weight is chosen by; ``dev`` (with style) is shown too.
 
+``--partners``: also, for the default's form (head + ``base`` at .5) at a = .2 and .3, other partners instead of the
+cosine (the head's token and content-word features, and the cosine of the texts with their style words removed)
+and other forms of the average (geometric; ``score * (1 - a + a * cosine)``; head and cross-encoder averaged on
+the logit scale).
+
 Nothing held out for docs/results.md is read (no SGDD-TST, no odd Lai/Mir rows, no style-shift test item).
 """
 from __future__ import annotations
@@ -28,6 +33,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import re
 import sys
 import time
 from pathlib import Path
@@ -40,7 +46,7 @@ from styleval.content import corpus
 from styleval.content.bi_encoder import BiEncoder
 from styleval.content.cross_encoder import CrossEncoder
 from styleval.content.data import PairData
-from styleval.content.features import PairFeaturizer
+from styleval.content.features import FEATURES, PairFeaturizer
 from styleval.content.negatives import DonorPool, corrupt
 from styleval.content.train import default_style_words
 from styleval.models import catalog as cat
@@ -68,12 +74,55 @@ def shift_items(dev: PairData, seed: int = corpus.SEED + 2) -> list[tuple[str, s
     return items
 
 
+def style_masked(text: str, style_words: set[str]) -> str:
+    """The text without its style words (word and punctuation tokens joined by spaces); the text itself when
+    nothing would be left."""
+    kept = [w for w in re.findall(r"\w+|[^\w\s]", text) if w.lower() not in style_words]
+    return " ".join(kept) if kept else text
+
+
+def partner_study(scored: dict[str, tuple[np.ndarray, ...]], feats: tuple[np.ndarray, ...],
+                  masked_cosine: tuple[np.ndarray, ...], figures: Any) -> dict[str, Any]:
+    """The default's form averaged with other partners than the cosine, and other forms of the average."""
+    def clip(v: np.ndarray) -> np.ndarray:
+        return np.clip(v, 0.0, 1.0)
+
+    def logit(p: np.ndarray) -> np.ndarray:
+        p = np.clip(p, 1e-6, 1 - 1e-6)
+        return np.log(p / (1 - p))
+
+    col = {name: tuple(f[:, FEATURES.index(name)] for f in feats)
+           for name in ("token_p", "token_r", "content_r", "content_p", "soft_r", "soft_p")}
+    partners = {**col, "token_f": tuple(2 * p * r / np.maximum(p + r, 1e-9)
+                                        for p, r in zip(col["token_p"], col["token_r"])),
+                "soft mean": tuple((r + p) / 2 for r, p in zip(col["soft_r"], col["soft_p"])),
+                "style-masked cosine": masked_cosine, "cosine": scored["cosine"]}
+    form = tuple(0.5 * h + 0.5 * b for h, b in zip(scored["head"], scored["base"]))
+    out: dict[str, Any] = {}
+    for name, part in partners.items():
+        out[f"partner {name}"] = {f"a={a:g}": figures(tuple((1 - a) * m + a * clip(c) for m, c in zip(form, part)))
+                                  for a in (0.2, 0.3)}
+    cos = scored["cosine"]
+    out["form geometric"] = {f"a={a:g}": figures(tuple(np.clip(m, 1e-6, 1) ** (1 - a) * np.maximum(c, 1e-6) ** a
+                                                       for m, c in zip(form, cos))) for a in (0.2, 0.3)}
+    out["form gated"] = {f"a={a:g}": figures(tuple(m * (1 - a + a * clip(c)) for m, c in zip(form, cos)))
+                         for a in (0.2, 0.3)}
+    logit_form = tuple(1 / (1 + np.exp(-(0.5 * logit(h) + 0.5 * logit(b))))
+                       for h, b in zip(scored["head"], scored["base"]))
+    out["form logit-scale head + base"] = {f"a={a:g}": figures(tuple((1 - a) * m + a * clip(c)
+                                                                     for m, c in zip(logit_form, cos)))
+                                           for a in (0.0, 0.1, 0.2, 0.3)}
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--data", default=None, help="the shared data folder (default ../shared/data)")
     ap.add_argument("--cache", default=None, help="pair-feature cache folder of scripts/train_preservation.py")
     ap.add_argument("--keep", required=True, help="model-NAME.npz files of select_cross_encoder.py --keep")
     ap.add_argument("--json", default=None, help="write every figure here")
+    ap.add_argument("--partners", action="store_true", help="also other partners and forms of the average (needs "
+                    "model-base.npz in KEEP)")
     ap.add_argument("--save", default=None, help="keep every scorer's half-B and style-shift scores in this .npz")
     args = ap.parse_args(argv)
     t0 = time.time()
@@ -121,6 +170,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.save:
         np.savez(args.save, **{f"{name}|{i}": parts[i] for name, parts in scored.items() for i in range(3)},
                  **{f"features|{i}": part for i, part in enumerate((x[ib], x_rewrite, x_change))})
+
     def clip(v: np.ndarray) -> np.ndarray:
         return np.clip(v, 0.0, 1.0)
 
@@ -131,6 +181,16 @@ def main(argv: list[str] | None = None) -> int:
         results[name] = {f"a={a:g}": figures(tuple((1 - a) * p + a * clip(c) for p, c in zip(parts, scored["cosine"])))
                          for a in WEIGHTS}
         log(f"{name}: " + "; ".join(f"{k} {v}" for k, v in results[name].items()))
+    if args.partners:
+        if "base" not in scored:
+            ap.error("--partners needs model-base.npz in --keep")
+        words = set(default_style_words())
+        pairs = ((dev.sources, dev.outputs), (src, [r for _, r, _ in items]), (src, [c for _, _, c in items]))
+        masked = tuple(featurizer.sentence_cosines([style_masked(t, words) for t in a],
+                                                   [style_masked(t, words) for t in b]) for a, b in pairs)
+        results["partners and forms"] = partner_study(scored, (x[ib], x_rewrite, x_change), masked, figures)
+        for name, row in results["partners and forms"].items():
+            log(f"{name}: " + "; ".join(f"{k} {v}" for k, v in row.items()))
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=1), encoding="utf-8")
     print(json.dumps(results, indent=1))
