@@ -74,6 +74,11 @@ def shift_items(dev: PairData, seed: int = corpus.SEED + 2) -> list[tuple[str, s
     return items
 
 
+def clip(v: np.ndarray) -> np.ndarray:
+    """Scores (a cosine) clipped to 0-1, the range of the scores they are averaged with."""
+    return np.clip(v, 0.0, 1.0)
+
+
 def style_masked(text: str, style_words: set[str]) -> str:
     """The text without its style words (word and punctuation tokens joined by spaces); the text itself when
     nothing would be left."""
@@ -84,9 +89,6 @@ def style_masked(text: str, style_words: set[str]) -> str:
 def partner_study(scored: dict[str, tuple[np.ndarray, ...]], feats: tuple[np.ndarray, ...],
                   masked_cosine: tuple[np.ndarray, ...], figures: Any) -> dict[str, Any]:
     """The default's form averaged with other partners than the cosine, and other forms of the average."""
-    def clip(v: np.ndarray) -> np.ndarray:
-        return np.clip(v, 0.0, 1.0)
-
     def logit(p: np.ndarray) -> np.ndarray:
         p = np.clip(p, 1e-6, 1 - 1e-6)
         return np.log(p / (1 - p))
@@ -170,9 +172,6 @@ def main(argv: list[str] | None = None) -> int:
     if args.save:
         np.savez(args.save, **{f"{name}|{i}": parts[i] for name, parts in scored.items() for i in range(3)},
                  **{f"features|{i}": part for i, part in enumerate((x[ib], x_rewrite, x_change))})
-
-    def clip(v: np.ndarray) -> np.ndarray:
-        return np.clip(v, 0.0, 1.0)
 
     results: dict[str, Any] = {"items": len(items), "cosine alone": figures(tuple(clip(v) for v in scored["cosine"]))}
     for name, parts in scored.items():
