@@ -139,11 +139,14 @@ def pooled_spearman(table: pd.DataFrame, judgments: pd.DataFrame, aspect: str, n
 
     human = judgments[judgments["aspect"] == aspect].groupby(["system", "segment"])["score"].mean()
     out: dict[str, Any] = {}
+    pairs = set()
     for name in names:
         m = table[table["metric"] == name].set_index(["system", "segment"])["score"]
         both = pd.concat([m.rename("metric"), human.rename("human")], axis=1, join="inner").dropna()
         out[name] = float(spearmanr(both["metric"], both["human"])[0])
-    out["pairs"] = int(len(both))
+        pairs.add(len(both))
+    # every metric scores the same rated pairs here; a metric with missing scores would show as a second count
+    out["pairs"] = sorted(pairs) if len(pairs) > 1 else pairs.pop()
     return out
 
 
