@@ -46,6 +46,7 @@ from styleval.content import corpus
 from styleval.content.bi_encoder import BiEncoder
 from styleval.content.cross_encoder import CrossEncoder
 from styleval.content.data import PairData
+from styleval.content.late_encoder import LateEncoder
 from styleval.content.features import FEATURES, PairFeaturizer
 from styleval.content.negatives import DonorPool, corrupt
 from styleval.content.train import default_style_words
@@ -149,7 +150,8 @@ def main(argv: list[str] | None = None) -> int:
     }
     for path in sorted(Path(args.keep).glob("model-*.npz")):
         name = path.stem.removeprefix("model-")
-        kind = BiEncoder if name.startswith("bi") or name.startswith("x-bi") else CrossEncoder
+        recipe = name.removeprefix("x-")
+        kind = BiEncoder if recipe.startswith("bi") else LateEncoder if recipe.startswith("late") else CrossEncoder
         model = kind.load(path, cat.DEFAULT_ENCODER, backend="torch")
         scored[name] = (model.score(dev.sources, dev.outputs), model.score(src, [r for _, r, _ in items]),
                         model.score(src, [c for _, _, c in items]))

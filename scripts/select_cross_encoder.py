@@ -10,7 +10,8 @@ then run there with ``--pairs FILE --head DIR/head.npy --encoder DIR --device cu
 The training pairs of the shipped model (styleval.content.corpus.training_pairs) are split by their source text
 into two halves (a hash of the source decides, so every pair of one input falls in the same half). Each recipe's
 cross-encoder and the feature head (penalty C = 0.1, the shipped choice) are trained on half A and scored on half
-B. Recipes named ``bi...`` train a bi-encoder (styleval.content.bi_encoder) instead of a cross-encoder. Nothing
+B. Recipes named ``bi...`` train a bi-encoder (styleval.content.bi_encoder) instead of a cross-encoder, those named
+``late...`` a late-interaction encoder (styleval.content.late_encoder). Nothing
 held out for docs/results.md is read: not SGDD-TST, not the odd Lai/Mir rows, not the style-shift test.
 
 Development figures on half B:
@@ -48,6 +49,7 @@ from styleval.content import corpus
 from styleval.content.bi_encoder import train_bi_encoder
 from styleval.content.cross_encoder import CrossEncoder, train_cross_encoder
 from styleval.content.data import PairData, read_pairs, write_pairs
+from styleval.content.late_encoder import train_late_encoder
 from styleval.content.features import FEATURE_SIGNS, PairFeaturizer
 from styleval.content.model import PreservationModel
 from styleval.content.train import _cached_features, default_style_words, fit_logistic, held_back_split
@@ -88,6 +90,10 @@ VARIANTS: dict[str, tuple[Callable[[PairData], PairData], dict[str, Any]]] = {
     "layers3": (lambda d: d, {"epochs": 2, "layers": 3}),
     "layers2": (lambda d: d, {"epochs": 2, "layers": 2}),
     "bi-layers3": (lambda d: d, {"epochs": 2, "layers": 3}),
+    # late interaction (content.late_encoder): token vectors matched across the two texts, one pass per text
+    "late": (lambda d: d, {"epochs": 2}),
+    "late-layers3": (lambda d: d, {"epochs": 2, "layers": 3}),
+    "late-seed14": (lambda d: d, {"epochs": 2, "seed": 14}),
 }
 
 
@@ -96,7 +102,8 @@ def train_variant(name: str, data: PairData, args: argparse.Namespace) -> tuple[
     bi-encoder for ``bi...`` recipes, else a cross-encoder."""
     recipe = name.removeprefix("x-")
     transform, kwargs = VARIANTS[recipe]
-    trainer = train_bi_encoder if recipe.startswith("bi") else train_cross_encoder
+    trainer = (train_bi_encoder if recipe.startswith("bi") else train_late_encoder if recipe.startswith("late")
+               else train_cross_encoder)
     return trainer(transform(data), encoder=args.encoder, device=args.device, **kwargs)
 
 

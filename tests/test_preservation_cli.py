@@ -138,3 +138,27 @@ def test_train_content_with_a_bi_encoder_alone(tmp_path):
     proc = _cli("train-content", str(table), "-o", str(tmp_path / "x"), "--bi-epochs", "1", "--cross-epochs", "1",
                 "--bi-weight", "0.75", "--cross-weight", "0.5", "--no-progress")
     assert proc.returncode != 0 and "add up to more than 1" in proc.stderr
+
+
+def test_train_content_with_a_late_interaction_encoder(tmp_path):
+    """--bi-kind late puts a late-interaction encoder in the bi-encoder's place: its own card entry, format 5."""
+    rows = ["source\toutput\tscore"] + [f"{a}\t{b}\t1" for a, b in KEPT] + [f"{a}\t{b}\t0" for a, b in CHANGED]
+    table = tmp_path / "pairs.tsv"
+    table.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    out = tmp_path / "late"
+    proc = _cli("train-content", str(table), "-o", str(out), "--bi-epochs", "2", "--bi-rank", "4", "--no-progress",
+                "--bi-layers", "2", "--bi-kind", "late")
+    assert proc.returncode == 0, proc.stderr
+    card = json.loads((out / "model_card.json").read_text())
+    entry = card["parameters"]["late_encoder"]
+    assert entry["epochs"] == 2 and entry["layers"] == 2 and set(entry["feature_weights"]) == {
+        "cos", "recall", "precision", "worst_recall", "worst_precision"}
+    assert json.loads((out / "model.json").read_text())["format"] == "styleval-preservation/5"
+
+    from styleval.content import PreservationModel
+    from styleval.content.late_encoder import LateEncoder
+    model = PreservationModel.load(out)
+    assert isinstance(model.bi, LateEncoder) and not model.uses_features
+    np.testing.assert_allclose(model.score([a for a, _ in KEPT[:2]], [a for a, _ in KEPT[:2]]), 1.0, atol=1e-6)
+    proc = _cli("train-content", str(table), "-o", str(tmp_path / "x"), "--bi-epochs", "1", "--bi-kind", "colbert")
+    assert proc.returncode != 0 and "invalid choice" in proc.stderr

@@ -45,6 +45,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                         "development data (docs/results.md)")
     p.add_argument("--bi-layers", type=int, default=0, metavar="N",
                    help="the same for the bi-encoder")
+    p.add_argument("--bi-kind", choices=("bi", "late"), default="bi",
+                   help="what the one-pass encoder of --bi-epochs is: 'bi' (default; the cosine of mean-pooled "
+                        "vectors) or 'late' (late interaction: each token's best match in the other text, weighted "
+                        "by a learned importance; still one pass per distinct text)")
     p.add_argument("--cosine-weight", type=float, default=0.0, metavar="A",
                    help="average the learned score with the frozen encoder's plain sentence cosine at this weight "
                         "(0 <= A < 1, default 0; docs/preservation.md): finer grading of similar pairs, a little less "
@@ -105,7 +109,8 @@ def run(args: argparse.Namespace) -> int:
         command="styleval " + " ".join(shlex.quote(a) for a in sys.argv[1:]), seed=args.seed,
         cross_epochs=args.cross_epochs, cross_rank=args.cross_rank, cross_weight=args.cross_weight,
         bi_epochs=args.bi_epochs, bi_rank=args.bi_rank, bi_weight=args.bi_weight, device=args.device,
-        cross_layers=args.cross_layers, bi_layers=args.bi_layers, cosine_weight=args.cosine_weight, progress=bar)
+        cross_layers=args.cross_layers, bi_layers=args.bi_layers, cosine_weight=args.cosine_weight,
+        bi_kind=args.bi_kind, progress=bar)
     folder = model.save(args.output)
     chosen = model.card["selection"]["chosen"]
     sys.stdout.write(f"wrote {folder} ({len(data)} pairs; chosen {chosen}; score with "

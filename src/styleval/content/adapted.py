@@ -245,7 +245,8 @@ def _ranked_pairs(data: PairData, idx: list[int]) -> tuple[list[int], list[int]]
 
 def fit_adapters(data: PairData, params: Sequence[Any], batch_logits: Callable[[list[int]], Any], *, epochs: int,
                  lr: float, batch_size: int, seed: int, what: str, by_source: bool = False,
-                 rank_weight: float = 0.0, progress: Progress | None = None) -> dict[str, Any]:
+                 rank_weight: float = 0.0, head: Sequence[Any] = (), head_lr: float | None = None,
+                 progress: Progress | None = None) -> dict[str, Any]:
     """The training loop of both scorers: AdamW with a linear warm-up (10%) and decay, soft-target weighted
     cross-entropy (every group the same total weight), gradient norm clipped at 1. ``batch_logits(index)`` returns
     the logits of those pairs of ``data``. Returns a summary for the model card.
@@ -253,7 +254,10 @@ def fit_adapters(data: PairData, params: Sequence[Any], batch_logits: Callable[[
     ``rank_weight > 0`` adds a pairwise term, ``rank_weight`` times the mean of ``softplus(z_change - z_rewrite)``
     over the (style rewrite, automatic change) pairs of one source in a batch, so a rewrite is pushed above a
     meaning change of the same text; it implies ``by_source`` batches (whole source groups in one batch), which
-    are also available alone. Neither is used by the shipped models (``scripts/select_cross_encoder.py``)."""
+    are also available alone. Neither is used by the shipped models (``scripts/select_cross_encoder.py``).
+
+    ``head``: more parameters (a scorer's small head), trained at ``head_lr`` instead of ``lr`` on the same
+    schedule; a few numbers that start far from their end need more than the adapters' small steps."""
     import torch
 
     if rank_weight < 0:
@@ -265,7 +269,11 @@ def fit_adapters(data: PairData, params: Sequence[Any], batch_logits: Callable[[
     plan = [_batches(data, batch_size, by_source, rng) for _ in range(epochs)]
     steps = sum(len(batches) for batches in plan)
     warm = max(1, steps // 10)
-    opt = torch.optim.AdamW(params, lr=lr, weight_decay=0.01)
+    groups: list[dict[str, Any]] = [{"params": list(params), "lr": lr}]
+    if head:
+        groups.append({"params": list(head), "lr": head_lr if head_lr is not None else lr})
+    every = [p for g in groups for p in g["params"]]
+    opt = torch.optim.AdamW(groups, lr=lr, weight_decay=0.01)
     sched = torch.optim.lr_scheduler.LambdaLR(
         opt, lambda s: min((s + 1) / warm, max(0.0, (steps - s) / max(1, steps - warm))))
     step, losses, started, ranked = 0, [], time.time(), 0
@@ -280,7 +288,7 @@ def fit_adapters(data: PairData, params: Sequence[Any], batch_logits: Callable[[
                 loss = loss + rank_weight * torch.nn.functional.softplus(z[below] - z[above]).mean()
                 ranked += len(above)
             loss.backward()
-            torch.nn.utils.clip_grad_norm_(params, 1.0)
+            torch.nn.utils.clip_grad_norm_(every, 1.0)
             opt.step()
             sched.step()
             opt.zero_grad()
@@ -290,6 +298,7 @@ def fit_adapters(data: PairData, params: Sequence[Any], batch_logits: Callable[[
                 progress(f"training the {what}", step, steps)
     extra = {"batches": "whole source groups", "rank_weight": rank_weight, "ranked_pairs_seen": ranked} \
         if by_source else {}
+    extra.update({"head_learning_rate": head_lr} if head and head_lr is not None else {})
     return {"epochs": epochs, "steps": steps, "batch_size": batch_size, "learning_rate": lr,
             "schedule": "linear warm-up (10%) and decay, AdamW", "seed": seed, **extra,
             "loss_first_10": round(float(np.mean(losses[:10])), 4),

@@ -8,10 +8,11 @@ changed meaning, the cosine grades how close two similar texts are.
 Folder format (all plain files; nothing pickled): ``model.json`` (format, featurizer settings, feature names, and
 the cross-encoder's file and weight when there is one), ``weights.npz`` (feature means and scales, head
 coefficients, intercept and ceiling), ``cross.npz`` (the cross-encoder's adapters and head, format 2 only),
-``bi.npz`` (the bi-encoder's, format 3 and 4), ``vocab.json`` (the style words set aside from content words),
+``bi.npz`` (the bi-encoder's, format 3 and later) or ``late.npz`` (a late-interaction encoder in the bi-encoder's
+place, :mod:`styleval.content.late_encoder`, format 5), ``vocab.json`` (the style words set aside from content words),
 ``model_card.json`` and ``README.md``. A model without a bi-encoder is saved in format 2, one with a cosine weight
-in format 4 (``model.json`` then holds ``cosine_weight``), so an older styleval refuses it instead of scoring it
-without the cosine.
+in format 4 (``model.json`` then holds ``cosine_weight``), one with a late-interaction encoder in format 5, so an
+older styleval refuses it instead of scoring it without the cosine or with the wrong kind of encoder.
 
 The head maps standardised features to the probability that the output keeps the comparison text's meaning; its
 score is that probability divided by the probability of an identical pair (the *ceiling*; coefficients are
@@ -32,6 +33,7 @@ from ..models import catalog as cat
 from .bi_encoder import BiEncoder
 from .cross_encoder import CrossEncoder
 from .features import FEATURES, IDENTITY, PairFeaturizer
+from .late_encoder import LateEncoder
 from ..progress import Progress
 
 FORMAT = "styleval-preservation/2"
@@ -39,9 +41,13 @@ FORMAT = "styleval-preservation/2"
 FORMAT_BI = "styleval-preservation/3"
 #: Written when the model averages in the plain cosine.
 FORMAT_COSINE = "styleval-preservation/4"
+#: Written when the bi-encoder's place holds a late-interaction encoder.
+FORMAT_LATE = "styleval-preservation/5"
 #: Formats this styleval reads: 1 (feature head only), 2 (optionally with a cross-encoder), 3 (and a bi-encoder),
-#: 4 (and a cosine weight).
-READABLE = ("styleval-preservation/1", FORMAT, FORMAT_BI, FORMAT_COSINE)
+#: 4 (and a cosine weight), 5 (a late-interaction encoder in the bi-encoder's place).
+READABLE = ("styleval-preservation/1", FORMAT, FORMAT_BI, FORMAT_COSINE, FORMAT_LATE)
+#: The classes that can take the bi-encoder's place, by the ``kind`` of its entry in ``model.json``.
+ONE_PASS_KINDS: dict[str, type[BiEncoder] | type[LateEncoder]] = {"bi": BiEncoder, "late": LateEncoder}
 
 
 class PreservationModel:
@@ -49,7 +55,8 @@ class PreservationModel:
                  style_words: Sequence[str] = (), mean: np.ndarray, scale: np.ndarray, coef: np.ndarray,
                  intercept: float, ceiling: float = 1.0, max_length: int = 128, features: Sequence[str] = FEATURES,
                  card: dict[str, Any] | None = None, folder: Path | None = None, backend: str = "auto",
-                 cross: CrossEncoder | None = None, cross_weight: float = 0.0, bi: BiEncoder | None = None,
+                 cross: CrossEncoder | None = None, cross_weight: float = 0.0,
+                 bi: BiEncoder | LateEncoder | None = None,
                  bi_weight: float = 0.0, cosine_weight: float = 0.0) -> None:
         if tuple(features) != FEATURES:
             raise InputError(f"model features {list(features)} differ from this styleval's {list(FEATURES)}")
@@ -152,7 +159,7 @@ class PreservationModel:
         if self.cross is not None:
             out["cross_encoder_hash"] = self.cross.file_hash[:12]
         if self.bi is not None:
-            out["bi_encoder_hash"] = self.bi.file_hash[:12]
+            out[f"{self.bi.kind}_encoder_hash"] = self.bi.file_hash[:12]
         if self.uses_features:
             nlp = resolve(self.spacy_model).identity()
             out["spacy"], out["spacy_hash"] = nlp["model"], nlp["model_hash"]
@@ -178,11 +185,16 @@ class PreservationModel:
             self.cross.save(path / "cross.npz")
             config["cross_encoder"] = {"file": "cross.npz", "weight": self.cross_weight, "rank": self.cross.rank}
         if self.bi is not None:
-            self.bi.save(path / "bi.npz")
+            file = f"{self.bi.kind}.npz"
+            self.bi.save(path / file)
             config["format"] = FORMAT_BI
-            config["bi_encoder"] = {"file": "bi.npz", "weight": self.bi_weight, "rank": self.bi.rank}
+            config["bi_encoder"] = {"file": file, "weight": self.bi_weight, "rank": self.bi.rank}
+            if isinstance(self.bi, LateEncoder):
+                config["bi_encoder"]["kind"] = "late"
         if self.cosine_weight > 0:
             config["format"] = FORMAT_COSINE
+        if isinstance(self.bi, LateEncoder):
+            config["format"] = FORMAT_LATE
             config["cosine_weight"] = self.cosine_weight
         (path / "model.json").write_text(json.dumps(config, indent=2) + "\n", encoding="utf-8")
         np.savez(path / "weights.npz", mean=self.mean, scale=self.scale, coef=self.coef,
@@ -214,9 +226,14 @@ class PreservationModel:
         card_path = path / "model_card.json"
         card = json.loads(card_path.read_text(encoding="utf-8")) if card_path.is_file() else {}
         parts: dict[str, Any] = {}
-        for key, kind in (("cross_encoder", CrossEncoder), ("bi_encoder", BiEncoder)):
+        for key in ("cross_encoder", "bi_encoder"):
             spec = config.get(key)
             if spec:
+                try:
+                    kind: Any = CrossEncoder if key == "cross_encoder" else ONE_PASS_KINDS[spec.get("kind", "bi")]
+                except KeyError:
+                    raise InputError(f"bi_encoder kind must be one of {', '.join(ONE_PASS_KINDS)}, got "
+                                     f"{spec.get('kind')!r}", cfg_path) from None
                 try:
                     weight = float(spec["weight"])
                     part = kind.load(path / str(spec["file"]), config["encoder"],

@@ -99,6 +99,7 @@ def train_preservation_model(train: PairData, *, selection: PairData | None = No
                              cross_rank: int = 16, cross_weight: float = 0.5, bi_epochs: int = 0,
                              bi_rank: int = 16, bi_weight: float = 1.0, device: str = "cpu",
                              cross_layers: int = 0, bi_layers: int = 0, cosine_weight: float = 0.0,
+                             bi_kind: str = "bi",
                              encoder_train: PairData | None = None,
                              given_encoders: dict[str, tuple[Any, dict[str, Any]]] | None = None,
                              progress: Progress | None = None) -> PreservationModel:
@@ -121,6 +122,8 @@ def train_preservation_model(train: PairData, *, selection: PairData | None = No
     scores with) only the encoder's first that many layers, faster to run and usually weaker. ``cosine_weight > 0``:
     the score is ``(1 - cosine_weight) * (the above) + cosine_weight * clip(sentence cosine, 0, 1)``, the frozen
     encoder's plain cosine (the head's first feature; computed without spaCy when the head is not run).
+    ``bi_kind="late"``: the one-pass encoder is a late-interaction encoder (:mod:`styleval.content.late_encoder`,
+    token vectors matched across the texts) instead of a bi-encoder, trained and weighted the same way.
 
     ``encoder_train``: the pairs the encoders train on, when not ``train`` (the head is fitted on ``train``).
     ``given_encoders``: ``{"cross": (encoder, summary)}`` and/or ``{"bi": ...}``, encoders already trained (say on
@@ -141,6 +144,8 @@ def train_preservation_model(train: PairData, *, selection: PairData | None = No
                          "than 1")
     if not 0.0 <= cosine_weight < 1.0:
         raise InputError(f"the cosine weight must be in [0, 1), got {cosine_weight}")
+    if bi_kind not in ("bi", "late"):
+        raise InputError(f"the one-pass encoder's kind must be 'bi' or 'late', got {bi_kind!r}")
     words = list(style_words) if style_words is not None else default_style_words()
     featurizer = PairFeaturizer(model=encoder, spacy_model=spacy_model, style_words=words, max_length=max_length)
     held_back = selection is None
@@ -210,14 +215,18 @@ def train_preservation_model(train: PairData, *, selection: PairData | None = No
             "output": f"score = {1 - cross_weight:g} * feature head + {cross_weight:g} * cross-encoder probability"}
     if has_bi:
         from .bi_encoder import train_bi_encoder
+        from .late_encoder import LATE_FEATURES, train_late_encoder
 
-        bi, summary = given["bi"] if "bi" in given else train_bi_encoder(
+        trainer = train_late_encoder if bi_kind == "late" else train_bi_encoder
+        bi, summary = given["bi"] if "bi" in given else trainer(
             enc_data, encoder=encoder, rank=bi_rank, epochs=bi_epochs, max_length=max_length, seed=seed,
             device=device, layers=bi_layers, progress=progress)
-        card["parameters"]["bi_encoder"] = {
+        output = ("sigmoid(scale * tuned cosine + shift) / sigmoid(scale + shift)" if bi.kind == "bi" else
+                  f"sigmoid(feature weights . ({', '.join(LATE_FEATURES)}) + shift) / the same for an identical "
+                  "pair (late interaction of tuned token vectors)")
+        card["parameters"]["late_encoder" if bi.kind == "late" else "bi_encoder"] = {
             **summary, "weight": bi_weight, "trained_on": summary.get("trained_on", trained_on),
-            "output": "sigmoid(scale * tuned cosine + shift) / sigmoid(scale + shift), weight "
-                      f"{bi_weight:g} in the model's score"}
+            "output": f"{output}, weight {bi_weight:g} in the model's score"}
     model = PreservationModel(encoder=encoder, spacy_model=spacy_model, style_words=words, mean=mean, scale=scale,
                               coef=coef, intercept=b, ceiling=ceiling, max_length=max_length, card=card,
                               cross=cross, cross_weight=cross_weight, bi=bi, bi_weight=bi_weight,
