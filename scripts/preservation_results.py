@@ -2,10 +2,10 @@
 
     .venv/bin/python scripts/preservation_results.py [--data ../shared/data] [--json out.json] [--skip-sgdd]
 
-1. SGDD-TST: Spearman with the mean crowd vote of the four shipped preservation models (``preservation`` is the
+1. SGDD-TST: Spearman with the mean crowd vote of the five shipped preservation models (``preservation`` is the
    default preservation-minilm), MiniLM ``sentence_cosine``, chrF and BERTScore F1 (MiniLM; computed here) and
-   the stored BLEURT-large-512 column; Williams tests of the default, the bi-encoder and the bi-cross model against the
-   others.
+   the stored BLEURT-large-512 column; Williams tests of the default, the bi-encoder, the bi-cross and the late
+   model against the others.
 2. Lai 2022, odd input rows (held out): per-input Kendall tau-like (human ties skipped, metric ties discordant,
    8 systems) and system-level Pearson, with the stored BLEURT and BLEU for comparison; and the Spearman over
    every held-out (input, output) pair, the 8 systems and the reference, against the mean of the two raters.
@@ -56,7 +56,7 @@ def features(model: Any, sources: list[str], outputs: list[str]) -> np.ndarray:
 
 def scorers() -> dict[str, Any]:
     from styleval.content import load_preservation_model
-    from styleval.content.pretrained import BI_CROSS_MODEL, BI_MODEL, shipped_models
+    from styleval.content.pretrained import BI_CROSS_MODEL, BI_MODEL, LATE_MODEL, shipped_models
     from styleval.metrics.base import Batch
     from styleval.metrics.registry import create
 
@@ -82,6 +82,8 @@ def scorers() -> dict[str, Any]:
            "bertscore": metric("bertscore")}
     if BI_CROSS_MODEL in shipped_models():  # built on its own (scripts/train_preservation.py --bi-cross)
         out["preservation-bi-cross"] = load_preservation_model(BI_CROSS_MODEL).score
+    if LATE_MODEL in shipped_models():  # scripts/train_preservation.py --late
+        out["preservation-late"] = load_preservation_model(LATE_MODEL).score
     return out
 
 
@@ -109,6 +111,9 @@ def sgdd(root: Any, score: dict[str, Any]) -> dict[str, Any]:
     if "preservation-bi-cross" in score:
         _log(f"SGDD-TST: bi-encoder + 3-layer cross-encoder on {len(src)} pairs")
         cols["preservation-bi-cross"] = score["preservation-bi-cross"](src, out)
+    if "preservation-late" in score:
+        _log(f"SGDD-TST: late-interaction encoder and cosine on {len(src)} pairs")
+        cols["preservation-late"] = score["preservation-late"](src, out)
     sample = np.random.default_rng(0).choice(len(src), 300, replace=False)
     check = score["sentence_cosine"]([src[i] for i in sample], [out[i] for i in sample])
     cosine_check = float(np.max(np.abs(check - feats[sample, 0])))
@@ -120,10 +125,12 @@ def sgdd(root: Any, score: dict[str, Any]) -> dict[str, Any]:
     ok = np.all([np.isfinite(v) for v in cols.values()], axis=0) & np.isfinite(human)
     rho = {k: float(spearmanr(v[ok], human[ok])[0]) for k, v in cols.items()}
     tests = {}
-    for main_ in ("preservation", "preservation-bi", "preservation-bi-cross"):
-        for other in ("preservation", "preservation-bi", "preservation-fast", "sentence_cosine", "chrf",
-                      "bertscore", "bleurt (stored)"):
-            if other == main_ or main_ not in cols or (main_, other) == ("preservation", "preservation-bi"):
+    for main_ in ("preservation", "preservation-bi", "preservation-bi-cross", "preservation-late"):
+        for other in ("preservation", "preservation-bi", "preservation-bi-cross", "preservation-fast",
+                      "sentence_cosine", "chrf", "bertscore", "bleurt (stored)"):
+            if other == main_ or main_ not in cols or other not in cols or \
+                    (main_, other) in (("preservation", "preservation-bi"), ("preservation", "preservation-bi-cross"),
+                                       ("preservation-bi", "preservation-bi-cross")):
                 continue
             r23 = float(spearmanr(cols[main_][ok], cols[other][ok])[0])
             t, p = williams_test(rho[main_], rho[other], r23, int(ok.sum()))

@@ -9,7 +9,7 @@ import pytest
 
 from styleval.content import PairData, PreservationModel, load_preservation_model, read_pairs
 from styleval.content.negatives import DonorPool, delete_clause, swap_entity
-from styleval.content.pretrained import (BI_CROSS_MODEL, BI_MODEL, DEFAULT_MODEL, FAST_MODEL,
+from styleval.content.pretrained import (BI_CROSS_MODEL, BI_MODEL, DEFAULT_MODEL, FAST_MODEL, LATE_MODEL,
                                          resolve_preservation_model)
 from styleval.content.train import fit_logistic
 from styleval.errors import InputError, UnknownNameError
@@ -45,7 +45,7 @@ def metric():
     return create("preservation", against="source")
 
 
-@pytest.mark.parametrize("name", [DEFAULT_MODEL, FAST_MODEL, BI_MODEL, BI_CROSS_MODEL])
+@pytest.mark.parametrize("name", [DEFAULT_MODEL, FAST_MODEL, BI_MODEL, BI_CROSS_MODEL, LATE_MODEL])
 def test_shipped_models_load_offline_and_keep_their_cards(monkeypatch, name):
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.setenv("TRANSFORMERS_OFFLINE", "1")
@@ -72,6 +72,22 @@ def test_the_bi_cross_model_is_the_bi_encoder_with_a_three_layer_cross_encoder()
     np.testing.assert_allclose(duo.score(srcs, outs),
                                0.75 * bi.score(srcs, outs) + 0.25 * duo.cross.score(srcs, outs), atol=1e-6)
     assert "spacy" not in duo.resources() and duo.resources()["cross_encoder_hash"] == duo.cross.file_hash[:12]
+
+
+def test_the_late_model_is_its_late_interaction_encoder_averaged_with_the_plain_cosine():
+    """preservation-minilm-late: a late-interaction encoder at weight 1, then .6 of it and .4 of the frozen MiniLM's
+    clipped sentence cosine; no feature head, no spaCy; an identical pair scores 1."""
+    from styleval.content.late_encoder import LateEncoder
+
+    late = load_preservation_model(LATE_MODEL)
+    assert isinstance(late.bi, LateEncoder) and late.bi_weight == 1.0 and late.cosine_weight == 0.4
+    assert late.cross is None and not late.uses_features and late.bi.layers == 0
+    srcs = [SOURCE] + [p[0] for p in PAIRS]
+    outs = [STYLE] + [p[1] for p in PAIRS]
+    cosine = np.clip(late.featurizer.sentence_cosines(srcs, outs), 0, 1)
+    np.testing.assert_allclose(late.score(srcs, outs), 0.6 * late.bi.score(srcs, outs) + 0.4 * cosine, atol=1e-9)
+    np.testing.assert_allclose(late.score(srcs, srcs), 1.0, atol=1e-5)
+    assert "spacy" not in late.resources() and late.resources()["late_encoder_hash"] == late.bi.file_hash[:12]
 
 
 def test_the_fast_model_is_the_default_models_feature_head():
@@ -106,6 +122,13 @@ def test_style_rewrites_beat_single_substitutions_bi_cross_model():
 def test_style_rewrites_beat_single_substitutions_bi_encoder():
     """Version 2 of the bi-encoder (trained on every training rewrite) passes; version 1 failed 2 of 4 cases."""
     test_style_rewrites_beat_single_substitutions(create("preservation", against="source", model=BI_MODEL))
+
+
+@pytest.mark.xfail(strict=True, reason="known weakness of preservation-minilm-late (docs/preservation.md): with .4 "
+                   "of the plain cosine, a near-copy with one swapped name or noun outscores the casual rewrite and "
+                   "the polite rewrite (2 of 4 cases), as for the fast model")
+def test_style_rewrites_beat_single_substitutions_late_model():
+    test_style_rewrites_beat_single_substitutions(create("preservation", against="source", model=LATE_MODEL))
 
 
 @pytest.mark.xfail(strict=True, reason="known weakness of the feature head alone (preservation-minilm-fast), "
@@ -273,3 +296,5 @@ def test_sgdd_spearman_of_the_shipped_models_on_its_first_600_pairs(shared_data)
     assert spearmanr(cosine, human)[0] == pytest.approx(0.3147, abs=0.002)
     bi = load_preservation_model(BI_MODEL)
     assert spearmanr(bi.score(src, out), human)[0] == pytest.approx(0.5155, abs=0.002)
+    late = load_preservation_model(LATE_MODEL)  # below the bi-encoder here, as on all of SGDD-TST (results.md)
+    assert spearmanr(late.score(src, out), human)[0] == pytest.approx(0.4074, abs=0.002)

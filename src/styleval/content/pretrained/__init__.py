@@ -14,6 +14,8 @@ FAST_MODEL = "preservation-minilm-fast"
 BI_MODEL = "preservation-minilm-bi"
 #: The bi-encoder averaged with a cross-encoder on MiniLM's first 3 layers: no spaCy, about twice the default's rate.
 BI_CROSS_MODEL = "preservation-minilm-bi-cross"
+#: A late-interaction encoder (token vectors matched across the texts) with the plain cosine: no spaCy.
+LATE_MODEL = "preservation-minilm-late"
 
 
 def shipped_models() -> dict[str, Path]:
