@@ -87,7 +87,7 @@ def test_a_bi_encoder_model_runs_no_features_and_round_trips(tmp_path):
 
     model.featurizer.features = no_features  # type: ignore[method-assign]
     np.testing.assert_allclose(model.score(A, B), bi.score(A, B), atol=1e-12)
-    assert "bi_encoder_hash" in model.resources() and "spacy" not in model.resources()
+    assert "bi_encoder_hash" in model.resources() and "spacy_model" not in model.resources()
     folder = model.save(tmp_path / "m")
     assert json.loads((folder / "model.json").read_text())["format"] == "styleval-preservation/3"
     again = PreservationModel.load(folder, backend="torch")
@@ -124,5 +124,5 @@ def test_the_metric_with_the_bi_model_signs_it_and_counts_long_texts_only():
     assert stats[2, 0] == pytest.approx(1.0)
     res = m.score(batch)
     r = res.signature.resources
-    assert r["preservation_model"] == BI_MODEL and r["bi_encoder_hash"] and "spacy" not in r
+    assert r["preservation_model"] == BI_MODEL and r["bi_encoder_hash"] and "spacy_model" not in r
     assert r["preservation_model_hash"] == content_hash(resolve_preservation_model(BI_MODEL))[:12]

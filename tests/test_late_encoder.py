@@ -129,7 +129,7 @@ def test_a_late_model_runs_no_features_and_round_trips(tmp_path):
     model.featurizer.features = no_features  # type: ignore[method-assign]
     cosine = np.clip(model.featurizer.sentence_cosines(A, B), 0, 1)
     np.testing.assert_allclose(model.score(A, B), 0.75 * late.score(A, B) + 0.25 * cosine, atol=1e-12)
-    assert "late_encoder_hash" in model.resources() and "spacy" not in model.resources()
+    assert "late_encoder_hash" in model.resources() and "spacy_model" not in model.resources()
     folder = model.save(tmp_path / "m")
     config = json.loads((folder / "model.json").read_text())
     assert config["format"] == "styleval-preservation/5" and config["bi_encoder"]["kind"] == "late"

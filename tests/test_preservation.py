@@ -71,7 +71,7 @@ def test_the_bi_cross_model_is_the_bi_encoder_with_a_three_layer_cross_encoder()
     outs = [STYLE] + [p[1] for p in PAIRS]
     np.testing.assert_allclose(duo.score(srcs, outs),
                                0.75 * bi.score(srcs, outs) + 0.25 * duo.cross.score(srcs, outs), atol=1e-6)
-    assert "spacy" not in duo.resources() and duo.resources()["cross_encoder_hash"] == duo.cross.file_hash[:12]
+    assert "spacy_model" not in duo.resources() and duo.resources()["cross_encoder_hash"] == duo.cross.file_hash[:12]
 
 
 def test_the_late_model_is_its_late_interaction_encoder_averaged_with_the_plain_cosine():
@@ -87,7 +87,7 @@ def test_the_late_model_is_its_late_interaction_encoder_averaged_with_the_plain_
     cosine = np.clip(late.featurizer.sentence_cosines(srcs, outs), 0, 1)
     np.testing.assert_allclose(late.score(srcs, outs), 0.6 * late.bi.score(srcs, outs) + 0.4 * cosine, atol=1e-9)
     np.testing.assert_allclose(late.score(srcs, srcs), 1.0, atol=1e-5)
-    assert "spacy" not in late.resources() and late.resources()["late_encoder_hash"] == late.bi.file_hash[:12]
+    assert "spacy_model" not in late.resources() and late.resources()["late_encoder_hash"] == late.bi.file_hash[:12]
 
 
 def test_the_fast_model_is_the_default_models_feature_head():
@@ -180,7 +180,11 @@ def test_signature_names_the_model_and_its_hash(metric):
     folder = resolve_preservation_model(DEFAULT_MODEL)
     assert sig.resources["preservation_model"] == DEFAULT_MODEL
     assert sig.resources["preservation_model_hash"] == content_hash(folder)[:12]
-    assert sig.resources["encoder_hash"] and sig.resources["spacy_hash"]
+    assert sig.resources["encoder_hash"] and sig.resources["spacy_model_hash"]
+    assert sig.resources["spacy_model"] == "spacy-en-sm"
+    # every key appears once in the printed signature (the spaCy model is not confused with the spaCy library)
+    keys = [part.split(":", 1)[0] for part in str(sig).split("|")[1:]]
+    assert len(keys) == len(set(keys)), keys
     assert sig.metric == "preservation" and sig.against == "source" and sig.nrefs == 1
     assert res.metric == "preservation/src"
 

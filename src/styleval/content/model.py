@@ -162,7 +162,7 @@ class PreservationModel:
             out[f"{self.bi.kind}_encoder_hash"] = self.bi.file_hash[:12]
         if self.uses_features:
             nlp = resolve(self.spacy_model).identity()
-            out["spacy"], out["spacy_hash"] = nlp["model"], nlp["model_hash"]
+            out["spacy_model"], out["spacy_model_hash"] = nlp["model"], nlp["model_hash"]
         return out
 
     def backend_identity(self) -> str:
