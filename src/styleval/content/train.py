@@ -246,8 +246,9 @@ def _cached_features(featurizer: PairFeaturizer, data: PairData, cache: str | Pa
                      progress: Progress | None) -> np.ndarray:
     if cache is None:
         return featurizer.features(data.sources, data.outputs, progress)
+    # keyed by the backend too: torch and ONNX Runtime features differ in the last bits
     key = hashlib.sha256("\0".join([data.data_hash(), featurizer.model, featurizer.spacy_model,
-                                     str(featurizer.max_length), *sorted(featurizer.style_words),
+                                     str(featurizer.max_length), featurizer.backend, *sorted(featurizer.style_words),
                                      *FEATURES]).encode("utf-8")).hexdigest()[:16]
     path = Path(cache) / f"{part}-{key}.npy"
     if path.is_file():
