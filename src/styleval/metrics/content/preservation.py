@@ -7,8 +7,10 @@ sentence cosine (weight .3; version 4 of the model); ``model=preservation-minilm
 the head alone (about twice as fast, weaker on held-out data); ``model=preservation-minilm-bi`` a LoRA-tuned MiniLM
 bi-encoder alone (the cosine of separately encoded texts, no spaCy: the fastest);
 ``model=preservation-minilm-bi-cross`` that bi-encoder averaged with a cross-encoder on MiniLM's first 3 layers (no
-spaCy). Several references: the largest score. The signature names the model folder and its content hash, the
-encoder with its hash, the spaCy pipeline when the model parses, and the cross- and bi-encoder's weights hashes.
+spaCy); ``model=preservation-minilm-late`` a late-interaction encoder (token vectors matched across the texts) with
+the plain cosine (no spaCy; weaker on held-out data, kept for reproducibility). Several references: the largest
+score. The signature names the model folder and its content hash, the encoder with its hash, the spaCy pipeline
+when the model parses, and the cross-, bi- or late-interaction encoder's weights hashes.
 
 Statistics (one row per segment): ``[score, truncated inputs]``: the texts longer than the encoder's limit, plus,
 with a cross-encoder (which reads comparison and output as one sequence), the comparison-output pairs longer than
@@ -35,8 +37,8 @@ class Preservation(ContentMetric):
     description = ("learned content preservation, indifferent to style (MiniLM + spaCy pair features with a "
                    "logistic head, averaged with a LoRA-tuned MiniLM cross-encoder and the plain MiniLM cosine; "
                    "shipped models "
-                   "preservation-minilm, preservation-minilm-fast, the bi-encoder preservation-minilm-bi and "
-                   "preservation-minilm-bi-cross); "
+                   "preservation-minilm, preservation-minilm-fast, the bi-encoder preservation-minilm-bi, "
+                   "preservation-minilm-bi-cross and preservation-minilm-late); "
                    "max over references")
     libraries = ("torch", "transformers", "spacy")
 
