@@ -193,9 +193,9 @@ class PreservationModel:
                 config["bi_encoder"]["kind"] = "late"
         if self.cosine_weight > 0:
             config["format"] = FORMAT_COSINE
+            config["cosine_weight"] = self.cosine_weight
         if isinstance(self.bi, LateEncoder):
             config["format"] = FORMAT_LATE
-            config["cosine_weight"] = self.cosine_weight
         (path / "model.json").write_text(json.dumps(config, indent=2) + "\n", encoding="utf-8")
         np.savez(path / "weights.npz", mean=self.mean, scale=self.scale, coef=self.coef,
                  intercept=np.asarray([self.intercept]), ceiling=np.asarray([self.ceiling]))
