@@ -12,7 +12,7 @@ from styleval.content.bi_encoder import BiEncoder
 from styleval.content.pretrained import BI_MODEL, FAST_MODEL
 from styleval.errors import InputError
 from styleval.models import catalog as cat
-from tests.conftest import ADAPTER_PAIRS, random_adapted
+from tests.conftest import ADAPTER_PAIRS, one_pass_model, random_adapted
 
 pytest.importorskip("transformers")
 torch = pytest.importorskip("torch")
@@ -69,9 +69,7 @@ def test_bad_weights_are_named(tmp_path):
 def test_a_bi_encoder_model_runs_no_features_and_round_trips(tmp_path):
     head = load_preservation_model(FAST_MODEL)
     bi = _random_bi()
-    model = PreservationModel(encoder=head.encoder, spacy_model=head.spacy_model, style_words=head.style_words,
-                              mean=head.mean, scale=head.scale, coef=head.coef, intercept=head.intercept,
-                              ceiling=head.ceiling, card={"name": "bi-only"}, backend="torch", bi=bi, bi_weight=1.0)
+    model = one_pass_model(bi, "bi-only")
     assert not model.uses_features and model.head_weight == 0.0
 
     def no_features(*args: object, **kwargs: object) -> None:

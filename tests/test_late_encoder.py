@@ -8,12 +8,11 @@ import json
 import numpy as np
 import pytest
 
-from styleval.content import PreservationModel, load_preservation_model
+from styleval.content import PreservationModel
 from styleval.content.late_encoder import TAU, LateEncoder, torch_pair_features
-from styleval.content.pretrained import FAST_MODEL
 from styleval.errors import InputError
 from styleval.models import catalog as cat
-from tests.conftest import ADAPTER_PAIRS, random_adapted
+from tests.conftest import ADAPTER_PAIRS, one_pass_model, random_adapted
 
 pytest.importorskip("transformers")
 torch = pytest.importorskip("torch")
@@ -107,12 +106,8 @@ def test_bad_weights_are_named(tmp_path):
 
 
 def test_a_late_model_runs_no_features_and_round_trips(tmp_path):
-    head = load_preservation_model(FAST_MODEL)
     late = _random_late()
-    model = PreservationModel(encoder=head.encoder, spacy_model=head.spacy_model, style_words=head.style_words,
-                              mean=head.mean, scale=head.scale, coef=head.coef, intercept=head.intercept,
-                              ceiling=head.ceiling, card={"name": "late-only"}, backend="torch", bi=late,
-                              bi_weight=1.0, cosine_weight=0.25)
+    model = one_pass_model(late, "late-only", cosine_weight=0.25)
 
     def no_features(*args: object, **kwargs: object) -> None:
         raise AssertionError("the feature head (and spaCy) ran although its weight is 0")
