@@ -127,3 +127,16 @@ def test_a_late_model_runs_no_features_and_round_trips(tmp_path):
     (folder / "model.json").write_text(json.dumps(config), encoding="utf-8")
     with pytest.raises(InputError, match="kind must be one of bi, late"):
         PreservationModel.load(folder, backend="torch")
+
+
+def test_progress_names_the_part_when_pairs_come_in_several(monkeypatch):
+    import styleval.content.late_encoder as module
+
+    monkeypatch.setattr(module, "CHUNK", 2)
+    seen: list[str] = []
+    late = _random_late()
+    late.features(A, B, progress=lambda stage, done, total: seen.append(stage))
+    assert {"late-interaction encoding (part 1 of 2)", "late-interaction encoding (part 2 of 2)"} == set(seen)
+    seen.clear()
+    late.features(A[:2], B[:2], progress=lambda stage, done, total: seen.append(stage))
+    assert set(seen) == {"late-interaction encoding"}

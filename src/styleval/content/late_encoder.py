@@ -100,7 +100,8 @@ class LateEncoder(AdaptedEncoder):
         order = sorted(range(len(outputs)), key=lambda i: comparisons[i])
         for start in range(0, len(order), CHUNK):
             idx = order[start:start + CHUNK]
-            vecs = self.encode([t for i in idx for t in (comparisons[i], outputs[i])], progress)
+            part = _part_progress(progress, start // CHUNK + 1, -(-len(order) // CHUNK))
+            vecs = self.encode([t for i in idx for t in (comparisons[i], outputs[i])], part)
             for i in idx:
                 feats[i] = pair_features(vecs[comparisons[i]], vecs[outputs[i]])
         return feats
@@ -114,6 +115,14 @@ class LateEncoder(AdaptedEncoder):
         s = self.feature_weights
         z = np.asarray(feats, dtype=np.float64) @ s + self.head_b
         return np.minimum(_sigmoid(z) / _sigmoid(s.sum() + self.head_b), 1.0)
+
+
+def _part_progress(progress: Progress | None, part: int, parts: int) -> Progress | None:
+    """``progress`` with the stage named by its part (``part`` of ``parts``) when the pairs come in several parts,
+    so a progress bar that restarts for each part says which one it is on."""
+    if progress is None or parts == 1:
+        return progress
+    return lambda stage, done, total: progress(f"{stage} (part {part} of {parts})", done, total)
 
 
 def pair_features(a: tuple[np.ndarray, np.ndarray, np.ndarray],
