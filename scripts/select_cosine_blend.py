@@ -41,12 +41,9 @@ from typing import Any
 
 import numpy as np
 
-from select_cross_encoder import all_features, dev_figures, halves, head_scores
+from select_cross_encoder import SCORERS, all_features, dev_figures, halves, head_scores, scorer_kind
 from styleval.content import corpus
-from styleval.content.bi_encoder import BiEncoder
-from styleval.content.cross_encoder import CrossEncoder
 from styleval.content.data import PairData
-from styleval.content.late_encoder import LateEncoder
 from styleval.content.features import FEATURES, PairFeaturizer
 from styleval.content.negatives import DonorPool, corrupt
 from styleval.content.train import default_style_words
@@ -150,9 +147,7 @@ def main(argv: list[str] | None = None) -> int:
     }
     for path in sorted(Path(args.keep).glob("model-*.npz")):
         name = path.stem.removeprefix("model-")
-        recipe = name.removeprefix("x-")
-        kind = BiEncoder if recipe.startswith("bi") else LateEncoder if recipe.startswith("late") else CrossEncoder
-        model = kind.load(path, cat.DEFAULT_ENCODER, backend="torch")
+        model = SCORERS[scorer_kind(name)][0].load(path, cat.DEFAULT_ENCODER, backend="torch")
         scored[name] = (model.score(dev.sources, dev.outputs), model.score(src, [r for _, r, _ in items]),
                         model.score(src, [c for _, _, c in items]))
         log(f"scored {name}")

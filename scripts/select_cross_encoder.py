@@ -46,10 +46,10 @@ import numpy as np
 from scipy.stats import spearmanr
 
 from styleval.content import corpus
-from styleval.content.bi_encoder import train_bi_encoder
+from styleval.content.bi_encoder import BiEncoder, train_bi_encoder
 from styleval.content.cross_encoder import CrossEncoder, train_cross_encoder
 from styleval.content.data import PairData, read_pairs, write_pairs
-from styleval.content.late_encoder import train_late_encoder
+from styleval.content.late_encoder import LateEncoder, train_late_encoder
 from styleval.content.features import FEATURE_SIGNS, PairFeaturizer
 from styleval.content.model import PreservationModel
 from styleval.content.train import _cached_features, default_style_words, fit_logistic, held_back_split
@@ -97,14 +97,23 @@ VARIANTS: dict[str, tuple[Callable[[PairData], PairData], dict[str, Any]]] = {
 }
 
 
-def train_variant(name: str, data: PairData, args: argparse.Namespace) -> tuple[Any, dict[str, Any]]:
-    """Train the recipe ``name`` (an ``x-`` prefix, which marks a run with --extra, is ignored) on ``data``: a
-    bi-encoder for ``bi...`` recipes, else a cross-encoder."""
+def scorer_kind(name: str) -> str:
+    """What the recipe ``name`` trains (an ``x-`` prefix, which marks a run with --extra, is ignored): ``"bi"`` for
+    ``bi...`` recipes, ``"late"`` for ``late...``, else ``"cross"``."""
     recipe = name.removeprefix("x-")
-    transform, kwargs = VARIANTS[recipe]
-    trainer = (train_bi_encoder if recipe.startswith("bi") else train_late_encoder if recipe.startswith("late")
-               else train_cross_encoder)
-    return trainer(transform(data), encoder=args.encoder, device=args.device, **kwargs)
+    return "bi" if recipe.startswith("bi") else "late" if recipe.startswith("late") else "cross"
+
+
+#: Each scorer kind's class and trainer.
+SCORERS: dict[str, tuple[type[Any], Callable[..., tuple[Any, dict[str, Any]]]]] = {
+    "bi": (BiEncoder, train_bi_encoder), "late": (LateEncoder, train_late_encoder),
+    "cross": (CrossEncoder, train_cross_encoder)}
+
+
+def train_variant(name: str, data: PairData, args: argparse.Namespace) -> tuple[Any, dict[str, Any]]:
+    """Train the recipe ``name`` on ``data`` with the trainer of its :func:`scorer_kind`."""
+    transform, kwargs = VARIANTS[name.removeprefix("x-")]
+    return SCORERS[scorer_kind(name)][1](transform(data), encoder=args.encoder, device=args.device, **kwargs)
 
 
 def in_half_a(text: str) -> bool:

@@ -35,13 +35,12 @@ from pathlib import Path
 from typing import Any
 
 from styleval.content import corpus
-from styleval.content.bi_encoder import BiEncoder
-from styleval.content.cross_encoder import CrossEncoder
 from styleval.content.data import PairData
-from styleval.content.late_encoder import LateEncoder
 from styleval.content.pretrained import BI_CROSS_MODEL, BI_MODEL, DEFAULT_MODEL, FAST_MODEL, LATE_MODEL, PRETRAINED_DIR
 from styleval.content.train import train_preservation_model
 from styleval.models import catalog as cat
+
+from select_cross_encoder import SCORERS, scorer_kind  # scripts/ is on the path when this runs as a script
 
 ENCODER_DATA = ("The encoder trained on the shipped training pairs followed by the same groups with every "
                 "training rewrite instead of the subsample (16,042 rewrites, their automatic meaning changes and "
@@ -116,15 +115,13 @@ NOTES = [
 
 
 def load_given(folder: Path, stem: str, enc_data: PairData) -> tuple[Any, dict[str, Any]]:
-    """The encoder ``stem`` (``x-bi``, ``x-base``, ``x-layers3``) trained elsewhere by ``select_cross_encoder.py
-    --final`` and its summary, checked against the encoder training pairs built here."""
-    one_pass = LateEncoder if stem.startswith("x-late") else BiEncoder if stem.startswith("x-bi") else None
+    """The encoder ``stem`` (``x-bi``, ``x-base``, ``x-layers3``, ``x-late``) trained elsewhere by
+    ``select_cross_encoder.py --final`` and its summary, checked against the encoder training pairs built here."""
     summary = json.loads((folder / f"{stem}.json").read_text(encoding="utf-8"))
     if summary.get("data_hash") != enc_data.data_hash():
         raise SystemExit(f"{folder / stem}.json: trained on data {summary.get('data_hash')}, but the encoder "
                          f"training pairs built here hash to {enc_data.data_hash()}")
-    kind = one_pass or CrossEncoder
-    model = kind.load(folder / f"{stem}.npz", cat.DEFAULT_ENCODER, backend="torch")
+    model = SCORERS[scorer_kind(stem)][0].load(folder / f"{stem}.npz", cat.DEFAULT_ENCODER, backend="torch")
     summary.pop("pairs", None)
     summary.pop("data_hash", None)
     summary["trained_with"] = (f"python scripts/select_cross_encoder.py --pairs SHIPPED --extra ALL --variants {stem} "

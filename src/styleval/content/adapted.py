@@ -200,13 +200,19 @@ def attach_adapters(encoder: Any, rank: int, scaling: float) -> dict[str, tuple[
     return lora
 
 
-def pooled(tok: Any, enc: Any, texts: list[str], pairs: list[str] | None = None, *, max_length: int) -> Any:
-    """Training-time forward pass (torch, with gradients): the mean over real tokens of the last hidden states of
-    ``texts`` (with ``pairs`` as second segments, if given), as the scorers pool at scoring time."""
+def hidden_states(tok: Any, enc: Any, texts: list[str], pairs: list[str] | None = None, *,
+                  max_length: int) -> tuple[Any, Any]:
+    """Training-time forward pass (torch, with gradients) of ``texts`` (with ``pairs`` as second segments, if
+    given) on the encoder's device: the last hidden states and the attention mask."""
     x = tok(*((texts,) if pairs is None else (texts, pairs)), padding=True, truncation=True, max_length=max_length,
             return_tensors="pt").to(next(enc.parameters()).device)
-    hidden = enc(**x).last_hidden_state
-    mask = x["attention_mask"].unsqueeze(-1).to(hidden.dtype)
+    return enc(**x).last_hidden_state, x["attention_mask"]
+
+
+def pooled(tok: Any, enc: Any, texts: list[str], pairs: list[str] | None = None, *, max_length: int) -> Any:
+    """The mean over real tokens of :func:`hidden_states`, as the scorers pool at scoring time."""
+    hidden, attention = hidden_states(tok, enc, texts, pairs, max_length=max_length)
+    mask = attention.unsqueeze(-1).to(hidden.dtype)
     return (hidden * mask).sum(1) / mask.sum(1)
 
 

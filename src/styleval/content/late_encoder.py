@@ -27,7 +27,8 @@ import numpy as np
 
 from ..errors import InputError
 from ..progress import Progress
-from .adapted import AdaptedEncoder, adapted_copy, fit_adapters, to_numpy, training_device
+from .adapted import AdaptedEncoder, adapted_copy, fit_adapters, hidden_states, to_numpy, training_device
+from .bi_encoder import _sigmoid
 from .data import PairData
 
 #: Temperature of the soft minimum over token matches (cosines): small enough that the worst match dominates.
@@ -146,10 +147,6 @@ def _softmin(m: np.ndarray, w: np.ndarray) -> float:
     return float(-TAU * (top + np.log(max(float((w * np.exp(z - top)).sum()), 1e-300))))
 
 
-def _sigmoid(z: np.ndarray | float) -> Any:
-    return 1.0 / (1.0 + np.exp(-np.asarray(z, dtype=np.float64)))
-
-
 def torch_pair_features(ha: Any, ma: Any, hb: Any, mb: Any, v: Any, c: Any) -> Any:
     """Training-time (torch, with gradients) form of :func:`pair_features` for a batch: hidden states ``ha``
     (B x Ta x d) with attention mask ``ma`` (B x Ta), likewise ``hb`` / ``mb``; returns B x 5."""
@@ -196,13 +193,9 @@ def train_late_encoder(data: PairData, *, encoder: str, rank: int = 16, alpha: f
     c = torch.nn.Parameter(torch.tensor(0.0, device=device))
     params = [p for pair in lora.values() for p in pair]
 
-    def run(texts: list[str]) -> tuple[Any, Any]:
-        x = tok(texts, padding=True, truncation=True, max_length=max_length, return_tensors="pt").to(device)
-        return enc(**x).last_hidden_state, x["attention_mask"]
-
     def logits(idx: list[int]) -> Any:
-        ha, ma = run([data.sources[i] for i in idx])
-        hb, mb = run([data.outputs[i] for i in idx])
+        ha, ma = hidden_states(tok, enc, [data.sources[i] for i in idx], max_length=max_length)
+        hb, mb = hidden_states(tok, enc, [data.outputs[i] for i in idx], max_length=max_length)
         return torch_pair_features(ha, ma, hb, mb, v, c) @ s + shift
 
     enc.train()

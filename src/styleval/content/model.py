@@ -189,12 +189,12 @@ class PreservationModel:
             self.bi.save(path / file)
             config["format"] = FORMAT_BI
             config["bi_encoder"] = {"file": file, "weight": self.bi_weight, "rank": self.bi.rank}
-            if isinstance(self.bi, LateEncoder):
-                config["bi_encoder"]["kind"] = "late"
+            if self.bi.kind != "bi":  # absent for a bi-encoder, as in the formats before 5
+                config["bi_encoder"]["kind"] = self.bi.kind
         if self.cosine_weight > 0:
             config["format"] = FORMAT_COSINE
             config["cosine_weight"] = self.cosine_weight
-        if isinstance(self.bi, LateEncoder):
+        if self.bi is not None and self.bi.kind == "late":
             config["format"] = FORMAT_LATE
         (path / "model.json").write_text(json.dumps(config, indent=2) + "\n", encoding="utf-8")
         np.savez(path / "weights.npz", mean=self.mean, scale=self.scale, coef=self.coef,
