@@ -57,6 +57,36 @@ def test_each_text_is_encoded_once():
     np.testing.assert_array_equal(bi.score(A[::-1], B[::-1]), first[::-1])
 
 
+def test_a_rescaled_encoder_lies_on_the_line_from_the_plain_to_the_tuned_weights():
+    """rescaled(t) merges W + t * (tuned delta): every merged weight is the linear interpolation, and the file hash
+    changes with t (a different model), while rescaled(1) is the same model."""
+    bi = _random_bi()
+    tuned = dict(bi.merged_encoder().named_parameters())
+    plain = dict(bi.rescaled(0.0).merged_encoder().named_parameters())
+    half = dict(bi.rescaled(0.3).merged_encoder().named_parameters())
+    moved = [n for n in tuned if not torch.equal(tuned[n], plain[n])]
+    assert len(moved) == 4  # the four adapted layers' weights
+    for name in tuned:
+        expected = plain[name] + 0.3 * (tuned[name] - plain[name])
+        torch.testing.assert_close(half[name], expected, atol=1e-6, rtol=0)
+    assert bi.rescaled(1.0).file_hash == bi.file_hash != bi.rescaled(0.3).file_hash
+    with pytest.raises(InputError, match="adapter scale"):
+        bi.rescaled(1.5)
+
+
+def test_a_bi_encoder_at_scale_zero_ranks_pairs_by_the_plain_sentence_cosine():
+    """At t = 0 the tuned cosine is the frozen MiniLM's: the score, inverted through its sigmoid, gives back the
+    sentence cosine that the feature head computes with the plain encoder."""
+    from styleval.content.features import PairFeaturizer
+
+    bi = load_preservation_model(BI_MODEL, backend="torch").bi.rescaled(0.0)
+    s, b = float(bi.head_w[0]), bi.head_b
+    p = bi.score(A, B) / (1 + np.exp(-(s + b)))
+    cos = (np.log(p / (1 - p)) - b) / s
+    plain = PairFeaturizer(backend="torch").sentence_cosines(A, B)
+    np.testing.assert_allclose(cos, plain, atol=1e-4)
+
+
 def test_bad_weights_are_named(tmp_path):
     with pytest.raises(InputError, match="scale must be one positive number"):
         _random_bi(scale=-1.0)

@@ -147,18 +147,22 @@ def test_train_content_with_a_late_interaction_encoder(tmp_path):
     table.write_text("\n".join(rows) + "\n", encoding="utf-8")
     out = tmp_path / "late"
     proc = _cli("train-content", str(table), "-o", str(out), "--bi-epochs", "2", "--bi-rank", "4", "--no-progress",
-                "--bi-layers", "2", "--bi-kind", "late")
+                "--bi-layers", "2", "--bi-kind", "late", "--bi-adapter-scale", "0.5")
     assert proc.returncode == 0, proc.stderr
     card = json.loads((out / "model_card.json").read_text())
     entry = card["parameters"]["late_encoder"]
     assert entry["epochs"] == 2 and entry["layers"] == 2 and set(entry["feature_weights"]) == {
         "cos", "recall", "precision", "worst_recall", "worst_precision"}
     assert json.loads((out / "model.json").read_text())["format"] == "styleval-preservation/5"
+    assert entry["adapter_scale"] == 0.5  # the adapters were scaled after training, and the card keeps both
 
     from styleval.content import PreservationModel
     from styleval.content.late_encoder import LateEncoder
     model = PreservationModel.load(out)
     assert isinstance(model.bi, LateEncoder) and not model.uses_features
+    assert model.bi.scaling == pytest.approx(0.5 * entry["trained_scaling"])
     np.testing.assert_allclose(model.score([a for a, _ in KEPT[:2]], [a for a, _ in KEPT[:2]]), 1.0, atol=1e-6)
     proc = _cli("train-content", str(table), "-o", str(tmp_path / "x"), "--bi-epochs", "1", "--bi-kind", "colbert")
     assert proc.returncode != 0 and "invalid choice" in proc.stderr
+    proc = _cli("train-content", str(table), "-o", str(tmp_path / "x"), "--bi-epochs", "1", "--bi-adapter-scale", "0")
+    assert proc.returncode != 0 and "adapter scale must be in (0, 1]" in proc.stderr

@@ -49,6 +49,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="what the one-pass encoder of --bi-epochs is: 'bi' (default; the cosine of mean-pooled "
                         "vectors) or 'late' (late interaction: each token's best match in the other text, weighted "
                         "by a learned importance; still one pass per distinct text)")
+    p.add_argument("--bi-adapter-scale", type=float, default=1.0, metavar="T",
+                   help="after training, scale the one-pass encoder's adapters by T in (0, 1] (default 1): its "
+                        "weights move part of the way back to the plain encoder, which keeps more of the plain "
+                        "cosine's grading of similar pairs at no extra cost (docs/preservation.md)")
     p.add_argument("--cosine-weight", type=float, default=0.0, metavar="A",
                    help="average the learned score with the frozen encoder's plain sentence cosine at this weight "
                         "(0 <= A < 1, default 0; docs/preservation.md): finer grading of similar pairs, a little less "
@@ -110,7 +114,7 @@ def run(args: argparse.Namespace) -> int:
         cross_epochs=args.cross_epochs, cross_rank=args.cross_rank, cross_weight=args.cross_weight,
         bi_epochs=args.bi_epochs, bi_rank=args.bi_rank, bi_weight=args.bi_weight, device=args.device,
         cross_layers=args.cross_layers, bi_layers=args.bi_layers, cosine_weight=args.cosine_weight,
-        bi_kind=args.bi_kind, progress=bar)
+        bi_kind=args.bi_kind, bi_adapter_scale=args.bi_adapter_scale, progress=bar)
     folder = model.save(args.output)
     chosen = model.card["selection"]["chosen"]
     sys.stdout.write(f"wrote {folder} ({len(data)} pairs; chosen {chosen}; score with "

@@ -68,6 +68,17 @@ class AdaptedEncoder:
     def rank(self) -> int:
         return int(next(iter(self.adapters.values()))[0].shape[0])
 
+    def rescaled(self, t: float) -> Any:
+        """The same scorer with its adapters' contribution multiplied by ``t`` in [0, 1]: merged weights
+        ``W + t * scaling * B @ A``, a point on the line from the plain encoder (``t = 0``) to the tuned one
+        (``t = 1``), with the head unchanged. A weight-space blend of tuned and pre-trained models (Wortsman et al.
+        2022): it costs one encoder pass, where averaging the two models' scores costs two."""
+        if not 0.0 <= t <= 1.0:
+            raise InputError(f"an adapter scale must be in [0, 1], got {t}")
+        return type(self)(self.encoder, self.adapters, self.scaling * t, self.head_w, self.head_b,
+                          max_length=self.max_length, backend=self.backend, batch_size=self.batch_size,
+                          layers=self.layers)
+
     def save(self, path: str | Path) -> None:
         arrays: dict[str, np.ndarray] = {"scaling": np.asarray([self.scaling]), "head_w": self.head_w,
                                          "head_b": np.asarray([self.head_b])}

@@ -99,7 +99,7 @@ def train_preservation_model(train: PairData, *, selection: PairData | None = No
                              cross_rank: int = 16, cross_weight: float = 0.5, bi_epochs: int = 0,
                              bi_rank: int = 16, bi_weight: float = 1.0, device: str = "cpu",
                              cross_layers: int = 0, bi_layers: int = 0, cosine_weight: float = 0.0,
-                             bi_kind: str = "bi",
+                             bi_kind: str = "bi", bi_adapter_scale: float = 1.0,
                              encoder_train: PairData | None = None,
                              given_encoders: dict[str, tuple[Any, dict[str, Any]]] | None = None,
                              progress: Progress | None = None) -> PreservationModel:
@@ -124,6 +124,9 @@ def train_preservation_model(train: PairData, *, selection: PairData | None = No
     encoder's plain cosine (the head's first feature; computed without spaCy when the head is not run).
     ``bi_kind="late"``: the one-pass encoder is a late-interaction encoder (:mod:`styleval.content.late_encoder`,
     token vectors matched across the texts) instead of a bi-encoder, trained and weighted the same way.
+    ``bi_adapter_scale < 1``: after training, that encoder's adapters are scaled by it (weights
+    ``W + t * scaling * B @ A``; :meth:`~styleval.content.adapted.AdaptedEncoder.rescaled`), a weight-space blend
+    of the tuned and the plain encoder that keeps one pass per text.
 
     ``encoder_train``: the pairs the encoders train on, when not ``train`` (the head is fitted on ``train``).
     ``given_encoders``: ``{"cross": (encoder, summary)}`` and/or ``{"bi": ...}``, encoders already trained (say on
@@ -144,6 +147,8 @@ def train_preservation_model(train: PairData, *, selection: PairData | None = No
                          "than 1")
     if not 0.0 <= cosine_weight < 1.0:
         raise InputError(f"the cosine weight must be in [0, 1), got {cosine_weight}")
+    if not 0.0 < bi_adapter_scale <= 1.0:
+        raise InputError(f"the bi-encoder's adapter scale must be in (0, 1], got {bi_adapter_scale}")
     if bi_kind not in ("bi", "late"):
         raise InputError(f"the one-pass encoder's kind must be 'bi' or 'late', got {bi_kind!r}")
     words = list(style_words) if style_words is not None else default_style_words()
@@ -221,6 +226,9 @@ def train_preservation_model(train: PairData, *, selection: PairData | None = No
         bi, summary = given["bi"] if "bi" in given else trainer(
             enc_data, encoder=encoder, rank=bi_rank, epochs=bi_epochs, max_length=max_length, seed=seed,
             device=device, layers=bi_layers, progress=progress)
+        if bi_adapter_scale != 1.0:
+            summary = {**summary, "adapter_scale": bi_adapter_scale, "trained_scaling": bi.scaling}
+            bi = bi.rescaled(bi_adapter_scale)
         output = ("sigmoid(scale * tuned cosine + shift) / sigmoid(scale + shift)" if bi.kind == "bi" else
                   f"sigmoid(feature weights . ({', '.join(LATE_FEATURES)}) + shift) / the same for an identical "
                   "pair (late interaction of tuned token vectors)")
