@@ -46,6 +46,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--keep", required=True, help="model-NAME.npz files of select_cross_encoder.py --keep")
     ap.add_argument("--only", default="", help="comma-separated model names to study (default: every bi/late one)")
     ap.add_argument("--scales", default=",".join(f"{t:g}" for t in SCALES), help="comma-separated scales t")
+    ap.add_argument("--with-cross", default="", metavar="NAME:W",
+                    help="also average each rescaled scorer (weight 1 - W) with the cross-encoder KEEP/model-NAME.npz "
+                    "(weight W, unscaled), the form of preservation-minilm-bi-cross (layers3:0.25)")
     ap.add_argument("--json", default=None, help="write every figure here")
     args = ap.parse_args(argv)
     t0 = time.time()
@@ -71,6 +74,15 @@ def main(argv: list[str] | None = None) -> int:
         return out
 
     results: dict[str, Any] = {"items": len(items), "cosine alone": figures(tuple(clip(c) for c in cosine))}
+    partner: tuple[np.ndarray, ...] | None = None
+    if args.with_cross:
+        cname, cweight = args.with_cross.split(":")
+        w_cross = float(cweight)
+        cross = SCORERS["cross"][0].load(Path(args.keep) / f"model-{cname}.npz", cat.DEFAULT_ENCODER, backend="torch")
+        partner = (cross.score(dev.sources, dev.outputs), cross.score(src, [r for _, r, _ in items]),
+                   cross.score(src, [c for _, _, c in items]))
+        results[f"{cname} alone"] = figures(partner)
+        log(f"scored {cname}: {results[f'{cname} alone']}")
     only = {n for n in args.only.split(",") if n}
     for path in sorted(Path(args.keep).glob("model-*.npz")):
         name = path.stem.removeprefix("model-")
@@ -85,6 +97,9 @@ def main(argv: list[str] | None = None) -> int:
                      m.score(src, [c for _, _, c in items]))
             row = {f"a={a:g}": figures(tuple((1 - a) * p + a * clip(c) for p, c in zip(parts, cosine)))
                    for a in COSINE_WEIGHTS}
+            if partner is not None:
+                row[f"with {args.with_cross}"] = figures(tuple((1 - w_cross) * p + w_cross * q
+                                                               for p, q in zip(parts, partner)))
             results[name][f"t={t:g}"] = row
             log(f"{name} t={t:g}: " + "; ".join(f"{k} {v}" for k, v in row.items()))
     if args.json:

@@ -60,32 +60,35 @@ def test_shipped_models_load_offline_and_keep_their_cards(monkeypatch, name):
 
 
 def test_the_bi_cross_model_is_the_bi_encoder_with_a_three_layer_cross_encoder():
-    """preservation-minilm-bi-cross: the bi-encoder of preservation-minilm-bi (same file) at .75 and a cross-encoder
-    on MiniLM's first 3 layers at .25; the feature head (and spaCy) is not run."""
+    """preservation-minilm-bi-cross: the bi-encoder of preservation-minilm-bi (version 3 scales its adapters by .6;
+    here they are unscaled, as in version 2) at .75 and a cross-encoder on MiniLM's first 3 layers at .25; the
+    feature head (and spaCy) is not run."""
     duo, bi = load_preservation_model(BI_CROSS_MODEL), load_preservation_model(BI_MODEL)
     assert duo.bi is not None and bi.bi is not None and duo.cross is not None
-    assert duo.bi.file_hash == bi.bi.file_hash and duo.bi_weight == 0.75 and duo.cross_weight == 0.25
+    assert duo.bi.rescaled(0.6).file_hash == bi.bi.file_hash and duo.bi_weight == 0.75 and duo.cross_weight == 0.25
     assert duo.cross.layers == 3 and len(duo.cross.adapters) == 18 and not duo.uses_features
     assert all(int(name.split(".layer.")[1].split(".")[0]) < 3 for name in duo.cross.adapters)
     srcs = [SOURCE] + [p[0] for p in PAIRS]
     outs = [STYLE] + [p[1] for p in PAIRS]
     np.testing.assert_allclose(duo.score(srcs, outs),
-                               0.75 * bi.score(srcs, outs) + 0.25 * duo.cross.score(srcs, outs), atol=1e-6)
+                               0.75 * duo.bi.score(srcs, outs) + 0.25 * duo.cross.score(srcs, outs), atol=1e-6)
     assert "spacy_model" not in duo.resources() and duo.resources()["cross_encoder_hash"] == duo.cross.file_hash[:12]
 
 
-def test_the_late_model_is_its_late_interaction_encoder_averaged_with_the_plain_cosine():
-    """preservation-minilm-late: a late-interaction encoder at weight 1, then .6 of it and .4 of the frozen MiniLM's
-    clipped sentence cosine; no feature head, no spaCy; an identical pair scores 1."""
+def test_the_late_model_is_its_late_interaction_encoder_with_its_adapters_at_half_strength():
+    """preservation-minilm-late version 2: a late-interaction encoder alone (weight 1, no cosine pass), its adapters
+    scaled by .5 after training (the card keeps the trained scaling); no feature head, no spaCy; an identical pair
+    scores 1."""
     from styleval.content.late_encoder import LateEncoder
 
     late = load_preservation_model(LATE_MODEL)
-    assert isinstance(late.bi, LateEncoder) and late.bi_weight == 1.0 and late.cosine_weight == 0.4
+    assert isinstance(late.bi, LateEncoder) and late.bi_weight == 1.0 and late.cosine_weight == 0.0
     assert late.cross is None and not late.uses_features and late.bi.layers == 0
+    entry = late.card["parameters"]["late_encoder"]
+    assert entry["adapter_scale"] == 0.5 and late.bi.scaling == pytest.approx(0.5 * entry["trained_scaling"])
     srcs = [SOURCE] + [p[0] for p in PAIRS]
     outs = [STYLE] + [p[1] for p in PAIRS]
-    cosine = np.clip(late.featurizer.sentence_cosines(srcs, outs), 0, 1)
-    np.testing.assert_allclose(late.score(srcs, outs), 0.6 * late.bi.score(srcs, outs) + 0.4 * cosine, atol=1e-9)
+    np.testing.assert_allclose(late.score(srcs, outs), late.bi.score(srcs, outs), atol=1e-9)
     np.testing.assert_allclose(late.score(srcs, srcs), 1.0, atol=1e-5)
     assert "spacy_model" not in late.resources() and late.resources()["late_encoder_hash"] == late.bi.file_hash[:12]
 
