@@ -11,10 +11,10 @@ averaged with equal weights, and that average with MiniLM's plain sentence cosin
 cosine; the encoders and the head are the same). ``--fast``: ``preservation-minilm-fast``, the feature head
 alone. ``--bi``: ``preservation-minilm-bi`` (version 3), a LoRA bi-encoder alone (2 epochs, rank 16) with its
 adapters scaled by .6 after training (version 2: unscaled). ``--bi-cross``: ``preservation-minilm-bi-cross``
-(version 2), that scaled bi-encoder (weight .75; version 1: unscaled) with a cross-encoder on MiniLM's first 3 layers (weight .25); no
-spaCy at scoring time. ``--late``: ``preservation-minilm-late`` (version 2), a LoRA late-interaction encoder (token
-vectors matched across the texts; styleval.content.late_encoder) with its adapters scaled by .5 (version 1:
-unscaled, averaged with MiniLM's plain sentence cosine at weight .4); no spaCy.
+(version 2), that scaled bi-encoder (weight .75; version 1: unscaled) with a cross-encoder on MiniLM's first 3
+layers (weight .25); no spaCy at scoring time. ``--late``: ``preservation-minilm-late`` (version 2), a LoRA
+late-interaction encoder (token vectors matched across the texts; styleval.content.late_encoder) with its adapters
+scaled by .5 (version 1: unscaled, averaged with MiniLM's plain sentence cosine at weight .4); no spaCy.
 
 The feature head fits the shipped training pairs (styleval.content.corpus.training_pairs); the encoders train on
 those followed by the same groups with every training rewrite (corpus.encoder_training_pairs, 61,794 pairs), the

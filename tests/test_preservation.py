@@ -60,18 +60,20 @@ def test_shipped_models_load_offline_and_keep_their_cards(monkeypatch, name):
 
 
 def test_the_bi_cross_model_is_the_bi_encoder_with_a_three_layer_cross_encoder():
-    """preservation-minilm-bi-cross: the bi-encoder of preservation-minilm-bi (version 3 scales its adapters by .6;
-    here they are unscaled, as in version 2) at .75 and a cross-encoder on MiniLM's first 3 layers at .25; the
-    feature head (and spaCy) is not run."""
+    """preservation-minilm-bi-cross: the bi-encoder of preservation-minilm-bi (the same file: in both, version 2's
+    encoder with its adapters scaled by .6) at .75 and a cross-encoder on MiniLM's first 3 layers at .25; the feature
+    head (and spaCy) is not run."""
     duo, bi = load_preservation_model(BI_CROSS_MODEL), load_preservation_model(BI_MODEL)
     assert duo.bi is not None and bi.bi is not None and duo.cross is not None
-    assert duo.bi.rescaled(0.6).file_hash == bi.bi.file_hash and duo.bi_weight == 0.75 and duo.cross_weight == 0.25
+    assert duo.bi.file_hash == bi.bi.file_hash and duo.bi_weight == 0.75 and duo.cross_weight == 0.25
+    trained = duo.card["parameters"]["bi_encoder"]
+    assert trained["adapter_scale"] == 0.6 and duo.bi.scaling == pytest.approx(0.6 * trained["trained_scaling"])
     assert duo.cross.layers == 3 and len(duo.cross.adapters) == 18 and not duo.uses_features
     assert all(int(name.split(".layer.")[1].split(".")[0]) < 3 for name in duo.cross.adapters)
     srcs = [SOURCE] + [p[0] for p in PAIRS]
     outs = [STYLE] + [p[1] for p in PAIRS]
     np.testing.assert_allclose(duo.score(srcs, outs),
-                               0.75 * duo.bi.score(srcs, outs) + 0.25 * duo.cross.score(srcs, outs), atol=1e-6)
+                               0.75 * bi.score(srcs, outs) + 0.25 * duo.cross.score(srcs, outs), atol=1e-6)
     assert "spacy_model" not in duo.resources() and duo.resources()["cross_encoder_hash"] == duo.cross.file_hash[:12]
 
 
@@ -127,9 +129,9 @@ def test_style_rewrites_beat_single_substitutions_bi_encoder():
     test_style_rewrites_beat_single_substitutions(create("preservation", against="source", model=BI_MODEL))
 
 
-@pytest.mark.xfail(strict=True, reason="known weakness of preservation-minilm-late (docs/preservation.md): with .4 "
-                   "of the plain cosine, a near-copy with one swapped name or noun outscores the casual rewrite and "
-                   "the polite rewrite (2 of 4 cases), as for the fast model")
+@pytest.mark.xfail(strict=True, reason="known weakness of preservation-minilm-late (docs/preservation.md): a "
+                   "near-copy with one swapped name or noun outscores the casual rewrite and the polite rewrite (2 of 4 "
+                   "cases), as for the fast model; so it did in version 1, with .4 of the plain cosine")
 def test_style_rewrites_beat_single_substitutions_late_model():
     test_style_rewrites_beat_single_substitutions(create("preservation", against="source", model=LATE_MODEL))
 
@@ -286,7 +288,7 @@ def test_negatives_change_the_named_part_and_keep_the_rest():
 @pytest.mark.shared_data
 def test_sgdd_spearman_of_the_shipped_models_on_its_first_600_pairs(shared_data):
     """Spearman with SGDD-TST's crowd score (never trained on) on its first 600 pairs, measured once for each shipped
-    model (docs/results.md has all 10,287: default .552, bi-encoder .551, fast .445, cosine .418): the default
+    model (docs/results.md has all 10,287: default .552, bi-encoder .549, fast .445, cosine .418): the default
     model's cross-encoder and the bi-encoder's tuned cosine add most of it. On these 600 the default (version 4,
     with the plain cosine averaged in at .3) is a little below version 3 (.4822)."""
     from scipy.stats import spearmanr
@@ -302,6 +304,7 @@ def test_sgdd_spearman_of_the_shipped_models_on_its_first_600_pairs(shared_data)
     cosine = fast.featurizer.features(src, out)[:, 0]  # MiniLM sentence cosine, the sentence_cosine metric
     assert spearmanr(cosine, human)[0] == pytest.approx(0.3147, abs=0.002)
     bi = load_preservation_model(BI_MODEL)
-    assert spearmanr(bi.score(src, out), human)[0] == pytest.approx(0.5155, abs=0.002)
+    # version 3 (adapters at .6) is .4608 here against version 2's .5155, while on all 10,287 pairs the two are level
+    assert spearmanr(bi.score(src, out), human)[0] == pytest.approx(0.4608, abs=0.002)
     late = load_preservation_model(LATE_MODEL)  # below the bi-encoder here, as on all of SGDD-TST (results.md)
-    assert spearmanr(late.score(src, out), human)[0] == pytest.approx(0.4074, abs=0.002)
+    assert spearmanr(late.score(src, out), human)[0] == pytest.approx(0.3436, abs=0.002)
