@@ -130,8 +130,8 @@ def test_style_rewrites_beat_single_substitutions_bi_encoder():
 
 
 @pytest.mark.xfail(strict=True, reason="known weakness of preservation-minilm-late (docs/preservation.md): a "
-                   "near-copy with one swapped name or noun outscores the casual rewrite and the polite rewrite (2 of 4 "
-                   "cases), as for the fast model; so it did in version 1, with .4 of the plain cosine")
+                   "near-copy with one swapped name or noun outscores the casual rewrite and the polite rewrite (2 of "
+                   "4 cases), as for the fast model; so it did in version 1, with .4 of the plain cosine")
 def test_style_rewrites_beat_single_substitutions_late_model():
     test_style_rewrites_beat_single_substitutions(create("preservation", against="source", model=LATE_MODEL))
 
