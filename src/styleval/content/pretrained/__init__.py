@@ -10,11 +10,11 @@ PRETRAINED_DIR = Path(__file__).resolve().parent
 DEFAULT_MODEL = "preservation-minilm"
 #: The feature head alone (version 1 of preservation-minilm): about twice as fast, weaker on held-out data.
 FAST_MODEL = "preservation-minilm-fast"
-#: A LoRA-tuned MiniLM bi-encoder alone: one encoder pass per distinct text and no spaCy, the fastest.
+#: A LoRA-tuned MiniLM bi-encoder alone (adapters scaled by .6): one encoder pass per distinct text and no spaCy.
 BI_MODEL = "preservation-minilm-bi"
 #: The bi-encoder averaged with a cross-encoder on MiniLM's first 3 layers: no spaCy, about twice the default's rate.
 BI_CROSS_MODEL = "preservation-minilm-bi-cross"
-#: A late-interaction encoder (token vectors matched across the texts) with the plain cosine: no spaCy.
+#: A late-interaction encoder alone (token vectors matched across the texts; adapters scaled by .5): no spaCy.
 LATE_MODEL = "preservation-minilm-late"
 
 
