@@ -19,18 +19,13 @@ Nothing held out for docs/results.md is read (no SGDD-TST, no odd Lai/Mir rows, 
 """
 from __future__ import annotations
 
-import argparse
-import json
-import sys
-import time
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from select_cosine_blend import clip, shift_items
-from select_cross_encoder import SCORERS, all_features, dev_figures, halves, scorer_kind
-from styleval.content import corpus
+from select_cosine_blend import clip, dev2_figures, dev_arguments, development_split, emit, stderr_log, three_ways
+from select_cross_encoder import SCORERS, scorer_kind
 from styleval.content.features import PairFeaturizer
 from styleval.content.train import default_style_words
 from styleval.models import catalog as cat
@@ -40,27 +35,17 @@ COSINE_WEIGHTS = (0.0, 0.2, 0.3, 0.4)
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--data", default=None, help="the shared data folder (default ../shared/data)")
-    ap.add_argument("--cache", default=None, help="pair-feature cache folder of scripts/train_preservation.py")
-    ap.add_argument("--keep", required=True, help="model-NAME.npz files of select_cross_encoder.py --keep")
+    ap = dev_arguments(__doc__)
     ap.add_argument("--only", default="", help="comma-separated model names to study (default: every bi/late one)")
     ap.add_argument("--scales", default=",".join(f"{t:g}" for t in SCALES), help="comma-separated scales t")
     ap.add_argument("--with-cross", default="", metavar="NAME:W",
                     help="also average each rescaled scorer (weight 1 - W) with the cross-encoder KEEP/model-NAME.npz "
                     "(weight W, unscaled), the form of preservation-minilm-bi-cross (layers3:0.25)")
-    ap.add_argument("--json", default=None, help="write every figure here")
     args = ap.parse_args(argv)
-    t0 = time.time()
+    log = stderr_log()
 
-    def log(msg: str) -> None:
-        print(f"[{time.time() - t0:6.0f}s] {msg}", file=sys.stderr, flush=True)
-
-    data = corpus.training_pairs(args.data)
-    _, ib = halves(data)
+    data, _, ib, x, items = development_split(args.data, args.cache)
     dev = data.subset(ib)
-    x = all_features(data, args.cache)
-    items = shift_items(dev)
     src = [s for s, _, _ in items]
     featurizer = PairFeaturizer(style_words=default_style_words())
     cosine = (x[ib][:, 0], featurizer.features(src, [r for _, r, _ in items])[:, 0],
@@ -68,10 +53,7 @@ def main(argv: list[str] | None = None) -> int:
     log(f"half B: {len(dev)} pairs, {len(items)} style-shift items")
 
     def figures(parts: tuple[np.ndarray, ...]) -> dict[str, float]:
-        out = dev_figures(parts[0], dev)
-        out["shift"] = round(corpus.agreement(parts[1], parts[2]), 4)
-        out["dev2"] = round(float(np.mean([out["lai"], out["mir"], out["shift"]])), 4)
-        return out
+        return dev2_figures(parts, dev)
 
     results: dict[str, Any] = {"items": len(items), "cosine alone": figures(tuple(clip(c) for c in cosine))}
     partner: tuple[np.ndarray, ...] | None = None
@@ -79,8 +61,7 @@ def main(argv: list[str] | None = None) -> int:
         cname, cweight = args.with_cross.split(":")
         w_cross = float(cweight)
         cross = SCORERS["cross"][0].load(Path(args.keep) / f"model-{cname}.npz", cat.DEFAULT_ENCODER, backend="torch")
-        partner = (cross.score(dev.sources, dev.outputs), cross.score(src, [r for _, r, _ in items]),
-                   cross.score(src, [c for _, _, c in items]))
+        partner = three_ways(cross.score, dev, items)
         results[f"{cname} alone"] = figures(partner)
         log(f"scored {cname}: {results[f'{cname} alone']}")
     only = {n for n in args.only.split(",") if n}
@@ -93,8 +74,7 @@ def main(argv: list[str] | None = None) -> int:
         results[name] = {}
         for t in (float(v) for v in args.scales.split(",")):
             m = model.rescaled(t)
-            parts = (m.score(dev.sources, dev.outputs), m.score(src, [r for _, r, _ in items]),
-                     m.score(src, [c for _, _, c in items]))
+            parts = three_ways(m.score, dev, items)
             row = {f"a={a:g}": figures(tuple((1 - a) * p + a * clip(c) for p, c in zip(parts, cosine)))
                    for a in COSINE_WEIGHTS}
             if partner is not None:
@@ -102,10 +82,7 @@ def main(argv: list[str] | None = None) -> int:
                                                                for p, q in zip(parts, partner)))
             results[name][f"t={t:g}"] = row
             log(f"{name} t={t:g}: " + "; ".join(f"{k} {v}" for k, v in row.items()))
-    if args.json:
-        Path(args.json).write_text(json.dumps(results, indent=1), encoding="utf-8")
-    print(json.dumps(results, indent=1))
-    return 0
+    return emit(results, args.json)
 
 
 if __name__ == "__main__":

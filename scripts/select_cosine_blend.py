@@ -37,7 +37,7 @@ import re
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -70,6 +70,54 @@ def shift_items(dev: PairData, seed: int = corpus.SEED + 2) -> list[tuple[str, s
         if got is not None:
             items.append((s, first[s], got[1]))
     return items
+
+
+def dev_arguments(description: str | None) -> argparse.ArgumentParser:
+    """A parser with the arguments every development study takes: --data, --cache, --keep, --json."""
+    ap = argparse.ArgumentParser(description=description, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--data", default=None, help="the shared data folder (default ../shared/data)")
+    ap.add_argument("--cache", default=None, help="pair-feature cache folder of scripts/train_preservation.py")
+    ap.add_argument("--keep", required=True, help="model-NAME.npz files of select_cross_encoder.py --keep")
+    ap.add_argument("--json", default=None, help="write every figure here")
+    return ap
+
+
+def stderr_log() -> Callable[[str], None]:
+    """A logger to stderr that prefixes each message with the seconds since it was made."""
+    t0 = time.time()
+    return lambda msg: print(f"[{time.time() - t0:6.0f}s] {msg}", file=sys.stderr, flush=True)
+
+
+def emit(results: dict[str, Any], path: str | None) -> int:
+    """Print the figures as JSON (and write them to ``path`` when given); the script's exit status."""
+    text = json.dumps(results, indent=1)
+    if path:
+        Path(path).write_text(text, encoding="utf-8")
+    print(text)
+    return 0
+
+
+def development_split(data_dir: str | None, cache: str | None) -> tuple[PairData, list[int], list[int], np.ndarray,
+                                                                      list[tuple[str, str, str]]]:
+    """(training pairs, half-A and half-B indices, every pair's features, half B's style-shift items)."""
+    data = corpus.training_pairs(data_dir)
+    ia, ib = halves(data)
+    return data, ia, ib, all_features(data, cache), shift_items(data.subset(ib))
+
+
+def three_ways(score: Any, dev: PairData, items: list[tuple[str, str, str]]) -> tuple[np.ndarray, ...]:
+    """A scorer's (half-B, style-rewrite, meaning-change) scores; ``score(comparisons, outputs)``."""
+    src = [s for s, _, _ in items]
+    return (score(dev.sources, dev.outputs), score(src, [r for _, r, _ in items]),
+            score(src, [c for _, _, c in items]))
+
+
+def dev2_figures(parts: tuple[np.ndarray, ...], dev: PairData) -> dict[str, float]:
+    """lai, mir, style and dev of dev_figures on the half-B scores, shift on the items and dev2 (lai, mir, shift)."""
+    out = dev_figures(parts[0], dev)
+    out["shift"] = round(corpus.agreement(parts[1], parts[2]), 4)
+    out["dev2"] = round(float(np.mean([out["lai"], out["mir"], out["shift"]])), 4)
+    return out
 
 
 def clip(v: np.ndarray) -> np.ndarray:
@@ -116,25 +164,14 @@ def partner_study(scored: dict[str, tuple[np.ndarray, ...]], feats: tuple[np.nda
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--data", default=None, help="the shared data folder (default ../shared/data)")
-    ap.add_argument("--cache", default=None, help="pair-feature cache folder of scripts/train_preservation.py")
-    ap.add_argument("--keep", required=True, help="model-NAME.npz files of select_cross_encoder.py --keep")
-    ap.add_argument("--json", default=None, help="write every figure here")
+    ap = dev_arguments(__doc__)
     ap.add_argument("--partners", action="store_true", help="also other partners and forms of the average (needs "
                     "model-base.npz in KEEP)")
     ap.add_argument("--save", default=None, help="keep every scorer's half-B and style-shift scores in this .npz")
     args = ap.parse_args(argv)
-    t0 = time.time()
-
-    def log(msg: str) -> None:
-        print(f"[{time.time() - t0:6.0f}s] {msg}", file=sys.stderr, flush=True)
-
-    data = corpus.training_pairs(args.data)
-    ia, ib = halves(data)
+    log = stderr_log()
+    data, ia, ib, x, items = development_split(args.data, args.cache)
     fit, dev = data.subset(ia), data.subset(ib)
-    x = all_features(data, args.cache)
-    items = shift_items(dev)
     log(f"half B: {len(dev)} pairs, {len(items)} style-shift items")
     src = [s for s, _, _ in items]
     featurizer = PairFeaturizer(style_words=default_style_words())
@@ -148,8 +185,7 @@ def main(argv: list[str] | None = None) -> int:
     for path in sorted(Path(args.keep).glob("model-*.npz")):
         name = path.stem.removeprefix("model-")
         model = SCORERS[scorer_kind(name)][0].load(path, cat.DEFAULT_ENCODER, backend="torch")
-        scored[name] = (model.score(dev.sources, dev.outputs), model.score(src, [r for _, r, _ in items]),
-                        model.score(src, [c for _, _, c in items]))
+        scored[name] = three_ways(model.score, dev, items)  # type: ignore[assignment]
         log(f"scored {name}")
 
     def mix(parts: dict[str, float]) -> tuple[np.ndarray, ...]:
@@ -161,10 +197,7 @@ def main(argv: list[str] | None = None) -> int:
         scored["bi (.75) + layers3 (.25)"] = mix({"bi": 0.75, "layers3": 0.25})
 
     def figures(parts: tuple[np.ndarray, ...]) -> dict[str, float]:
-        out = dev_figures(parts[0], dev)
-        out["shift"] = round(corpus.agreement(parts[1], parts[2]), 4)
-        out["dev2"] = round(float(np.mean([out["lai"], out["mir"], out["shift"]])), 4)
-        return out
+        return dev2_figures(parts, dev)
 
     if args.save:
         np.savez(args.save, **{f"{name}|{i}": parts[i] for name, parts in scored.items() for i in range(3)},
@@ -187,10 +220,7 @@ def main(argv: list[str] | None = None) -> int:
         results["partners and forms"] = partner_study(scored, (x[ib], x_rewrite, x_change), masked, figures)
         for name, row in results["partners and forms"].items():
             log(f"{name}: " + "; ".join(f"{k} {v}" for k, v in row.items()))
-    if args.json:
-        Path(args.json).write_text(json.dumps(results, indent=1), encoding="utf-8")
-    print(json.dumps(results, indent=1))
-    return 0
+    return emit(results, args.json)
 
 
 if __name__ == "__main__":
