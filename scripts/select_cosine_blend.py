@@ -112,11 +112,31 @@ def three_ways(score: Any, dev: PairData, items: list[tuple[str, str, str]]) -> 
             score(src, [c for _, _, c in items]))
 
 
-def dev2_figures(parts: tuple[np.ndarray, ...], dev: PairData) -> dict[str, float]:
-    """lai, mir, style and dev of dev_figures on the half-B scores, shift on the items and dev2 (lai, mir, shift)."""
+def item_origins(items: list[tuple[str, str, str]], data_dir: str | None) -> np.ndarray:
+    """Where each style-shift item's source comes from: ``yelp``, ``paradetox``, ``lai`` or ``pt16`` (a PT16
+    sentence whose rewrite was made by styleval's formality rules, not by a person)."""
+    base = corpus._root(data_dir)
+    where: dict[str, str] = {}
+    for name, part in (("pt16", corpus.pt16_rewrites(base)), ("lai", corpus.lai_references(base)),
+                       ("paradetox", corpus.paradetox_rewrites(base)), ("yelp", corpus.yelp_rewrites(base))):
+        where.update({s: name for s, _, _ in part})
+    return np.asarray([where.get(s, "other") for s, _, _ in items])
+
+
+def dev2_figures(parts: tuple[np.ndarray, ...], dev: PairData,
+                 origins: np.ndarray | None = None) -> dict[str, float]:
+    """lai, mir, style and dev of dev_figures on the half-B scores, shift on the items and dev2 (lai, mir, shift).
+    With the items' ``origins``, also ``shift_human``: shift on the items whose style rewrite a person wrote (not
+    PT16's rule rewrites), the only kind in the held-out test, with yelp-dualrl and ParaDetox weighted equally as
+    there (400 items each)."""
     out = dev_figures(parts[0], dev)
     out["shift"] = round(corpus.agreement(parts[1], parts[2]), 4)
     out["dev2"] = round(float(np.mean([out["lai"], out["mir"], out["shift"]])), 4)
+    if origins is not None:
+        by = {o: corpus.agreement(parts[1][origins == o], parts[2][origins == o])
+              for o in ("yelp", "paradetox", "lai", "pt16") if np.any(origins == o)}
+        out.update({f"shift_{o}": round(v, 4) for o, v in by.items()})
+        out["shift_human"] = round(float(np.mean([by["yelp"], by["paradetox"]])), 4)
     return out
 
 
