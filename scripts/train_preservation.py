@@ -215,7 +215,8 @@ def main(argv: list[str] | None = None) -> int:
                               "MiniLM's first 3 layers", " --bi-cross", [BI_CROSS_NOTE + ENCODER_DATA])
     elif args.late:
         what, extra, notes = (": a LoRA-tuned MiniLM late-interaction encoder (token vectors of separately encoded "
-                              "texts matched against each other), averaged with the plain sentence cosine", " --late",
+                              "texts matched against each other), its adapters scaled by half toward plain MiniLM",
+                              " --late",
                               [LATE_NOTE + ENCODER_DATA])
     elif args.bi:
         what, extra, notes = ": a LoRA-tuned MiniLM bi-encoder (cosine of separately encoded texts)", " --bi", [BI_NOTE]
