@@ -51,8 +51,8 @@ def main(argv: list[str] | None = None) -> int:
     dev = data.subset(ib)
     src = [s for s, _, _ in items]
     featurizer = PairFeaturizer(style_words=default_style_words())
-    cosine = (x[ib][:, 0], featurizer.features(src, [r for _, r, _ in items])[:, 0],
-              featurizer.features(src, [c for _, _, c in items])[:, 0])
+    cosine = (x[ib][:, 0], featurizer.sentence_cosines(src, [r for _, r, _ in items]),
+              featurizer.sentence_cosines(src, [c for _, _, c in items]))  # the cosine feature, without the parse
     log(f"half B: {len(dev)} pairs, {len(items)} style-shift items")
 
     origins = item_origins(items, args.data)

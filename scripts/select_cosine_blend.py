@@ -105,7 +105,8 @@ def development_split(data_dir: str | None, cache: str | None) -> tuple[PairData
     return data, ia, ib, all_features(data, cache), shift_items(data.subset(ib))
 
 
-def three_ways(score: Any, dev: PairData, items: list[tuple[str, str, str]]) -> tuple[np.ndarray, ...]:
+def three_ways(score: Any, dev: PairData,
+               items: list[tuple[str, str, str]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """A scorer's (half-B, style-rewrite, meaning-change) scores; ``score(comparisons, outputs)``."""
     src = [s for s, _, _ in items]
     return (score(dev.sources, dev.outputs), score(src, [r for _, r, _ in items]),
@@ -115,10 +116,9 @@ def three_ways(score: Any, dev: PairData, items: list[tuple[str, str, str]]) -> 
 def item_origins(items: list[tuple[str, str, str]], data_dir: str | None) -> np.ndarray:
     """Where each style-shift item's source comes from: ``yelp``, ``paradetox``, ``lai`` or ``pt16`` (a PT16
     sentence whose rewrite was made by styleval's formality rules, not by a person)."""
-    base = corpus._root(data_dir)
     where: dict[str, str] = {}
-    for name, part in (("pt16", corpus.pt16_rewrites(base)), ("lai", corpus.lai_references(base)),
-                       ("paradetox", corpus.paradetox_rewrites(base)), ("yelp", corpus.yelp_rewrites(base))):
+    for name, part in (("pt16", corpus.pt16_rewrites(data_dir)), ("lai", corpus.lai_references(data_dir)),
+                       ("paradetox", corpus.paradetox_rewrites(data_dir)), ("yelp", corpus.yelp_rewrites(data_dir))):
         where.update({s: name for s, _, _ in part})
     return np.asarray([where.get(s, "other") for s, _, _ in items])
 
@@ -205,7 +205,7 @@ def main(argv: list[str] | None = None) -> int:
     for path in sorted(Path(args.keep).glob("model-*.npz")):
         name = path.stem.removeprefix("model-")
         model = SCORERS[scorer_kind(name)][0].load(path, cat.DEFAULT_ENCODER, backend="torch")
-        scored[name] = three_ways(model.score, dev, items)  # type: ignore[assignment]
+        scored[name] = three_ways(model.score, dev, items)
         log(f"scored {name}")
 
     def mix(parts: dict[str, float]) -> tuple[np.ndarray, ...]:

@@ -5,10 +5,10 @@ A thin layer over :mod:`styleval.content`: the shipped ``preservation-minilm`` m
 frozen MiniLM and spaCy pair features and a LoRA-tuned MiniLM cross-encoder, averaged in turn with the plain MiniLM
 sentence cosine (weight .3; version 4 of the model); ``model=preservation-minilm-fast`` is
 the head alone (about twice as fast, weaker on held-out data); ``model=preservation-minilm-bi`` a LoRA-tuned MiniLM
-bi-encoder alone (the cosine of separately encoded texts, no spaCy: the fastest);
-``model=preservation-minilm-bi-cross`` that bi-encoder averaged with a cross-encoder on MiniLM's first 3 layers (no
-spaCy); ``model=preservation-minilm-late`` a late-interaction encoder (token vectors matched across the texts) with
-the plain cosine (no spaCy; weaker on held-out data, kept for reproducibility). Several references: the largest
+bi-encoder alone, its adapters scaled by .6 (the cosine of separately encoded texts, no spaCy: one of the two
+fastest); ``model=preservation-minilm-bi-cross`` that bi-encoder averaged with a cross-encoder on MiniLM's first 3
+layers (no spaCy); ``model=preservation-minilm-late`` a late-interaction encoder alone (token vectors matched across
+the texts), its adapters scaled by .5 (no spaCy; as fast as the bi-encoder). Several references: the largest
 score. The signature names the model folder and its content hash, the encoder with its hash, the spaCy pipeline
 when the model parses, and the cross-, bi- or late-interaction encoder's weights hashes.
 
