@@ -1,6 +1,7 @@
 """Figures of the shipped preservation model for docs/results.md (held-out data only; SGDD-TST never trained on).
 
     .venv/bin/python scripts/preservation_results.py [--data ../shared/data] [--json out.json] [--skip-sgdd]
+        [--model NAME=FOLDER ...]
 
 1. SGDD-TST: Spearman with the mean crowd vote of the five shipped preservation models (``preservation`` is the
    default preservation-minilm), MiniLM ``sentence_cosine``, chrF and BERTScore F1 (MiniLM; computed here) and
@@ -15,6 +16,9 @@
    a set), which is how the issue's independent similarity sets are judged.
 4. Style-shift test (held-out inputs, see styleval.content.corpus.style_shift_test): share of inputs whose human
    style rewrite scores higher than an automatic content change of the input.
+
+``--model NAME=FOLDER`` (repeatable) adds a model folder of one's own (``styleval train-content``, or a candidate
+of a development script) to every table, with Williams tests on SGDD-TST against the default, cosine and BLEURT.
 """
 from __future__ import annotations
 
@@ -54,6 +58,17 @@ def features(model: Any, sources: list[str], outputs: list[str]) -> np.ndarray:
     path.parent.mkdir(parents=True, exist_ok=True)
     np.save(path, x)
     return x
+
+
+def folder_scorer(folder: str) -> Any:
+    """``score(sources, outputs)`` of the model in ``folder``, its pair features read from ``--cache``."""
+    from styleval.content import load_preservation_model
+
+    model = load_preservation_model(folder)
+
+    def score(s: list[str], o: list[str]) -> np.ndarray:
+        return model.score(s, o, features=features(model, s, o) if model.uses_features else None)
+    return score
 
 
 def scorers() -> dict[str, Any]:
@@ -108,25 +123,35 @@ def sgdd(root: Any, score: dict[str, Any]) -> dict[str, Any]:
     _log(f"SGDD-TST: cross-encoder on {len(src)} pairs")
     cols: dict[str, np.ndarray] = {"preservation": model.score(src, out, features=feats),
                                    "preservation-fast": model.from_features(feats), "sentence_cosine": feats[:, 0]}
-    _log(f"SGDD-TST: bi-encoder on {len(src)} pairs")
-    cols["preservation-bi"] = score["preservation-bi"](src, out)
+    if "preservation-bi" in score:
+        _log(f"SGDD-TST: bi-encoder on {len(src)} pairs")
+        cols["preservation-bi"] = score["preservation-bi"](src, out)
     if "preservation-bi-cross" in score:
         _log(f"SGDD-TST: bi-encoder + 3-layer cross-encoder on {len(src)} pairs")
         cols["preservation-bi-cross"] = score["preservation-bi-cross"](src, out)
     if "preservation-late" in score:
         _log(f"SGDD-TST: late-interaction encoder and cosine on {len(src)} pairs")
         cols["preservation-late"] = score["preservation-late"](src, out)
+    extra = [k for k in score if k.startswith("model:")]
+    for name in extra:
+        _log(f"SGDD-TST: {name} on {len(src)} pairs")
+        cols[name] = score[name](src, out)
     sample = np.random.default_rng(0).choice(len(src), 300, replace=False)
     check = score["sentence_cosine"]([src[i] for i in sample], [out[i] for i in sample])
     cosine_check = float(np.max(np.abs(check - feats[sample, 0])))
-    _log("SGDD-TST: chrf")
-    cols["chrf"] = score["chrf"](src, out)
-    _log("SGDD-TST: bertscore")
-    cols["bertscore"] = score["bertscore"](src, out)
+    for name in ("chrf", "bertscore"):
+        if name in score:
+            _log(f"SGDD-TST: {name}")
+            cols[name] = score[name](src, out)
     cols["bleurt (stored)"] = frame["Elron/bleurt-large-512"].astype(float).to_numpy()
     ok = np.all([np.isfinite(v) for v in cols.values()], axis=0) & np.isfinite(human)
     rho = {k: float(spearmanr(v[ok], human[ok])[0]) for k, v in cols.items()}
     tests = {}
+    for name in extra:
+        for other in ("preservation", "sentence_cosine", "bleurt (stored)"):
+            r23 = float(spearmanr(cols[name][ok], cols[other][ok])[0])
+            t, p = williams_test(rho[name], rho[other], r23, int(ok.sum()))
+            tests[f"{name} vs {other}"] = {"t": t, "p_one_sided": p, "r23": r23}
     for main_ in ("preservation", "preservation-bi", "preservation-bi-cross", "preservation-late"):
         for other in ("preservation", "preservation-bi", "preservation-bi-cross", "preservation-fast",
                       "sentence_cosine", "chrf", "bertscore", "bleurt (stored)"):
@@ -243,12 +268,22 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", help="write the figures to this JSON file")
     ap.add_argument("--skip-sgdd", action="store_true", help="leave out SGDD-TST (the slowest part)")
     ap.add_argument("--cache", help="folder to keep pair features in (a second run skips encoding)")
+    ap.add_argument("--model", action="append", default=[], metavar="NAME=FOLDER",
+                    help="also score the model in FOLDER, shown as model:NAME (repeatable)")
+    ap.add_argument("--only-models", action="store_true", help="with --model: score only the given models, "
+                    "the default and sentence_cosine (quicker)")
     args = ap.parse_args(argv)
+    given = [m.partition("=") for m in args.model]
+    if any(not name or not sep or not folder for name, sep, folder in given):
+        ap.error("--model takes NAME=FOLDER")
     from styleval.meta.datasets import default_root
 
     root = args.data or default_root()
     CACHE["dir"] = args.cache
     score = scorers()
+    if args.only_models:
+        score = {k: v for k, v in score.items() if k in ("preservation", "sentence_cosine", "chrf")}
+    score.update({f"model:{name}": folder_scorer(folder) for name, _, folder in given})
     results: dict[str, Any] = {}
     for name, fn in (("style_shift", style_shift), ("lai2022_heldout", lai), ("mir2019_heldout", mir),
                      *(() if args.skip_sgdd else (("sgdd_tst", sgdd),))):

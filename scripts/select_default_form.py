@@ -3,7 +3,11 @@ and with which weights: the feature head, the cross-encoder, the late encoder (a
 cosine, judged by the development figure that tracks the held-out style-shift test (``shift_human``).
 
     .venv/bin/python scripts/select_default_form.py --cache DIR --keep KEEP --late LATE.npz [--json out.json]
-        [--scores scores.npz]
+        [--scores scores.npz] [--build FOLDER]
+
+``--build FOLDER`` also writes the chosen form as a model folder, assembled from the shipped parts (the default's
+feature head and cross-encoder, the late model's encoder with its adapters at the chosen scale), for
+``scripts/preservation_results.py --model NAME=FOLDER``.
 
 Why: version 4 of the default (head .35, cross-encoder .35, cosine .3) is above plain cosine on every held-out
 set of human ratings but reaches .783 on the held-out style-shift test (target .85). The late-interaction encoder
@@ -67,10 +71,39 @@ def choose(figures: dict[str, dict[str, float]], cosine: dict[str, float]) -> st
     return max(allowed, key=lambda n: figures[n]["dev2h"])
 
 
+def build(form: dict[str, float], folder: Path, chosen: str) -> Path:
+    """The form ``{"head": w, "cross": w, "late@t": w, "cosine": w}`` as a model folder, from the shipped default
+    (head, cross-encoder, style words) and the shipped late model's encoder (its adapters rescaled to ``t``)."""
+    from styleval.content import load_preservation_model
+    from styleval.content.model import PreservationModel
+    from styleval.content.pretrained import DEFAULT_MODEL, LATE_MODEL
+
+    default, late_model = load_preservation_model(DEFAULT_MODEL), load_preservation_model(LATE_MODEL)
+    (late_key, w_late), = ((k, w) for k, w in form.items() if k.startswith("late@"))
+    t = float(late_key.removeprefix("late@"))
+    late, spec = late_model.bi, late_model.card["parameters"]["late_encoder"]
+    assert late is not None and default.cross is not None  # noqa: S101  (both shipped models have them)
+    late = type(late)(late.encoder, late.adapters, spec["trained_scaling"] * t, late.head_w, late.head_b,
+                      max_length=late.max_length, layers=late.layers)
+    w_cos = form.get("cosine", 0.0)
+    inner = 1.0 - w_cos
+    card = {"name": folder.name, "version": "candidate", "kind": "preservation",
+            "description": f"Development candidate of scripts/select_default_form.py, not shipped: {chosen}",
+            "parameters": {"form": form, "late_adapter_scale": t, "parts_from": [DEFAULT_MODEL, LATE_MODEL]}}
+    model = PreservationModel(encoder=default.encoder, spacy_model=default.spacy_model,
+                              style_words=default.style_words, mean=default.mean, scale=default.scale,
+                              coef=default.coef, intercept=default.intercept, ceiling=default.ceiling,
+                              max_length=default.max_length, card=card, cross=default.cross,
+                              cross_weight=form.get("cross", 0.0) / inner, bi=late, bi_weight=w_late / inner,
+                              cosine_weight=w_cos)
+    return model.save(folder)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = dev_arguments(__doc__)
     ap.add_argument("--late", required=True, help="the late-interaction encoder trained on half A (.npz)")
     ap.add_argument("--scores", default=None, help="keep the parts' half-B scores in this .npz (read it if it exists)")
+    ap.add_argument("--build", default=None, metavar="FOLDER", help="write the chosen form as a model folder")
     args = ap.parse_args(argv)
     log = stderr_log()
 
@@ -115,6 +148,8 @@ def main(argv: list[str] | None = None) -> int:
     chosen = choose(results["forms"], cosine)
     results["chosen"] = {"form": chosen, **results["forms"][chosen]}
     log(f"chosen: {chosen}: {results['forms'][chosen]}")
+    if args.build:
+        log(f"wrote {build(dict(grid())[chosen], Path(args.build), chosen)}")
     return emit(results, args.json)
 
 
