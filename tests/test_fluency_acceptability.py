@@ -140,7 +140,8 @@ def test_corruptions_change_the_text():
 def test_evaluate_warning_reads_a_higher_is_better_fluency_metric():
     from types import SimpleNamespace
 
-    from styleval.evaluation.battery import FLUENCY_METRICS, _fluency_warning
+    from styleval.evaluation.battery import _fluency_warning
+    from styleval.evaluation.plan import FLUENCY_METRICS
 
     scores = {"A": [0.1, 0.2, 0.9, 0.3, 0.1, 0.4], "B": [0.6, 0.1, 0.2, 0.3, 0.1, 0.2]}
     result = SimpleNamespace(systems=list(scores), get=lambda metric, system: SimpleNamespace(

@@ -20,17 +20,10 @@ from ..errors import InputError
 from ..records import Record
 from ..results import Comparison, ScoreResult
 from .overall import overall_metrics, split_overall
+from .plan import (DEFAULT_FLUENCY, DEFAULT_LM, BatteryChoices, CorpusFacts, StyleModelFacts, plan_evaluation)
 from ..progress import Progress
 
 FORMAT = "styleval-evaluation/1"
-CONTENT_MODELS = ("bertscore", "sentence_cosine")
-NATURALNESS_CLASSIFIERS = ("unigram", "embedding")  # those of styleval.naturalness
-DEFAULT_LM = "smollm2-135m"
-DEFAULT_FLUENCY_THRESHOLD = 200.0  # perplexity at or below which an output passes J's fluency test
-#: The metric that gives J its fluency factor, and its default pass threshold (see ``evaluate(fluency=...)``).
-FLUENCY_METRICS = {"acceptability": 0.5, "perplexity": DEFAULT_FLUENCY_THRESHOLD}
-DEFAULT_FLUENCY = "acceptability"
-
 
 
 @dataclass
@@ -122,42 +115,21 @@ def as_dict(evaluation: "Evaluation | Mapping[str, Any]") -> dict[str, Any]:
     raise InputError(f"expected an Evaluation or its JSON form (format {FORMAT!r})")
 
 
-# ------------------------------------------------------------------------------------------ choices
-def _styles(records: Sequence[Record]) -> tuple[list[str], set[str]]:
-    directions, styles = [], set()
-    for r in records:
-        if r.direction is None:
-            raise InputError(f"record {r.id!r} of system {r.system!r} has no transfer direction; evaluate chooses its "
-                             "metrics by direction: give --direction SRC->TGT (e.g. informal->formal)")
-        text = f"{r.direction.source_style}->{r.direction.target_style}"
-        if text not in directions:
-            directions.append(text)
-        styles.update({r.direction.source_style, r.direction.target_style})
-    return directions, styles
-
-
-def _style_model(style_model: str, styles: set[str], rationale: list[str], fast: bool = False) -> str:
+# ------------------------------------------------------------------------------------------ facts for the plan
+def style_model_facts(style_model: str, styles: frozenset[str]) -> StyleModelFacts:
+    """The style classifier the battery will use (the one named, or the shipped one covering ``styles`` for
+    ``auto``), described from its card for the plan."""
     from ..metrics.style._model import AUTO, choose_model
     from ..style.model import CLASSIFIER
     from ..style.pretrained import load_style_model
 
-    if style_model != AUTO:
-        model = load_style_model(style_model)
-        rationale.append(f"style: classifier {style_model!r} as given (labels {', '.join(model.labels)})."
-                         + _calibration_note(model))
-        return style_model
-    name = choose_model(CLASSIFIER, styles)
+    chosen = style_model == AUTO
+    name = choose_model(CLASSIFIER, set(styles)) if chosen else style_model
     model = load_style_model(name)
     blocks = ", ".join(str(getattr(b, "kind", None) or b.config().get("kind", type(b).__name__))
                        for b in getattr(model, "blocks", ())) or "see the model card"
-    rationale.append(f"style: shipped classifier {name!r} is the one covering the styles {', '.join(sorted(styles))} "
-                     f"(features: {blocks}); style accuracy is the share of outputs it labels as the target style, "
-                     "and the direction-corrected EMD (Mir et al. 2019) credits moving the style distribution from "
-                     "the source towards the target."
-                     + (" In fast mode it is kept because no TF-IDF-only classifier covers these styles; its "
-                        "embedding block loads a small sentence encoder." if fast and "embedding" in blocks else "")
-                     + _calibration_note(model))
-    return name
+    return StyleModelFacts(name=name, chosen=chosen, labels=tuple(model.labels), feature_blocks=blocks,
+                           calibration_note=_calibration_note(model))
 
 
 def _calibration_note(model: Any) -> str:
@@ -170,21 +142,6 @@ def _calibration_note(model: Any) -> str:
             f"P({cal.positive}) >= {cal.probability_threshold:.2f}), fitted on {data.get('n')} labelled texts "
             f"({data.get('data')}).")
 
-
-#: Why each fluency metric may give J its fluency factor (figures: docs/results.md, "Fluency that follows human
-#: judgments").
-FLUENCY_WHY = {
-    "acceptability": "fluency in j: acceptability (P(acceptable English) from the shipped classifier on SmolLM2 "
-                     "token statistics, detokenized and true-cased when the release lower-cased or tokenized the "
-                     "text), because a perplexity threshold fails on released TST outputs: on yelp-dualrl 92-98 % "
-                     "of the human references pass acceptability but only a few percent of outputs pass "
-                     "perplexity ≤ 200, and acceptability passes fewer outputs of the systems with broken grammar "
-                     "(72-82 %); it also follows human fluency at system level on Lai et al. 2022 (Pearson .944 vs "
-                     ".611 for corpus perplexity; per input perplexity is better, Kendall .492 vs .374), "
-                     "docs/results.md. Perplexity is still reported.",
-    "perplexity": "fluency in j: perplexity threshold, as asked (fluency='perplexity'); on lower-cased tokenized "
-                  "text it rejects most human-written sentences too.",
-}
 
 #: Below this share of outputs passing J's fluency test in every system, the rationale warns that J mostly
 #: measures the threshold.
@@ -238,118 +195,42 @@ def evaluate(records: Sequence[Record], *, style_model: str = "auto", content_mo
 
     ``fast=True`` leaves out the neural content and fluency models (lexical metrics and the style classifier only);
     SIM in J is then chrF/src ÷ 100 and J has no fluency factor.
+
+    The choices are made by :func:`styleval.evaluation.plan.plan_evaluation` (pure); this function gathers the
+    facts it needs, scores the plan in one engine call and summarises.
     """
+    from ..metrics.fluency.perplexity import parse_style_lms
     from ..scoring import ResamplingOptions, build_metrics, score_records
 
     records = list(records)
-    if not records:
-        raise InputError("no records to evaluate")
-    if content_model not in CONTENT_MODELS:
-        raise InputError(f"content_model must be one of {', '.join(CONTENT_MODELS)}, got {content_model!r}")
-    if fluency not in FLUENCY_METRICS:
-        raise InputError(f"fluency must be one of {', '.join(FLUENCY_METRICS)}, got {fluency!r}")
-    if fluency_threshold is None:
-        fluency_threshold = FLUENCY_METRICS[fluency]
-    if not fluency_threshold > 0:
-        raise InputError(f"fluency_threshold must be positive, got {fluency_threshold!r}")
-    natural = "unigram" if naturalness is True else (naturalness or None)
-    if natural is not None and natural not in NATURALNESS_CLASSIFIERS:
-        raise InputError(f"naturalness must be one of {', '.join(NATURALNESS_CLASSIFIERS)}, got {naturalness!r}")
-    directions, styles = _styles(records)
-    has_refs = any(r.references for r in records)
-    n_refs = max((len(r.references) for r in records), default=0)
-    rationale = [f"direction{'s' if len(directions) > 1 else ''}: {', '.join(directions)}; "
-                 f"{len(set(r.system for r in records))} system(s), {len(records)} records"
-                 + (f", up to {n_refs} reference(s) per segment." if has_refs else ", no references.")]
+    choices = BatteryChoices(content_model=content_model, lm=lm,
+                             style_lms=parse_style_lms(dict(style_lms) if isinstance(style_lms, Mapping)
+                                                       else style_lms),
+                             fluency=fluency, fluency_threshold=fluency_threshold, fast=fast,
+                             naturalness="unigram" if naturalness is True else (naturalness or None), seed=seed)
+    corpus = CorpusFacts.of(records)
+    plan = plan_evaluation(corpus, choices, style_model_facts(style_model, corpus.styles))
 
-    model = _style_model(style_model, styles, rationale, fast)
-    specs: list[Any] = [f"style_accuracy:model={model}", f"style_emd:model={model}"]
-    aspects: dict[str, list[str]] = {"style": ["style_accuracy", "style_emd"], "content": [], "fluency": []}
-    roles = {"style": "style_accuracy"}
-
-    if fast:
-        rationale.append("fast: neural content and fluency models left out (no BERTScore/embeddings, no perplexity); "
-                         "content is lexical only.")
-    else:
-        specs.append(f"{content_model}:against=source")
-        aspects["content"].append(f"{content_model}/src")
-        what = "BERTScore F1 (contextual token embeddings)" if content_model == "bertscore" else \
-            "cosine of sentence embeddings"
-        rationale.append(f"content: {what} against the source measures meaning preservation without rewarding the "
-                         "source's style words as lexical overlap does.")
-    lexical = ["bleu", "chrf", "meteor"]
-    for name in lexical:
-        specs.append(f"{name}:against=source")
-        aspects["content"].append(f"{name}/src")
-    if has_refs:
-        for name in lexical:
-            specs.append(f"{name}:against=references")
-            aspects["content"].append(f"{name}/ref")
-        rationale.append(f"content: BLEU, chrF and METEOR against the source and against all {n_refs} references "
-                         "(multi-reference), since copying the input scores high against the source only.")
-    else:
-        rationale.append("content: BLEU, chrF and METEOR against the source only (no references given); high values "
-                         "can mean the system copied its input, read them with style accuracy.")
-
-    lm_map: dict[str, str] = {}
-    if not fast:
-        from ..metrics.fluency.perplexity import parse_style_lms
-
-        lm_map = parse_style_lms(dict(style_lms) if isinstance(style_lms, Mapping) else style_lms)
-        from ..metrics import registry
-
-        # an instance, not a spec string: several style LMs need ';' inside one parameter value
-        spec = registry.create("perplexity", model=lm, style_lms=lm_map or None)
-        if lm_map:
-            targets = sorted({d.split("->")[1].lower() for d in directions})
-            missing = [t for t in targets if t not in lm_map]
-            rationale.append(f"fluency: perplexity under the target-style LM(s) given ({', '.join(sorted(lm_map))})"
-                             + (f"; segments with target {', '.join(missing)} fall back to {lm!r}" if missing else "")
-                             + " (Lai et al. 2022).")
-        else:
-            rationale.append(f"fluency: perplexity under the generic LM {lm!r}: no target-style LM was given "
-                             "(pass style_lms / --style-lm STYLE=DIR for one, which measures fluency in the target "
-                             "style); lower is better.")
-        specs.append(spec)
-        aspects["fluency"].append("perplexity")
-        specs.append("acceptability")
-        aspects["fluency"].insert(0, "acceptability")
-        roles["fluency"] = fluency
-        rationale.append(FLUENCY_WHY[fluency])
-    if natural is not None:
-        specs.append(f"naturalness:classifier={natural},seed={seed}")
-        aspects["fluency"].append("naturalness")
-        rationale.append(f"naturalness: share of outputs that a {natural} classifier, trained per system to tell "
-                         "the inputs from that system's outputs (5-fold cross-fitting), finds more human-like than "
-                         "their input (Mir et al. 2019); near 0.5 the classifier cannot tell the outputs from human "
-                         "text, and an output identical to its input never counts as more natural.")
-
-    if has_refs:
-        roles["content"] = "bleu/ref"
-        content_note = "BLEU/ref ÷ 100"
-    elif fast:
-        roles["content"] = "chrf/src"
-        content_note = "chrF/src ÷ 100"
-    else:
-        roles["content"] = f"{content_model}/src"
-        content_note = f"{content_model}/src clipped to [0, 1]"
-    roles["similarity"] = "chrf/src" if fast else f"{content_model}/src"
-
-    built = build_metrics(specs, ("source", "references"), has_refs)
-    built += overall_metrics(built, roles, fluency_threshold)
+    built = build_metrics(plan.specs, ("source", "references"), corpus.has_references)
+    by_id = {m.metric_id: m for m in built}
+    threshold = choices.threshold
+    built += overall_metrics({role: by_id[mid] for role, mid in plan.roles.items()}, threshold)
     options = ResamplingOptions(bootstrap=bootstrap, confidence=confidence, significance=significance,
                                 baseline=baseline, seed=seed)
     scored = score_records(records, built, options=options, progress=progress)
     result, overall, overall_comparisons = split_overall(scored)
-    rationale.append(f"overall: hm and gm of corpus style accuracy and {content_note} (Lai et al. 2022); "
+
+    roles = {role: mid.label for role, mid in plan.roles.items()}
+    rationale = list(plan.rationale)
+    rationale.append(f"overall: hm and gm of corpus style accuracy and {plan.content_note} (Lai et al. 2022); "
                      f"j = mean over segments of STA·SIM·FL (ParaDetox, Logacheva et al. 2022) with STA the "
                      f"classifier's 0/1 decision, SIM = {roles['similarity']}"
                      + (" ÷ 100" if fast else " clipped to [0, 1]")
-                     + (f", FL = 1[{fluency} {'≥' if fluency == 'acceptability' else '≤'} {fluency_threshold:g}]."
+                     + (f", FL = 1[{fluency} {'≥' if fluency == 'acceptability' else '≤'} {threshold:g}]."
                         if "fluency" in roles
                         else ", no fluency factor (fast)."))
     if "fluency" in roles:
-        rationale.extend(_fluency_warning(result, roles["fluency"], fluency_threshold))
+        rationale.extend(_fluency_warning(result, roles["fluency"], threshold))
     if bootstrap > 0:
         rationale.append(f"intervals: {confidence:.0%} bootstrap CIs ({bootstrap} resamples, seed {seed}); "
                          f"significance: {significance}"
@@ -357,9 +238,7 @@ def evaluate(records: Sequence[Record], *, style_model: str = "auto", content_mo
                          + " For hm, gm and j the segments are resampled jointly: each resample recomputes the "
                            "style and content corpus scores and the J products of the same segments, then the "
                            "overall score.")
-    settings = {"fast": fast, "style_model": model, "content_model": None if fast else content_model,
-                "lm": None if fast else lm, "style_lms": lm_map or None, "fluency": None if fast else fluency,
-                "fluency_threshold": fluency_threshold,
-                "directions": directions, "has_references": has_refs, "naturalness": natural, **result.settings}
-    return Evaluation(result=result, overall=overall, rationale=rationale, aspects=aspects, roles=roles,
-                      metric_specs=specs, settings=settings, overall_comparisons=overall_comparisons)
+    return Evaluation(result=result, overall=overall, rationale=rationale,
+                      aspects={aspect: [mid.label for mid in ids] for aspect, ids in plan.aspects.items()},
+                      roles=roles, metric_specs=plan.specs, settings={**plan.settings, **result.settings},
+                      overall_comparisons=overall_comparisons)

@@ -9,7 +9,7 @@ as the evaluation's overall table.
 """
 from __future__ import annotations
 
-from typing import Mapping, Sequence
+from typing import Mapping
 
 import numpy as np
 import pandas as pd
@@ -23,18 +23,16 @@ OVERALL_SCORES = ("hm", "gm", "j")
 OVERALL_COLUMNS = ["system", "score", "value", "ci_low", "ci_high", "ci_excluded_segments"]
 
 
-def overall_metrics(metrics: Sequence[Metric], roles: Mapping[str, str], fluency_threshold: float | None
-                    ) -> list[Metric]:
+def overall_metrics(roles: Mapping[str, Metric], fluency_threshold: float | None) -> list[Metric]:
     """``hm``, ``gm`` (style and content roles) and ``j`` (style, similarity and, when there is one, fluency role
-    with ``fluency_threshold``) over the metric instances whose labels ``roles`` names."""
-    by_label = {m.display_name: m for m in metrics}
-    missing = [label for label in roles.values() if label not in by_label]
+    with ``fluency_threshold``) over the metric instances that play those roles."""
+    missing = [role for role in ("style", "content", "similarity") if role not in roles]
     if missing:
-        raise InputError(f"overall scores: no metric named {', '.join(map(repr, missing))} in the battery")
-    style, content = by_label[roles["style"]], by_label[roles["content"]]
-    fluency = by_label.get(roles.get("fluency", ""))
+        raise InputError(f"overall scores: no metric plays {', '.join(map(repr, missing))} in the battery")
+    style, content = roles["style"], roles["content"]
+    fluency = roles.get("fluency")
     return [HarmonicMean(style=style, content=content), GeometricMean(style=style, content=content),
-            JointScore(style=style, similarity=by_label[roles["similarity"]], fluency=fluency,
+            JointScore(style=style, similarity=roles["similarity"], fluency=fluency,
                        fluency_threshold=fluency_threshold if fluency is not None else None)]
 
 

@@ -1,0 +1,261 @@
+"""The evaluation plan: which metrics ``evaluate`` runs for a corpus, which role each plays, and why.
+
+Planning is pure. :func:`plan_evaluation` takes facts about the corpus (:class:`CorpusFacts`: directions, styles,
+references), the user's choices (:class:`BatteryChoices`) and a description of the chosen style classifier
+(:class:`StyleModelFacts`, read from its card beforehand) and returns an :class:`EvaluationPlan`: metric instances,
+the aspect each belongs to, the metric that plays each overall role (by :class:`MetricId`, never by a label string)
+and one rationale sentence per choice. Nothing here reads files, loads a model or scores; ``battery.evaluate``
+gathers the facts, plans, scores and summarises.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Sequence
+
+from ..errors import InputError
+from ..metrics.base import Metric
+from ..metrics.identity import MetricId
+from ..records import Record
+
+CONTENT_MODELS = ("bertscore", "sentence_cosine")
+NATURALNESS_CLASSIFIERS = ("unigram", "embedding")  # those of styleval.naturalness
+DEFAULT_LM = "smollm2-135m"
+DEFAULT_FLUENCY_THRESHOLD = 200.0  # perplexity at or below which an output passes J's fluency test
+#: The metric that gives J its fluency factor, and its default pass threshold (see ``evaluate(fluency=...)``).
+FLUENCY_METRICS = {"acceptability": 0.5, "perplexity": DEFAULT_FLUENCY_THRESHOLD}
+DEFAULT_FLUENCY = "acceptability"
+LEXICAL_CONTENT = ("bleu", "chrf", "meteor")
+
+#: Why each fluency metric may give J its fluency factor (figures: docs/results.md, "Fluency that follows human
+#: judgments").
+FLUENCY_WHY = {
+    "acceptability": "fluency in j: acceptability (P(acceptable English) from the shipped classifier on SmolLM2 "
+                     "token statistics, detokenized and true-cased when the release lower-cased or tokenized the "
+                     "text), because a perplexity threshold fails on released TST outputs: on yelp-dualrl 92-98 % "
+                     "of the human references pass acceptability but only a few percent of outputs pass "
+                     "perplexity ≤ 200, and acceptability passes fewer outputs of the systems with broken grammar "
+                     "(72-82 %); it also follows human fluency at system level on Lai et al. 2022 (Pearson .944 vs "
+                     ".611 for corpus perplexity; per input perplexity is better, Kendall .492 vs .374), "
+                     "docs/results.md. Perplexity is still reported.",
+    "perplexity": "fluency in j: perplexity threshold, as asked (fluency='perplexity'); on lower-cased tokenized "
+                  "text it rejects most human-written sentences too.",
+}
+
+
+@dataclass(frozen=True)
+class CorpusFacts:
+    """What planning needs to know about the records: directions in order of appearance, styles, sizes."""
+
+    directions: tuple[str, ...]
+    styles: frozenset[str]
+    n_systems: int
+    n_records: int
+    n_references: int  # the most references any segment has
+
+    @property
+    def has_references(self) -> bool:
+        return self.n_references > 0
+
+    @classmethod
+    def of(cls, records: Sequence[Record]) -> "CorpusFacts":
+        if not records:
+            raise InputError("no records to evaluate")
+        directions: list[str] = []
+        styles: set[str] = set()
+        for r in records:
+            if r.direction is None:
+                raise InputError(f"record {r.id!r} of system {r.system!r} has no transfer direction; evaluate "
+                                 "chooses its metrics by direction: give --direction SRC->TGT (e.g. informal->formal)")
+            text = f"{r.direction.source_style}->{r.direction.target_style}"
+            if text not in directions:
+                directions.append(text)
+            styles.update({r.direction.source_style, r.direction.target_style})
+        return cls(directions=tuple(directions), styles=frozenset(styles), n_systems=len({r.system for r in records}),
+                   n_records=len(records), n_references=max((len(r.references) for r in records), default=0))
+
+
+@dataclass(frozen=True)
+class StyleModelFacts:
+    """The style classifier the battery uses, as its card describes it."""
+
+    name: str
+    chosen: bool  # True when picked automatically for the corpus's styles, False when the user named it
+    labels: tuple[str, ...]
+    feature_blocks: str  # e.g. "tfidf, embedding"
+    calibration_note: str  # one sentence on how it decides (see docs/calibration.md)
+
+
+@dataclass(frozen=True)
+class BatteryChoices:
+    """The user's choices for ``evaluate`` (defaults are the recommended battery)."""
+
+    content_model: str = "bertscore"
+    lm: str = DEFAULT_LM
+    style_lms: Mapping[str, str] = field(default_factory=dict)
+    fluency: str = DEFAULT_FLUENCY
+    fluency_threshold: float | None = None  # None: FLUENCY_METRICS[fluency]
+    fast: bool = False
+    naturalness: str | None = None  # None, or one of NATURALNESS_CLASSIFIERS
+    seed: int = 12345
+
+    def __post_init__(self) -> None:
+        if self.content_model not in CONTENT_MODELS:
+            raise InputError(f"content_model must be one of {', '.join(CONTENT_MODELS)}, got {self.content_model!r}")
+        if self.fluency not in FLUENCY_METRICS:
+            raise InputError(f"fluency must be one of {', '.join(FLUENCY_METRICS)}, got {self.fluency!r}")
+        if self.fluency_threshold is not None and not self.fluency_threshold > 0:
+            raise InputError(f"fluency_threshold must be positive, got {self.fluency_threshold!r}")
+        if self.naturalness is not None and self.naturalness not in NATURALNESS_CLASSIFIERS:
+            raise InputError(f"naturalness must be one of {', '.join(NATURALNESS_CLASSIFIERS)}, "
+                             f"got {self.naturalness!r}")
+
+    @property
+    def threshold(self) -> float:
+        """J's fluency pass threshold: the one given, else the fluency metric's default."""
+        return self.fluency_threshold if self.fluency_threshold is not None else FLUENCY_METRICS[self.fluency]
+
+
+@dataclass
+class EvaluationPlan:
+    """Metrics to score, in order, with the aspect of each, the overall roles and the reasons.
+
+    ``metrics``: instances (content metrics with their side fixed); ``aspects``: aspect -> metrics in display order;
+    ``roles``: role (style, content, similarity, fluency) -> the metric playing it; ``content_note``: how the
+    content role enters hm/gm; ``rationale``: one sentence per choice made before scoring.
+    """
+
+    metrics: list[Metric]
+    specs: list[str | Metric]  # what each metric was built from: spec strings, or instances where a value holds ';'
+    aspects: dict[str, list[MetricId]]
+    roles: dict[str, MetricId]
+    content_note: str
+    rationale: list[str]
+    settings: dict[str, Any]
+
+    def metric(self, role: str) -> Metric:
+        """The metric instance that plays ``role``."""
+        wanted = self.roles[role]
+        return next(m for m in self.metrics if m.metric_id == wanted)
+
+
+class _Built:
+    """Metric instances built from spec strings, remembering each one's spec (the plan's reproducible form)."""
+
+    def __init__(self) -> None:
+        self.specs: dict[MetricId, str | Metric] = {}
+
+    def __call__(self, spec: str) -> Metric:
+        from ..metrics import registry
+
+        name, params = registry.parse_spec(spec)
+        return self.keep(registry.create(name, **params), spec)
+
+    def keep(self, metric: Metric, spec: "str | Metric | None" = None) -> Metric:
+        self.specs[metric.metric_id] = metric if spec is None else spec
+        return metric
+
+
+def _style_reason(style: StyleModelFacts, styles: frozenset[str], fast: bool) -> str:
+    if not style.chosen:
+        return (f"style: classifier {style.name!r} as given (labels {', '.join(style.labels)})."
+                + style.calibration_note)
+    return (f"style: shipped classifier {style.name!r} is the one covering the styles {', '.join(sorted(styles))} "
+            f"(features: {style.feature_blocks}); style accuracy is the share of outputs it labels as the target "
+            "style, and the direction-corrected EMD (Mir et al. 2019) credits moving the style distribution from "
+            "the source towards the target."
+            + (" In fast mode it is kept because no TF-IDF-only classifier covers these styles; its "
+               "embedding block loads a small sentence encoder." if fast and "embedding" in style.feature_blocks
+               else "")
+            + style.calibration_note)
+
+
+def plan_evaluation(corpus: CorpusFacts, choices: BatteryChoices, style: StyleModelFacts) -> EvaluationPlan:
+    """The battery for ``corpus``: style, content, fluency and (optionally) naturalness metrics, their roles in the
+    overall scores and a rationale sentence for each choice."""
+    from ..metrics import registry
+    from ..metrics.fluency.perplexity import parse_style_lms
+
+    n_refs, fast = corpus.n_references, choices.fast
+    _create = _Built()
+    rationale = [f"direction{'s' if len(corpus.directions) > 1 else ''}: {', '.join(corpus.directions)}; "
+                 f"{corpus.n_systems} system(s), {corpus.n_records} records"
+                 + (f", up to {n_refs} reference(s) per segment." if n_refs else ", no references.")]
+    rationale.append(_style_reason(style, corpus.styles, fast))
+    style_metrics = [_create(f"style_accuracy:model={style.name}"), _create(f"style_emd:model={style.name}")]
+    metrics: list[Metric] = list(style_metrics)
+    aspects: dict[str, list[Metric]] = {"style": list(style_metrics), "content": [], "fluency": []}
+    roles: dict[str, Metric] = {"style": style_metrics[0]}
+
+    similarity: Metric | None = None
+    if fast:
+        rationale.append("fast: neural content and fluency models left out (no BERTScore/embeddings, no perplexity); "
+                         "content is lexical only.")
+    else:
+        similarity = _create(f"{choices.content_model}:against=source")
+        metrics.append(similarity)
+        aspects["content"].append(similarity)
+        what = "BERTScore F1 (contextual token embeddings)" if choices.content_model == "bertscore" else \
+            "cosine of sentence embeddings"
+        rationale.append(f"content: {what} against the source measures meaning preservation without rewarding the "
+                         "source's style words as lexical overlap does.")
+    lexical_src = {name: _create(f"{name}:against=source") for name in LEXICAL_CONTENT}
+    metrics += lexical_src.values()
+    aspects["content"] += lexical_src.values()
+    lexical_ref: dict[str, Metric] = {}
+    if corpus.has_references:
+        lexical_ref = {name: _create(f"{name}:against=references") for name in LEXICAL_CONTENT}
+        metrics += lexical_ref.values()
+        aspects["content"] += lexical_ref.values()
+        rationale.append(f"content: BLEU, chrF and METEOR against the source and against all {n_refs} references "
+                         "(multi-reference), since copying the input scores high against the source only.")
+    else:
+        rationale.append("content: BLEU, chrF and METEOR against the source only (no references given); high values "
+                         "can mean the system copied its input, read them with style accuracy.")
+
+    lm_map: dict[str, str] = {}
+    if not fast:
+        lm_map = parse_style_lms(dict(choices.style_lms) or None)
+        # an instance, not a spec string: several style LMs need ';' inside one parameter value
+        perplexity = _create.keep(registry.create("perplexity", model=choices.lm, style_lms=lm_map or None))
+        if lm_map:
+            targets = sorted({d.split("->")[1].lower() for d in corpus.directions})
+            missing = [t for t in targets if t not in lm_map]
+            rationale.append(f"fluency: perplexity under the target-style LM(s) given ({', '.join(sorted(lm_map))})"
+                             + (f"; segments with target {', '.join(missing)} fall back to {choices.lm!r}"
+                                if missing else "")
+                             + " (Lai et al. 2022).")
+        else:
+            rationale.append(f"fluency: perplexity under the generic LM {choices.lm!r}: no target-style LM was given "
+                             "(pass style_lms / --style-lm STYLE=DIR for one, which measures fluency in the target "
+                             "style); lower is better.")
+        acceptability = _create("acceptability")
+        metrics += [perplexity, acceptability]
+        aspects["fluency"] += [acceptability, perplexity]
+        roles["fluency"] = acceptability if choices.fluency == "acceptability" else perplexity
+        rationale.append(FLUENCY_WHY[choices.fluency])
+    if choices.naturalness is not None:
+        naturalness = _create(f"naturalness:classifier={choices.naturalness},seed={choices.seed}")
+        metrics.append(naturalness)
+        aspects["fluency"].append(naturalness)
+        rationale.append(f"naturalness: share of outputs that a {choices.naturalness} classifier, trained per system "
+                         "to tell the inputs from that system's outputs (5-fold cross-fitting), finds more human-like "
+                         "than their input (Mir et al. 2019); near 0.5 the classifier cannot tell the outputs from "
+                         "human text, and an output identical to its input never counts as more natural.")
+
+    if corpus.has_references:
+        roles["content"], content_note = lexical_ref["bleu"], "BLEU/ref ÷ 100"
+    elif similarity is None:
+        roles["content"], content_note = lexical_src["chrf"], "chrF/src ÷ 100"
+    else:
+        roles["content"], content_note = similarity, f"{choices.content_model}/src clipped to [0, 1]"
+    roles["similarity"] = similarity if similarity is not None else lexical_src["chrf"]
+
+    settings = {"fast": fast, "style_model": style.name, "content_model": None if fast else choices.content_model,
+                "lm": None if fast else choices.lm, "style_lms": lm_map or None,
+                "fluency": None if fast else choices.fluency, "fluency_threshold": choices.threshold,
+                "directions": list(corpus.directions), "has_references": corpus.has_references,
+                "naturalness": choices.naturalness}
+    return EvaluationPlan(metrics=metrics, specs=[_create.specs[m.metric_id] for m in metrics],
+                          aspects={k: [m.metric_id for m in v] for k, v in aspects.items()},
+                          roles={k: m.metric_id for k, m in roles.items()}, content_note=content_note,
+                          rationale=rationale, settings=settings)
