@@ -39,7 +39,7 @@ if kind == "plain":
     model = AutoModelForCausalLM.from_pretrained(folder, dtype=torch.float32)
     out["model"] = T() - t1
 else:
-    from styleval.models.causal_lm import load_causal_lm
+    from styleval.lm.loading import load_causal_lm
     lm = load_causal_lm(backend="auto" if kind == "styleval" else "transformers")
     out["backend"] = lm.backend
 out["load"] = T() - t
@@ -65,7 +65,7 @@ def main() -> int:
     ap.add_argument("--repeat", type=int, default=5)
     args = ap.parse_args()
 
-    from styleval.models.causal_lm import ensure_converted, resolve_causal_lm
+    from styleval.lm.loading import ensure_converted, resolve_causal_lm
 
     folder = str(ensure_converted(resolve_causal_lm()))  # converts once if needed, outside the timings
     kinds = ("styleval", "transformers", "plain")

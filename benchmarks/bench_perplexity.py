@@ -73,7 +73,7 @@ def child(kind: str, n: int, out_file: str) -> int:
     texts = load_texts(n)
     if kind == "styleval":
         from styleval.lm.causal import token_nll
-        from styleval.models.causal_lm import load_causal_lm
+        from styleval.lm.loading import load_causal_lm
 
         t = time.perf_counter()
         lm = load_causal_lm()
@@ -83,7 +83,7 @@ def child(kind: str, n: int, out_file: str) -> int:
         ppl = token_nll(lm, texts).perplexity()
         score_s = time.perf_counter() - t
     else:
-        from styleval.models.causal_lm import ensure_converted, resolve_causal_lm
+        from styleval.lm.loading import ensure_converted, resolve_causal_lm
 
         folder = str(ensure_converted(resolve_causal_lm()))
         t = time.perf_counter()

@@ -188,7 +188,7 @@ def perplexity_pass_check(table: Path, repeat: int = 1) -> None:
 
     from styleval.lm.causal import token_nll
     from styleval.metrics.fluency import _lm
-    from styleval.models.causal_lm import load_causal_lm
+    from styleval.lm.loading import load_causal_lm
     from styleval.readers import read_table
 
     texts = [r.output for r in read_table(table)]

@@ -20,7 +20,7 @@ import fluency_data  # noqa: E402
 def main() -> int:
     from styleval.fluency.normalize import normalize_all
     from styleval.fluency.unigram import DATA_DIR, DEFAULT_UNIGRAM, build_unigram
-    from styleval.models.causal_lm import load_causal_lm
+    from styleval.lm.loading import load_causal_lm
 
     data = fluency_data.corpora()
     data["yelp"] = data["yelp"][:20000]

@@ -133,7 +133,7 @@ def mir_figures(work: Path) -> pd.DataFrame:
 
     from styleval.lm.causal import token_nll
     from styleval.meta.datasets import load_mir2019
-    from styleval.models.causal_lm import load_causal_lm
+    from styleval.lm.loading import load_causal_lm
     from styleval.naturalness import adversarial_scores, agreement
     from styleval.readers.datasets import read_mir2019
 

@@ -48,7 +48,7 @@ def stage_lm(work: Path, examples: dict, chunk: int = 200) -> dict:
     """text -> (token ids, log-probs, end log-prob) of its normalised form, saved after every chunk."""
     from styleval.fluency.normalize import normalize
     from styleval.lm.causal import token_logprobs
-    from styleval.models.causal_lm import load_causal_lm
+    from styleval.lm.loading import load_causal_lm
 
     path = work / "lm.pkl"
     done = pickle.loads(path.read_bytes()) if path.is_file() else {}

@@ -41,7 +41,7 @@ def smollm():
     for mod in ("transformers", "torch", "gguf", "accelerate"):
         if importlib.util.find_spec(mod) is None:
             pytest.skip(f"{mod} is not installed (needed to load SmolLM2 from GGUF)")
-    from styleval.models.causal_lm import load_causal_lm
+    from styleval.lm.loading import load_causal_lm
 
     return load_causal_lm()
 

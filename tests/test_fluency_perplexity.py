@@ -33,7 +33,7 @@ pytestmark = pytest.mark.usefixtures("one_torch_thread")
 @pytest.fixture(scope="session")
 def smollm_hf(smollm):
     """The same folder loaded by transformers (the reference the native loader must reproduce)."""
-    from styleval.models.causal_lm import load_causal_lm
+    from styleval.lm.loading import load_causal_lm
 
     return load_causal_lm(backend="transformers")
 
@@ -110,7 +110,7 @@ def test_truncation_warns_and_flags(smollm):
 
 
 def test_style_lm_fallback_in_signature(smollm, tmp_path):
-    from styleval.models.causal_lm import ensure_converted
+    from styleval.lm.loading import ensure_converted
 
     folder = ensure_converted(smollm.spec)  # any causal-LM folder serves as the "formal" LM here
     d_formal = Direction("informal", "formal")
@@ -166,7 +166,7 @@ def test_default_lm_loads_without_transformers(smollm):
     import subprocess
     import sys
 
-    code = ("import sys, torch; from styleval.models.causal_lm import load_causal_lm; lm = load_causal_lm(); "
+    code = ("import sys, torch; from styleval.lm.loading import load_causal_lm; lm = load_causal_lm(); "
             "print(lm.backend, sorted(m for m in sys.modules if m.split('.')[0] in ('transformers', 'peft')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
     assert out.stdout.split() == ["native", "[]"]
@@ -184,7 +184,7 @@ def test_lora_adapter_merged_natively_equals_peft(smollm, smollm_hf, tmp_path):
 
     from styleval.lm.causal import token_nll
     from styleval.lm.native import merge_lora
-    from styleval.models.causal_lm import ADAPTER_CARD, _load_transformers, ensure_converted, load_causal_lm
+    from styleval.lm.loading import ADAPTER_CARD, _load_transformers, ensure_converted, load_causal_lm
 
     folder = ensure_converted(smollm.spec)
     _, base = _load_transformers(folder)

@@ -74,7 +74,7 @@ def test_signature_names_unigram_corpus_and_normalisation(smollm):
 
 
 def test_style_lms_work_and_fall_back(smollm):
-    from styleval.models.causal_lm import ensure_converted
+    from styleval.lm.loading import ensure_converted
 
     folder = ensure_converted(smollm.spec)  # any causal-LM folder serves as the "formal" LM here
     dirs = [Direction("informal", "formal"), Direction("formal", "informal")]
@@ -95,7 +95,7 @@ def test_style_lms_score_each_row_by_its_target_style_adapter(smollm, tmp_path):
     import peft
     import torch
 
-    from styleval.models.causal_lm import ADAPTER_CARD, _load_transformers, ensure_converted
+    from styleval.lm.loading import ADAPTER_CARD, _load_transformers, ensure_converted
 
     folder = ensure_converted(smollm.spec)
     _, base = _load_transformers(folder)

@@ -142,7 +142,7 @@ def test_cli_train_transfer_and_apply(tmp_path, capsys):
 
 def _smollm_tokenizer():
     from styleval.errors import ResourceUnavailableError
-    from styleval.models.causal_lm import ensure_converted, resolve_causal_lm
+    from styleval.lm.loading import ensure_converted, resolve_causal_lm
 
     try:
         folder = ensure_converted(resolve_causal_lm("smollm2-135m"))

@@ -49,7 +49,7 @@ def _try_load(entry: cat.CatalogEntry) -> str:
             nlp = pool.spacy_pipeline(entry.name)
             return f"yes ({', '.join(nlp.pipe_names)})"
         if entry.kind == cat.CAUSAL_LM_GGUF:
-            from ..models.causal_lm import converted_dir, resolve_causal_lm
+            from ..lm.loading import converted_dir, resolve_causal_lm
 
             folder = converted_dir(resolve_causal_lm(entry.name))
             if not folder.is_dir():

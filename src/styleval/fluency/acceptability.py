@@ -85,7 +85,7 @@ class AcceptabilityModel:
     def predict(self, texts: Sequence[str]) -> np.ndarray:
         """P(acceptable) of each text (loads the LM through the model pool)."""
         from ..lm.causal import token_logprobs
-        from ..models.causal_lm import load_causal_lm
+        from ..lm.loading import load_causal_lm
         from .normalize import normalize_all
 
         lm = load_causal_lm(self.lm)

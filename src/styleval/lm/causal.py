@@ -18,7 +18,7 @@ from typing import Any, Iterator, Sequence
 import numpy as np
 
 from ..errors import InputError
-from ..models.causal_lm import CausalLM
+from .loading import CausalLM
 from ..progress import Progress
 
 

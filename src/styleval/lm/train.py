@@ -47,7 +47,7 @@ def train_style_lm(sentences: Sequence[str], out_dir: str | Path, *, style: str,
         raise ResourceUnavailableError("training a style LM needs peft: pip install peft") from None
     import torch
 
-    from ..models.causal_lm import ADAPTER_CARD, _load_transformers, ensure_converted, resolve_causal_lm
+    from .loading import ADAPTER_CARD, _load_transformers, ensure_converted, resolve_causal_lm
     from ..models.pool import configure_torch
     from .causal import prefix_token_id
 

@@ -46,7 +46,7 @@ class StyleLMs:
         return groups
 
     def resources(self) -> dict[str, str]:
-        from ...models.causal_lm import resolve_causal_lm
+        from ...lm.loading import resolve_causal_lm
 
         out = {f"{k}": v for k, v in resolve_causal_lm(self.model).identity().items()}
         for style, path in sorted(self._style_lms.items()):
@@ -74,7 +74,7 @@ def scored_texts(lm_name: str, texts: Sequence[str], *, normalize: str = "none",
     also returns the texts as scored. ``backends`` receives the backend that ran the LM (native or transformers)."""
     from ...fluency.normalize import normalize_all
     from ...lm.causal import token_logprobs
-    from ...models.causal_lm import load_causal_lm
+    from ...lm.loading import load_causal_lm
 
     shown = normalize_all(texts, normalize)
     lm = load_causal_lm(lm_name, progress=progress)

@@ -70,7 +70,7 @@ class Acceptability(Metric):
 
     def resources(self) -> dict[str, str]:
         from ...fluency.unigram import load_unigram
-        from ...models.causal_lm import resolve_causal_lm
+        from ...lm.loading import resolve_causal_lm
 
         out = dict(self._model.identity())
         out.update(resolve_causal_lm(self._model.lm).identity())

@@ -121,7 +121,7 @@ class Slor(_LMScore):
 
     def segment_stats(self, batch: Batch) -> SegmentStats:
         from ...fluency.features import slor_parts
-        from ...models.causal_lm import load_causal_lm
+        from ...lm.loading import load_causal_lm
 
         stats = np.zeros((len(batch), 4))
 

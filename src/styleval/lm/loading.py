@@ -32,8 +32,8 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError, ResourceUnavailableError
-from .catalog import CATALOG, SMOLLM2_GGUF_FILE
-from .hashing import cache_dir, content_hash
+from ..models.catalog import CATALOG, SMOLLM2_GGUF_FILE
+from ..models.hashing import cache_dir, content_hash
 from ..progress import Progress
 
 #: Called as ``progress(description, done, total)`` (the library-wide progress convention).
@@ -141,7 +141,7 @@ def ensure_converted(spec: CausalLMSpec, progress: Progress | None = None) -> Pa
         import torch
         from transformers import AutoModelForCausalLM, AutoTokenizer
 
-        from .pool import quiet_transformers
+        from ..models.pool import quiet_transformers
 
         folder = str(spec.path.parent)
         with quiet_transformers():  # progress goes through the callback
@@ -198,7 +198,7 @@ def _load_transformers(folder: Path) -> tuple[Any, Any]:
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    from .pool import quiet_transformers
+    from ..models.pool import quiet_transformers
 
     with quiet_transformers():
         tok = AutoTokenizer.from_pretrained(str(folder), local_files_only=True)
@@ -213,7 +213,7 @@ def load_causal_lm(name: str | os.PathLike[str] = DEFAULT_CAUSAL_LM, *, progress
     ``backend``: ``"auto"`` (native when :func:`styleval.lm.native.supports` the folder, else transformers),
     ``"native"`` (an error when unsupported) or ``"transformers"``.
     """
-    from .pool import configure_torch, get_pool
+    from ..models.pool import configure_torch, get_pool
 
     if backend not in BACKENDS:
         raise InputError(f"backend must be one of {', '.join(BACKENDS)}, not {backend!r}")
@@ -229,7 +229,7 @@ def load_causal_lm(name: str | os.PathLike[str] = DEFAULT_CAUSAL_LM, *, progress
                                   progress=progress, backend=backend)
             tok, model, used = base.tokenizer, None, "transformers"
             if base.backend == "native":
-                from ..lm import native
+                from . import native
 
                 merged = native.merge_lora(base.model.state_dict(), spec.path)
                 if merged is not None:
@@ -258,7 +258,7 @@ def load_causal_lm(name: str | os.PathLike[str] = DEFAULT_CAUSAL_LM, *, progress
 
 def _load_folder(folder: Path, backend: str) -> tuple[Any, Any, str]:
     """Tokenizer, model and the backend that loaded them."""
-    from ..lm import native
+    from . import native
 
     if backend != "transformers" and native.supports(folder):
         return native.Tokenizer(folder), native.load_llama(folder), "native"
