@@ -140,7 +140,7 @@ def lora_lms(lora: Path | None, sets: str = "lai,mir") -> dict[str, dict[str, st
 def lora_jobs(lora: dict[str, dict[str, str]], mir_raw: bool, other: bool = False) -> list[tuple[str, str, list[str]]]:
     """(LM, normalisation, texts) of the LoRA passes: each text under the LM its metric will pick (``other``: under
     the adapter of the other style instead, for the control rows)."""
-    from styleval.fluency.normalize import resolve_auto
+    from styleval.textnorm.readable import resolve_auto
 
     def picks(text_style: str, style: str) -> bool:
         return (text_style != style) if other else (text_style == style)

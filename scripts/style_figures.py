@@ -161,7 +161,7 @@ def case_routes(data: Path, model, keys, texts: list[str], directions) -> dict:
     lower-cased + tokenized, when a (cased) ``model`` decides the released outputs with the threshold that maximises
     balanced accuracy on fr.80.ref1-3, and the lower-cased ones go (a) to the shipped normalised classifier or (b)
     through the fluency metrics' ``auto`` normalisation (detokenize, true-case) to the same cased model."""
-    from styleval.fluency.normalize import normalize_all, resolve_auto
+    from styleval.textnorm.readable import normalize_all, resolve_auto
 
     folder = data / "lai2022" / "data" / "xformal"
     sel, truth = [], []

@@ -46,7 +46,7 @@ def stage_examples(work: Path) -> dict:
 
 def stage_lm(work: Path, examples: dict, chunk: int = 200) -> dict:
     """text -> (token ids, log-probs, end log-prob) of its normalised form, saved after every chunk."""
-    from styleval.fluency.normalize import normalize
+    from styleval.textnorm.readable import normalize
     from styleval.lm.causal import token_logprobs
     from styleval.lm.loading import load_causal_lm
 

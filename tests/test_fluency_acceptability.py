@@ -30,7 +30,7 @@ def _by_hand(lm, text: str) -> float:
     import torch
 
     from styleval.fluency.acceptability import PRETRAINED_DIR, DEFAULT_ACCEPTABILITY
-    from styleval.fluency.normalize import normalize
+    from styleval.textnorm.readable import normalize
     from styleval.fluency.unigram import DATA_DIR, DEFAULT_UNIGRAM
 
     folder = PRETRAINED_DIR / DEFAULT_ACCEPTABILITY

@@ -159,7 +159,7 @@ def test_unigram_refuses_another_tokenizer(tmp_path):
 
 
 def test_normalisation():
-    from styleval.fluency.normalize import normalize, tokenize_lower
+    from styleval.textnorm.readable import normalize, tokenize_lower
 
     assert normalize("i did n't like it , i think . it 's ok !") == "I didn't like it, I think. It's ok!"
     assert normalize("The iPhone is fine", "detok+truecase") == "The iPhone is fine"
@@ -182,7 +182,7 @@ def test_perplexity_normalisation_option(smollm):
 
 def test_auto_normalisation_follows_the_release(smollm):
     """A lower-cased tokenized system is detokenized and true-cased; a cased, detokenized one is left alone."""
-    from styleval.fluency.normalize import resolve_auto
+    from styleval.textnorm.readable import resolve_auto
 
     released = ["i did n't like it at all .", "the staff is great !"]
     auto = registry.create("slor").score(_batch(released))

@@ -17,7 +17,7 @@ from styleval.records import Direction
 from styleval.style import LabelledData, StyleModel, train_style_model
 from styleval.style.calibration import (Calibration, balanced_accuracy, balanced_threshold, calibrate_style_model,
                                         fit_calibration, fit_isotonic, fit_platt)
-from styleval.style.normalise import lower_tokens
+from styleval.textnorm.lower_tokens import lower_tokens
 
 FORMAL = ["I would be grateful for your reply.", "The committee approved the proposal.",
           "Please find the attached report.", "We regret to inform you of the delay.",

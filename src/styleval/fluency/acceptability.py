@@ -86,7 +86,7 @@ class AcceptabilityModel:
         """P(acceptable) of each text (loads the LM through the model pool)."""
         from ..lm.causal import token_logprobs
         from ..lm.loading import load_causal_lm
-        from .normalize import normalize_all
+        from ..textnorm.readable import normalize_all
 
         lm = load_causal_lm(self.lm)
         return self.predict_scored(token_logprobs(lm, normalize_all(texts, self.normalize), with_end=True))

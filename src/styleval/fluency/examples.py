@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Mapping, Sequence
 
 from .corrupt import corrupt
-from .normalize import normalize, tokenize_lower
+from ..textnorm.readable import normalize, tokenize_lower
 
 FORMS = ("as-is", "lower-tokenized", "normalized")
 

@@ -35,10 +35,10 @@ FORMAT = "styleval-style-model/1"
 def preprocess(texts: Sequence[str], text_norm: str = "html.unescape") -> list[str]:
     """What a style model does to a text before its features (``text_norm``, recorded as ``preprocess`` in the
     card): ``html.unescape`` (corpora differ in escaping: &apos; in PT16 test), or ``lower-tokens``
-    (:mod:`styleval.style.normalise`), which makes cased and lower-cased tokenized text alike."""
+    (:mod:`styleval.textnorm.lower_tokens`), which makes cased and lower-cased tokenized text alike."""
     if text_norm == "html.unescape":
         return [html.unescape(t) for t in texts]
-    from .normalise import normalise
+    from ..textnorm.lower_tokens import normalise
 
     return normalise(texts, text_norm)
 CLASSIFIER, REGRESSOR = "classifier", "regressor"
@@ -209,7 +209,7 @@ class StyleModel:
             blocks.append(BLOCKS[kind].from_stored(  # type: ignore[attr-defined]
                 cfg, {k[len(prefix):]: v for k, v in arrays.items() if k.startswith(prefix)},
                 {k[len(prefix):]: v for k, v in vocab.items() if k.startswith(prefix)}))
-        from .normalise import normaliser
+        from ..textnorm.lower_tokens import normaliser
 
         normaliser(str(meta.get("preprocess", "html.unescape")))  # an unknown one is an error here, not later
         card_path = folder / "model_card.json"

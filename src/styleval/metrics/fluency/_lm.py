@@ -72,7 +72,7 @@ def scored_texts(lm_name: str, texts: Sequence[str], *, normalize: str = "none",
                  backends: set[str] | None = None) -> tuple[TokenLogprobs, list[str]]:
     """Token log-probabilities (with the end-of-text token) of ``texts`` after normalisation, under ``lm_name``;
     also returns the texts as scored. ``backends`` receives the backend that ran the LM (native or transformers)."""
-    from ...fluency.normalize import normalize_all
+    from ...textnorm.readable import normalize_all
     from ...lm.causal import token_logprobs
     from ...lm.loading import load_causal_lm
 

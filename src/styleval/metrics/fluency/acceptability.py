@@ -2,7 +2,7 @@
 
 Segment score: P(acceptable) from :mod:`styleval.fluency.acceptability` (SmolLM2 token statistics of the output
 after ``normalize``: by default ``auto``, which detokenizes and true-cases a system's outputs only when their
-release lower-cased or tokenized them, see :mod:`styleval.fluency.normalize`; a logistic regression trained on
+release lower-cased or tokenized them, see :mod:`styleval.textnorm.readable`; a logistic regression trained on
 detok+truecase human-written sentences of four registers against automatically corrupted copies). The model's
 decision threshold is folded into it: an output is acceptable when its score is >= 0.5, and the corpus score is the
 share of acceptable outputs (the FL of ParaDetox, Logacheva et al. 2022). Statistics ``[p, acceptable, truncated]``;
@@ -38,7 +38,7 @@ class Acceptability(Metric):
     def __init__(self, *, model: str = "acceptability-smollm2", normalize: str = "auto",
                  batch_tokens: int = 4096) -> None:
         from ...fluency.acceptability import load_acceptability
-        from ...fluency.normalize import check_mode
+        from ...textnorm.readable import check_mode
 
         self.model = model
         self.normalize = check_mode(normalize)
@@ -52,7 +52,7 @@ class Acceptability(Metric):
         return params
 
     def segment_stats(self, batch: Batch) -> SegmentStats:
-        from ...fluency.normalize import resolve_auto
+        from ...textnorm.readable import resolve_auto
 
         backends: set[str] = set()
         mode = resolve_auto(batch.outputs) if self.normalize == "auto" else self.normalize

@@ -9,7 +9,7 @@ segment perplexities instead. Lower is better.
 each segment is scored by the LM of its direction's target style; segments whose style has no LM (or that have no
 direction) fall back to ``model``, and the signature says so (``lm_fallback:<styles>``).
 
-``normalize`` (``none``, ``detok``, ``truecase``, ``detok+truecase``; :mod:`styleval.fluency.normalize`) rewrites
+``normalize`` (``none``, ``detok``, ``truecase``, ``detok+truecase``; :mod:`styleval.textnorm.readable`) rewrites
 each output before the LM sees it (lower-cased tokenized releases read as ordinary text); it is a signature
 parameter unless ``none``.
 """
@@ -58,7 +58,7 @@ class Perplexity(StyleLMs, Metric):
     def __init__(self, *, model: str = "smollm2-135m", style_lms: "str | dict[str, str] | None" = None,
                  corpus: str = "tokens", batch_tokens: int = 4096, max_tokens: int = 0,
                  normalize: str = "none") -> None:
-        from ...fluency.normalize import check_mode
+        from ...textnorm.readable import check_mode
 
         if corpus not in ("tokens", "mean"):
             raise InputError(f"perplexity: corpus must be 'tokens' or 'mean', not {corpus!r}")
@@ -68,7 +68,7 @@ class Perplexity(StyleLMs, Metric):
         self.batch_tokens = int(batch_tokens)
         self.max_tokens = int(max_tokens)
         self._style_lms = parse_style_lms(style_lms)
-        self.normalize = check_mode(normalize)  # text normalisation before the LM (styleval.fluency.normalize)
+        self.normalize = check_mode(normalize)  # text normalisation before the LM (styleval.textnorm.readable)
 
     def get_params(self) -> dict[str, Any]:
         params = super().get_params()

@@ -1,6 +1,6 @@
 """Length-normalised LM scores: ``slor`` (Kann et al. 2018) and ``mean_logprob``.
 
-For an output ``s`` of ``n`` LM tokens (after the ``normalize`` option, see :mod:`styleval.fluency.normalize`):
+For an output ``s`` of ``n`` LM tokens (after the ``normalize`` option, see :mod:`styleval.textnorm.readable`):
 
 * ``mean_logprob`` = log P_LM(s) / n, the mean token log-probability (natural log; ``-log`` of the segment
   perplexity). Statistics ``[logprob_sum, n_tokens, truncated]``.
@@ -39,7 +39,7 @@ class _LMScore(StyleLMs, Metric):
 
     def __init__(self, *, model: str = "smollm2-135m", style_lms: "str | dict[str, str] | None" = None,
                  normalize: str = "auto", batch_tokens: int = 4096, max_tokens: int = 0) -> None:
-        from ...fluency.normalize import check_mode
+        from ...textnorm.readable import check_mode
 
         self.model = model
         self.style_lms = style_lms
@@ -56,7 +56,7 @@ class _LMScore(StyleLMs, Metric):
 
     def _per_lm(self, batch: Batch, stats: np.ndarray, fill: Callable[[list[int], Any], None]) -> SegmentStats:
         """Run each LM on its rows, let ``fill`` write their statistics (truncation in the last column)."""
-        from ...fluency.normalize import resolve_auto
+        from ...textnorm.readable import resolve_auto
 
         backends: set[str] = set()
         mode = resolve_auto(batch.outputs) if self.normalize == "auto" else self.normalize
