@@ -129,6 +129,7 @@ class PreservationRecipe:
         return blend_parts(self.cross_weight if has_cross else None, self.cosine_weight)
 
     def check(self) -> None:
+        """Refuse a recipe that cannot make a model (before any pair is encoded)."""
         if self.cross_epochs < 0 or self.cross_rank < 1:
             raise InputError(f"cross-encoder epochs must be 0 or more and its rank at least 1, got "
                              f"{self.cross_epochs} and {self.cross_rank}")
