@@ -8,10 +8,7 @@ warmed up on other texts before timing. Reported: the median over ``--repeat`` r
 the ratio preservation / sentence_cosine, for preservation's encoder run by torch and (when the ``fast`` extra is
 installed) by ONNX Runtime. ``preservation`` = spaCy parse (tagger, parser, NER) + one MiniLM forward pass per
 distinct text + pair features (+ one cross-encoder pass per pair for the default model); the parse share is
-printed too. ``preservation-minilm-bi`` is one pass of its tuned encoder per distinct text and no parse;
-``preservation-minilm-bi-cross`` adds one pass of a 3-layer cross-encoder per pair, still without a parse;
-``preservation-minilm-late`` is one pass of its tuned encoder and one of the frozen encoder (for the plain
-cosine) per distinct text, with token matching per pair, and no parse.
+printed too. ``preservation-minilm-fast`` is the same without the cross-encoder pass.
 
 Two workloads, both timed for every metric in the same run:
 
@@ -80,9 +77,7 @@ def clear_caches(metric) -> None:
     clear_cache()
     model = getattr(metric, "_model", None)
     if model is not None:
-        model.featurizer._reps.clear()  # the cross-encoder keeps no per-pair cache; the bi-encoder's vectors are
-        # in the shared embedding cache, emptied above; the late encoder keeps nothing between calls
-        model.featurizer._sentences.clear()  # plain cosines computed without a parse (bi-cross, late)
+        model.featurizer._reps.clear()  # the cross-encoder keeps no per-pair cache
 
 
 def main() -> int:
@@ -103,23 +98,14 @@ def main() -> int:
     from styleval.models.onnx_encoder import onnx_available
 
     metrics = {"sentence_cosine": create("sentence_cosine", against="source"),
-               "preservation": create("preservation", against="source", backend="torch")}
+               "preservation": create("preservation", against="source", backend="torch"),
+               # the feature head alone (no cross-encoder pass)
+               "preservation-fast": create("preservation", against="source", backend="torch",
+                                           model="preservation-minilm-fast")}
     if onnx_available():  # the default backend when the 'fast' extra is installed
         metrics["preservation[onnx]"] = create("preservation", against="source", backend="onnx")
-        # the feature head alone (no cross-encoder pass)
         metrics["preservation-fast[onnx]"] = create("preservation", against="source", backend="onnx",
                                                     model="preservation-minilm-fast")
-        # the LoRA bi-encoder alone (one pass per distinct text, no spaCy)
-        metrics["preservation-bi[onnx]"] = create("preservation", against="source", backend="onnx",
-                                                  model="preservation-minilm-bi")
-        # the bi-encoder averaged with a 3-layer cross-encoder (one pass per distinct text + one short pass per
-        # pair, no spaCy)
-        metrics["preservation-bi-cross[onnx]"] = create("preservation", against="source", backend="onnx",
-                                                        model="preservation-minilm-bi-cross")
-        # the late-interaction encoder (one pass per distinct text, token matching) with the plain cosine (a
-        # second, frozen pass per distinct text), no spaCy
-        metrics["preservation-late[onnx]"] = create("preservation", against="source", backend="onnx",
-                                                    model="preservation-minilm-late")
     for m in metrics.values():
         m.score(batch(warm_src, warm_out))  # load models
     import torch
@@ -142,12 +128,10 @@ def main() -> int:
         med = {k: statistics.median(v) for k, v in times.items()}
         for name in times:
             print(f"  {name:20s} {med[name]:8.2f} s   {n / med[name]:8.1f} pairs/s")
-        for name, m in metrics.items():
+        for name in metrics:
             if name.startswith("preservation"):
-                parses = m.preservation_model.uses_features
                 print(f"  {name} / sentence_cosine throughput: {med['sentence_cosine'] / med[name]:.2f}x; "
-                      + (f"spaCy parse share of its time: {med['spacy parse'] / med[name]:.0%}" if parses
-                         else "no spaCy parse"))
+                      f"spaCy parse share of its time: {med['spacy parse'] / med[name]:.0%}")
     return 0
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import importlib.util
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -53,7 +52,7 @@ ADAPTER_PAIRS = [("John flew to Boston on Monday.", "Yo John flew to Boston on M
 
 
 def random_adapted(kind: type, head_w: object, head_b: float, rank: int = 2, seed: int = 0) -> object:
-    """A cross- or bi-encoder (``kind``) with random LoRA adapters on the local MiniLM's first 4 adapted layers."""
+    """A cross-encoder (``kind``) with random LoRA adapters on the local MiniLM's first 4 adapted layers."""
     import numpy as np
 
     from styleval.content.features import _load_encoder
@@ -67,16 +66,3 @@ def random_adapted(kind: type, head_w: object, head_b: float, rank: int = 2, see
                        rng.normal(0, 0.05, (modules[name].out_features, rank)).astype(np.float32))
                 for name in target_modules(enc, DEFAULT_TARGETS)[:4]}
     return kind(cat.DEFAULT_ENCODER, adapters, 2.0, head_w, head_b, backend="torch")
-
-
-def one_pass_model(part: Any, name: str, cosine_weight: float = 0.0) -> Any:
-    """A preservation model that is ``part`` (a bi- or late-interaction encoder) alone at weight 1, on the shipped
-    fast model's head (stored, not run), torch backend."""
-    from styleval.content import PreservationModel, load_preservation_model
-    from styleval.content.pretrained import FAST_MODEL
-
-    head = load_preservation_model(FAST_MODEL)
-    return PreservationModel(encoder=head.encoder, spacy_model=head.spacy_model, style_words=head.style_words,
-                             mean=head.mean, scale=head.scale, coef=head.coef, intercept=head.intercept,
-                             ceiling=head.ceiling, card={"name": name}, backend="torch", bi=part,
-                             bi_weight=1.0, cosine_weight=cosine_weight)

@@ -7,6 +7,7 @@ import pytest
 
 from styleval.content import PreservationModel, load_preservation_model
 from styleval.content.cross_encoder import CrossEncoder
+from styleval.content.model import Part
 from styleval.errors import InputError
 from styleval.models import catalog as cat
 from tests.conftest import ADAPTER_PAIRS, random_adapted
@@ -50,13 +51,11 @@ def test_merged_weights_equal_the_adapters_run_beside_the_encoder():
     assert np.abs(plain[mask] - side[mask]).max() > 1e-3
 
 
-@pytest.mark.parametrize("kind", ["cross", "bi"])
-def test_save_load_and_onnx_give_the_same_scores(tmp_path, monkeypatch, kind):
-    """Both adapter-tuned scorers (content.adapted) store, reload and run on ONNX Runtime with the same scores."""
-    from styleval.content.bi_encoder import BiEncoder
+def test_save_load_and_onnx_give_the_same_scores(tmp_path, monkeypatch):
+    """The cross-encoder stores, reloads and runs on ONNX Runtime with the same scores."""
     from styleval.models.onnx_encoder import onnx_available
 
-    model = _random_cross() if kind == "cross" else random_adapted(BiEncoder, np.asarray([8.0]), -5.0)
+    model = _random_cross()
     cls = type(model)
     a, b = [p[0] for p in PAIRS], [p[1] for p in PAIRS]
     before = model.score(a, b)
@@ -86,7 +85,7 @@ def test_a_model_with_a_cross_encoder_averages_and_round_trips(tmp_path):
     model = PreservationModel(encoder=v1.encoder, spacy_model=v1.spacy_model, style_words=v1.style_words,
                               mean=v1.mean, scale=v1.scale, coef=v1.coef, intercept=v1.intercept,
                               ceiling=v1.ceiling, card={"name": "with-cross"}, backend="torch", cross=cross,
-                              cross_weight=0.25)
+                              parts=[Part("head", 0.75), Part("cross_encoder", 0.25)])
     a, b = [p[0] for p in PAIRS], [p[1] for p in PAIRS]
     head = model.from_features(model.featurizer.features(a, b))
     np.testing.assert_allclose(model.score(a, b), 0.75 * head + 0.25 * cross.score(a, b), atol=1e-9)
@@ -94,8 +93,8 @@ def test_a_model_with_a_cross_encoder_averages_and_round_trips(tmp_path):
     np.testing.assert_array_equal(model.score(a, b, features=model.featurizer.features(a, b)), model.score(a, b))
     folder = model.save(tmp_path / "m")
     again = PreservationModel.load(folder, backend="torch")
-    assert again.cross_weight == 0.25 and "cross_encoder_hash" in again.resources()
+    assert again.weight("cross_encoder") == 0.25 and "cross_encoder_hash" in again.resources()
     np.testing.assert_allclose(again.score(a, b), model.score(a, b), atol=1e-6)
-    with pytest.raises(InputError, match="cross_weight"):
+    with pytest.raises(InputError, match="needs a cross_encoder part"):
         PreservationModel(encoder=v1.encoder, mean=v1.mean, scale=v1.scale, coef=v1.coef, intercept=0.0,
-                          cross=cross, cross_weight=0.0)
+                          cross=cross)

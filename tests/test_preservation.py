@@ -9,8 +9,8 @@ import pytest
 
 from styleval.content import PairData, PreservationModel, load_preservation_model, read_pairs
 from styleval.content.negatives import DonorPool, delete_clause, swap_entity
-from styleval.content.pretrained import (BI_CROSS_MODEL, BI_MODEL, DEFAULT_MODEL, FAST_MODEL, LATE_MODEL,
-                                         resolve_preservation_model)
+from styleval.content.model import FORMAT, Part, upgrade_config, upgrade_model_folder
+from styleval.content.pretrained import DEFAULT_MODEL, FAST_MODEL, resolve_preservation_model, shipped_models
 from styleval.content.train import fit_logistic
 from styleval.errors import InputError, UnknownNameError
 from styleval.metrics.base import Batch
@@ -45,7 +45,11 @@ def metric():
     return create("preservation", against="source")
 
 
-@pytest.mark.parametrize("name", [DEFAULT_MODEL, FAST_MODEL, BI_MODEL, BI_CROSS_MODEL, LATE_MODEL])
+def test_the_package_ships_the_default_and_the_fast_model_only():
+    assert sorted(shipped_models()) == [DEFAULT_MODEL, FAST_MODEL]
+
+
+@pytest.mark.parametrize("name", [DEFAULT_MODEL, FAST_MODEL])
 def test_shipped_models_load_offline_and_keep_their_cards(monkeypatch, name):
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.setenv("TRANSFORMERS_OFFLINE", "1")
@@ -56,43 +60,7 @@ def test_shipped_models_load_offline_and_keep_their_cards(monkeypatch, name):
     assert sum(p.stat().st_size for p in model.folder.iterdir()) < 5_000_000
     again = PreservationModel.load(model.folder)
     np.testing.assert_allclose(again.coef, model.coef)
-    assert (model.cross is not None) == (name in (DEFAULT_MODEL, BI_CROSS_MODEL))
-
-
-def test_the_bi_cross_model_is_the_bi_encoder_with_a_three_layer_cross_encoder():
-    """preservation-minilm-bi-cross: the bi-encoder of preservation-minilm-bi (the same file: in both, version 2's
-    encoder with its adapters scaled by .6) at .75 and a cross-encoder on MiniLM's first 3 layers at .25; the feature
-    head (and spaCy) is not run."""
-    duo, bi = load_preservation_model(BI_CROSS_MODEL), load_preservation_model(BI_MODEL)
-    assert duo.bi is not None and bi.bi is not None and duo.cross is not None
-    assert duo.bi.file_hash == bi.bi.file_hash and duo.bi_weight == 0.75 and duo.cross_weight == 0.25
-    trained = duo.card["parameters"]["bi_encoder"]
-    assert trained["adapter_scale"] == 0.6 and duo.bi.scaling == pytest.approx(0.6 * trained["trained_scaling"])
-    assert duo.cross.layers == 3 and len(duo.cross.adapters) == 18 and not duo.uses_features
-    assert all(int(name.split(".layer.")[1].split(".")[0]) < 3 for name in duo.cross.adapters)
-    srcs = [SOURCE] + [p[0] for p in PAIRS]
-    outs = [STYLE] + [p[1] for p in PAIRS]
-    np.testing.assert_allclose(duo.score(srcs, outs),
-                               0.75 * bi.score(srcs, outs) + 0.25 * duo.cross.score(srcs, outs), atol=1e-6)
-    assert "spacy_model" not in duo.resources() and duo.resources()["cross_encoder_hash"] == duo.cross.file_hash[:12]
-
-
-def test_the_late_model_is_its_late_interaction_encoder_with_its_adapters_at_half_strength():
-    """preservation-minilm-late version 2: a late-interaction encoder alone (weight 1, no cosine pass), its adapters
-    scaled by .5 after training (the card keeps the trained scaling); no feature head, no spaCy; an identical pair
-    scores 1."""
-    from styleval.content.late_encoder import LateEncoder
-
-    late = load_preservation_model(LATE_MODEL)
-    assert isinstance(late.bi, LateEncoder) and late.bi_weight == 1.0 and late.cosine_weight == 0.0
-    assert late.cross is None and not late.uses_features and late.bi.layers == 0
-    entry = late.card["parameters"]["late_encoder"]
-    assert entry["adapter_scale"] == 0.5 and late.bi.scaling == pytest.approx(0.5 * entry["trained_scaling"])
-    srcs = [SOURCE] + [p[0] for p in PAIRS]
-    outs = [STYLE] + [p[1] for p in PAIRS]
-    np.testing.assert_allclose(late.score(srcs, outs), late.bi.score(srcs, outs), atol=1e-9)
-    np.testing.assert_allclose(late.score(srcs, srcs), 1.0, atol=1e-5)
-    assert "spacy_model" not in late.resources() and late.resources()["late_encoder_hash"] == late.bi.file_hash[:12]
+    assert (model.cross is not None) == (name == DEFAULT_MODEL)
 
 
 def test_the_fast_model_is_the_default_models_feature_head():
@@ -100,7 +68,9 @@ def test_the_fast_model_is_the_default_models_feature_head():
     full, fast = load_preservation_model(DEFAULT_MODEL), load_preservation_model(FAST_MODEL)
     for attr in ("mean", "scale", "coef"):
         np.testing.assert_allclose(getattr(full, attr), getattr(fast, attr), rtol=1e-9, atol=1e-12)
-    assert full.intercept == pytest.approx(fast.intercept) and full.cross_weight == 0.5
+    assert full.intercept == pytest.approx(fast.intercept)
+    assert [(p.kind, p.weight) for p in full.parts] == [("head", 0.35), ("cross_encoder", 0.35), ("cosine", 0.3)]
+    assert [(p.kind, p.weight) for p in fast.parts] == [("head", 1.0)]
 
 
 def test_identical_pairs_score_high_and_meaning_changes_lower(metric):
@@ -120,61 +90,90 @@ def test_style_rewrites_beat_single_substitutions(metric):
     assert np.mean(style > changed) >= 0.75, (style, changed)
 
 
-def test_style_rewrites_beat_single_substitutions_bi_cross_model():
-    test_style_rewrites_beat_single_substitutions(create("preservation", against="source", model=BI_CROSS_MODEL))
-
-
-def test_style_rewrites_beat_single_substitutions_bi_encoder():
-    """Version 2 of the bi-encoder (trained on every training rewrite) passes; version 1 failed 2 of 4 cases."""
-    test_style_rewrites_beat_single_substitutions(create("preservation", against="source", model=BI_MODEL))
-
-
-@pytest.mark.xfail(strict=True, reason="known weakness of preservation-minilm-late (docs/preservation.md): a "
-                   "near-copy with one swapped name or noun outscores the casual rewrite and the polite rewrite (2 of "
-                   "4 cases), as for the fast model; so it did in version 1, with .4 of the plain cosine")
-def test_style_rewrites_beat_single_substitutions_late_model():
-    test_style_rewrites_beat_single_substitutions(create("preservation", against="source", model=LATE_MODEL))
-
-
 @pytest.mark.xfail(strict=True, reason="known weakness of the feature head alone (preservation-minilm-fast), "
                    "docs/preservation.md: on these hand-made pairs a near-copy with one swapped name or noun still "
                    "outscores a casual or polite rewrite in 2 of 4 cases; it leans on whole-sentence similarity. "
-                   "The default model's cross-encoder and the bi-encoder fix these cases (tests above)")
+                   "The default model's cross-encoder fixes these cases (test above)")
 def test_style_rewrites_beat_single_substitutions_fast_model():
     test_style_rewrites_beat_single_substitutions(create("preservation", against="source", model=FAST_MODEL))
 
 
-def _with_cosine(model: PreservationModel, weight: float) -> PreservationModel:
+def _with_parts(model: PreservationModel, parts: list[Part], cross=None) -> PreservationModel:
     return PreservationModel(encoder=model.encoder, spacy_model=model.spacy_model, style_words=model.style_words,
                              mean=model.mean, scale=model.scale, coef=model.coef, intercept=model.intercept,
-                             ceiling=model.ceiling, cross=model.cross, cross_weight=model.cross_weight, bi=model.bi,
-                             bi_weight=model.bi_weight, cosine_weight=weight)
+                             ceiling=model.ceiling, cross=cross, parts=parts)
 
 
-@pytest.mark.parametrize("name", [FAST_MODEL, BI_MODEL])
-def test_a_cosine_weight_averages_in_the_plain_sentence_cosine(tmp_path, name):
-    """score = (1 - a) * learned + a * clip(cosine, 0, 1): with the head, cosine is its first feature; without it
-    (the bi-encoder) the frozen encoder runs without a parse and gives the same cosine. The weight survives a save
-    (format 4) and a load."""
+def test_the_default_scores_as_the_form_it_was_chosen_in_bit_for_bit():
+    """Format 6's running mean over the parts (.35, .35, .3) gives exactly what format 4 computed:
+    .7 * (.5 * head + .5 * cross-encoder) + .3 * clip(cosine, 0, 1), with each part scored on its own here."""
+    model = load_preservation_model(DEFAULT_MODEL)
     srcs = [SOURCE] + [p[0] for p in PAIRS] * 2
     outs = [STYLE] + [p[1] for p in PAIRS] + [p[2] for p in PAIRS]
-    base = load_preservation_model(name)
-    blended = _with_cosine(base, 0.3)
-    cosine = load_preservation_model(FAST_MODEL).featurizer.features(srcs, outs)[:, 0]
-    assert not blended.uses_features or name == FAST_MODEL
-    np.testing.assert_allclose(blended.featurizer.sentence_cosines(srcs, outs), cosine, atol=1e-6)
+    feats = model.featurizer.features(srcs, outs)
+    head, cross = model.from_features(feats), model.cross.score(srcs, outs)
+    expected = (1.0 - 0.3) * (0.5 * head + 0.5 * cross) + 0.3 * np.clip(feats[:, 0], 0, 1)
+    np.testing.assert_array_equal(model.score(srcs, outs), expected)
+
+
+def test_a_cosine_part_averages_in_the_plain_sentence_cosine(tmp_path):
+    """score = (1 - a) * head + a * clip(cosine, 0, 1), the cosine being the head's first feature; the parts survive
+    a save and a load."""
+    srcs = [SOURCE] + [p[0] for p in PAIRS] * 2
+    outs = [STYLE] + [p[1] for p in PAIRS] + [p[2] for p in PAIRS]
+    base = load_preservation_model(FAST_MODEL)
+    blended = _with_parts(base, [Part("head", 0.7), Part("cosine", 0.3)])
+    cosine = base.featurizer.features(srcs, outs)[:, 0]
     expected = 0.7 * base.score(srcs, outs) + 0.3 * np.clip(cosine, 0, 1)
-    np.testing.assert_allclose(blended.score(srcs, outs), expected, atol=1e-6)
+    np.testing.assert_allclose(blended.score(srcs, outs), expected, atol=1e-12)
     folder = blended.save(tmp_path / "m")
     config = json.loads((folder / "model.json").read_text())
-    assert config["format"] == "styleval-preservation/4" and config["cosine_weight"] == 0.3
-    np.testing.assert_allclose(PreservationModel.load(folder).score(srcs, outs), expected, atol=1e-6)
-    with pytest.raises(InputError, match="cosine_weight"):
-        _with_cosine(base, 1.0)
-    config["cosine_weight"] = "high"
-    (folder / "model.json").write_text(json.dumps(config))
-    with pytest.raises(InputError, match="cosine_weight must be a number"):
-        PreservationModel.load(folder)
+    assert config["format"] == FORMAT
+    assert config["parts"] == [{"kind": "head", "file": "weights.npz", "weight": 0.7},
+                               {"kind": "cosine", "weight": 0.3}]
+    np.testing.assert_array_equal(PreservationModel.load(folder).score(srcs, outs), blended.score(srcs, outs))
+
+
+@pytest.mark.parametrize("parts, problem", [
+    ([Part("head", 0.5), Part("cosine", 0.4)], "add up to 1"),
+    ([Part("cosine", 0.3), Part("head", 0.7)], "the head, then"),
+    ([Part("head", 1.0), Part("cosine", 0.0)], "positive"),
+    ([Part("head", 0.5), Part("bi_encoder", 0.5)], "unknown"),
+    ([Part("head", 0.5), Part("cross_encoder", 0.5)], "needs a cross-encoder"),
+])
+def test_bad_parts_are_refused(parts, problem):
+    with pytest.raises(InputError, match=problem):
+        _with_parts(load_preservation_model(FAST_MODEL), parts)
+
+
+def test_earlier_formats_are_refused_with_the_way_to_convert_them(tmp_path):
+    """A format-4 folder (how preservation-minilm was shipped before) is refused in one line naming the folder and
+    the converter; converted, it gives the shipped parts and scores exactly as the shipped default."""
+    import shutil
+
+    shipped = resolve_preservation_model(DEFAULT_MODEL)
+    old = tmp_path / "v4"
+    shutil.copytree(shipped, old)
+    config = json.loads((shipped / "model.json").read_text())
+    v4 = {k: v for k, v in config.items() if k != "parts"}
+    v4.update({"format": "styleval-preservation/4", "head": "logistic",
+               "cross_encoder": {"file": "cross.npz", "weight": 0.5, "rank": 16}, "cosine_weight": 0.3})
+    (old / "model.json").write_text(json.dumps(v4))
+    with pytest.raises(InputError, match=r"v4.model.json: format 'styleval-preservation/4' is an older .*"
+                                         r"upgrade_model_folder\(") as info:
+        PreservationModel.load(old)
+    assert "\n" not in str(info.value) and str(old) in str(info.value)
+    assert upgrade_config(v4) == config
+    upgrade_model_folder(old)
+    srcs, outs = [SOURCE] + [p[0] for p in PAIRS], [STYLE] + [p[2] for p in PAIRS]
+    np.testing.assert_array_equal(PreservationModel.load(old).score(srcs, outs),
+                                  load_preservation_model(DEFAULT_MODEL).score(srcs, outs))
+    fast = json.loads((resolve_preservation_model(FAST_MODEL) / "model.json").read_text())
+    v1 = {**{k: v for k, v in fast.items() if k != "parts"}, "format": "styleval-preservation/1", "head": "logistic"}
+    assert upgrade_config(v1) == fast
+    for gone in ("styleval-preservation/3", "styleval-preservation/5"):
+        with pytest.raises(InputError, match="left styleval"):
+            upgrade_config({**v1, "format": gone})
 
 
 def test_signature_names_the_model_and_its_hash(metric):
@@ -288,8 +287,8 @@ def test_negatives_change_the_named_part_and_keep_the_rest():
 @pytest.mark.shared_data
 def test_sgdd_spearman_of_the_shipped_models_on_its_first_600_pairs(shared_data):
     """Spearman with SGDD-TST's crowd score (never trained on) on its first 600 pairs, measured once for each shipped
-    model (docs/results.md has all 10,287: default .552, bi-encoder .549, fast .445, cosine .418): the default
-    model's cross-encoder and the bi-encoder's tuned cosine add most of it. On these 600 the default (version 4,
+    model (docs/results.md has all 10,287: default .552, fast .445, cosine .418): the default model's
+    cross-encoder adds most of it. On these 600 the default (version 4,
     with the plain cosine averaged in at .3) is a little below version 3 (.4822)."""
     from scipy.stats import spearmanr
 
@@ -303,8 +302,3 @@ def test_sgdd_spearman_of_the_shipped_models_on_its_first_600_pairs(shared_data)
     assert spearmanr(fast.score(src, out), human)[0] == pytest.approx(0.3456, abs=0.002)
     cosine = fast.featurizer.features(src, out)[:, 0]  # MiniLM sentence cosine, the sentence_cosine metric
     assert spearmanr(cosine, human)[0] == pytest.approx(0.3147, abs=0.002)
-    bi = load_preservation_model(BI_MODEL)
-    # version 3 (adapters at .6) is .4608 here against version 2's .5155, while on all 10,287 pairs the two are level
-    assert spearmanr(bi.score(src, out), human)[0] == pytest.approx(0.4608, abs=0.002)
-    late = load_preservation_model(LATE_MODEL)  # below the bi-encoder here, as on all of SGDD-TST (results.md)
-    assert spearmanr(late.score(src, out), human)[0] == pytest.approx(0.3436, abs=0.002)

@@ -77,8 +77,8 @@ def test_train_content_end_to_end(tmp_path):
 
 
 def test_train_content_cosine_weight(tmp_path):
-    """--cosine-weight A stores A (format 4) and the card says so; the folder scores (1 - A) * the head + A * the
-    plain cosine; a weight outside [0, 1) is refused before anything is trained."""
+    """--cosine-weight A stores A as the cosine part's weight and the card says so; the folder scores
+    (1 - A) * the head + A * the plain cosine; a weight outside [0, 1) is refused before anything is trained."""
     rows = ["source\toutput\tscore"] + [f"{a}\t{b}\t1" for a, b in KEPT] + [f"{a}\t{b}\t0" for a, b in CHANGED]
     table = tmp_path / "pairs.tsv"
     table.write_text("\n".join(rows) + "\n", encoding="utf-8")
@@ -88,7 +88,9 @@ def test_train_content_cosine_weight(tmp_path):
         assert proc.returncode == 0, proc.stderr
     card = json.loads((blended / "model_card.json").read_text())
     assert card["parameters"]["cosine"]["weight"] == 0.25
-    assert json.loads((blended / "model.json").read_text())["format"] == "styleval-preservation/4"
+    config = json.loads((blended / "model.json").read_text())
+    assert config["format"] == "styleval-preservation/6"
+    assert [(p["kind"], p["weight"]) for p in config["parts"]] == [("head", 0.75), ("cosine", 0.25)]
 
     from styleval.content import PreservationModel
     a, b = PreservationModel.load(plain), PreservationModel.load(blended)
@@ -97,7 +99,7 @@ def test_train_content_cosine_weight(tmp_path):
     np.testing.assert_allclose(b.score(src, out), 0.75 * a.score(src, out) + 0.25 * np.clip(cosine, 0, 1),
                                atol=1e-9)
     proc = _cli("train-content", str(table), "-o", str(tmp_path / "bad"), "--no-progress", "--cosine-weight", "1")
-    assert proc.returncode != 0 and "cosine weight must be in [0, 1), got 1.0" in proc.stderr
+    assert proc.returncode != 0 and "the cosine's in [0, 1) (the head keeps the rest), got None and 1.0" in proc.stderr
     assert not (tmp_path / "bad").exists()
 
 
@@ -115,54 +117,15 @@ def test_train_content_errors_name_file_and_line(tmp_path):
     assert proc.returncode != 0 and "pair file not found" in proc.stderr
 
 
-def test_train_content_with_a_bi_encoder_alone(tmp_path):
-    """--bi-epochs trains the bi-encoder; at its default weight 1 the folder scores with it alone, no spaCy; with
-    --bi-layers 2 on MiniLM's first two layers."""
+def test_train_content_refuses_a_model_without_a_head_before_training(tmp_path):
+    """The head keeps a share of every model: --cross-weight 1 is refused before anything is encoded, and the
+    options of the bi-encoder and late-interaction variants, which left the package, are gone."""
     rows = ["source\toutput\tscore"] + [f"{a}\t{b}\t1" for a, b in KEPT] + [f"{a}\t{b}\t0" for a, b in CHANGED]
     table = tmp_path / "pairs.tsv"
     table.write_text("\n".join(rows) + "\n", encoding="utf-8")
-    out = tmp_path / "bi"
-    proc = _cli("train-content", str(table), "-o", str(out), "--bi-epochs", "3", "--bi-rank", "4", "--no-progress",
-                "--bi-layers", "2")
-    assert proc.returncode == 0, proc.stderr
-    card = json.loads((out / "model_card.json").read_text())
-    assert card["parameters"]["bi_encoder"]["epochs"] == 3 and card["parameters"]["bi_encoder"]["weight"] == 1.0
-    assert card["parameters"]["bi_encoder"]["layers"] == 2 and card["parameters"]["bi_encoder"]["adapted_layers"] == 12
-    assert json.loads((out / "model.json").read_text())["bi_encoder"]["rank"] == 4
-
-    from styleval.content import PreservationModel
-    model = PreservationModel.load(out)
-    assert model.bi is not None and not model.uses_features and model.bi.layers == 2
-    assert len(model.bi.merged_encoder().encoder.layer) == 2
-    np.testing.assert_allclose(model.score([a for a, _ in KEPT[:2]], [a for a, _ in KEPT[:2]]), 1.0)
-    proc = _cli("train-content", str(table), "-o", str(tmp_path / "x"), "--bi-epochs", "1", "--cross-epochs", "1",
-                "--bi-weight", "0.75", "--cross-weight", "0.5", "--no-progress")
-    assert proc.returncode != 0 and "add up to more than 1" in proc.stderr
-
-
-def test_train_content_with_a_late_interaction_encoder(tmp_path):
-    """--bi-kind late puts a late-interaction encoder in the bi-encoder's place: its own card entry, format 5."""
-    rows = ["source\toutput\tscore"] + [f"{a}\t{b}\t1" for a, b in KEPT] + [f"{a}\t{b}\t0" for a, b in CHANGED]
-    table = tmp_path / "pairs.tsv"
-    table.write_text("\n".join(rows) + "\n", encoding="utf-8")
-    out = tmp_path / "late"
-    proc = _cli("train-content", str(table), "-o", str(out), "--bi-epochs", "2", "--bi-rank", "4", "--no-progress",
-                "--bi-layers", "2", "--bi-kind", "late", "--bi-adapter-scale", "0.5")
-    assert proc.returncode == 0, proc.stderr
-    card = json.loads((out / "model_card.json").read_text())
-    entry = card["parameters"]["late_encoder"]
-    assert entry["epochs"] == 2 and entry["layers"] == 2 and set(entry["feature_weights"]) == {
-        "cos", "recall", "precision", "worst_recall", "worst_precision"}
-    assert json.loads((out / "model.json").read_text())["format"] == "styleval-preservation/5"
-    assert entry["adapter_scale"] == 0.5  # the adapters were scaled after training, and the card keeps both
-
-    from styleval.content import PreservationModel
-    from styleval.content.late_encoder import LateEncoder
-    model = PreservationModel.load(out)
-    assert isinstance(model.bi, LateEncoder) and not model.uses_features
-    assert model.bi.scaling == pytest.approx(0.5 * entry["trained_scaling"])
-    np.testing.assert_allclose(model.score([a for a, _ in KEPT[:2]], [a for a, _ in KEPT[:2]]), 1.0, atol=1e-6)
-    proc = _cli("train-content", str(table), "-o", str(tmp_path / "x"), "--bi-epochs", "1", "--bi-kind", "colbert")
-    assert proc.returncode != 0 and "invalid choice" in proc.stderr
-    proc = _cli("train-content", str(table), "-o", str(tmp_path / "x"), "--bi-epochs", "1", "--bi-adapter-scale", "0")
-    assert proc.returncode != 0 and "adapter scale must be in (0, 1]" in proc.stderr
+    proc = _cli("train-content", str(table), "-o", str(tmp_path / "x"), "--cross-epochs", "1", "--cross-weight", "1",
+                "--no-progress")
+    assert proc.returncode != 0 and "cross-encoder's weight must be in (0, 1)" in proc.stderr
+    assert not (tmp_path / "x").exists()
+    proc = _cli("train-content", str(table), "-o", str(tmp_path / "x"), "--bi-epochs", "1")
+    assert proc.returncode != 0 and "unrecognized arguments: --bi-epochs" in proc.stderr

@@ -9,8 +9,8 @@ import sys
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("train-content", help="train a content-preservation model on (source, output, score) pairs",
                        description="Train a preservation model: frozen encoder and spaCy pair features with a "
-                       "logistic head, optionally averaged with a LoRA cross-encoder and/or bi-encoder. Pair "
-                       "files are .tsv/.csv/.jsonl with columns source, output, score (0-1: how "
+                       "logistic head, optionally averaged with a LoRA cross-encoder and the plain sentence "
+                       "cosine. Pair files are .tsv/.csv/.jsonl with columns source, output, score (0-1: how "
                        "much meaning the output keeps) and optionally group and weight; see docs/preservation.md.")
     p.add_argument("train", nargs="+", help="pair file(s) to train on")
     p.add_argument("--output", "-o", required=True, help="model folder to write")
@@ -28,35 +28,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                         "the feature head's (about 6 minutes per epoch and 10,000 pairs on 2 CPU cores)")
     p.add_argument("--cross-rank", type=int, default=16, help="LoRA rank of the cross-encoder (default 16)")
     p.add_argument("--cross-weight", type=float, default=0.5,
-                   help="weight of the cross-encoder in the score, in (0, 1] (default 0.5)")
-    p.add_argument("--bi-epochs", type=int, default=0, metavar="N",
-                   help="also train a bi-encoder (LoRA on the encoder; each text encoded alone, no spaCy) for N "
-                        "epochs (about as long per epoch as the cross-encoder)")
-    p.add_argument("--bi-rank", type=int, default=16, help="LoRA rank of the bi-encoder (default 16)")
-    p.add_argument("--bi-weight", type=float, default=1.0,
-                   help="weight of the bi-encoder in the score, in (0, 1] (default 1: the bi-encoder alone, the "
-                        "fastest model; the weights of the two encoders may add up to at most 1)")
+                   help="weight of the cross-encoder in the average with the head, in (0, 1) (default 0.5)")
     p.add_argument("--device", default="cpu",
-                   help="where the cross-/bi-encoder train: cpu (default), cuda[:N], or auto (a GPU if torch sees "
+                   help="where the cross-encoder trains: cpu (default), cuda[:N], or auto (a GPU if torch sees "
                         "one); pair features are computed on the CPU either way")
-    p.add_argument("--cross-layers", type=int, default=0, metavar="N",
-                   help="train the cross-encoder on the encoder's first N layers only (default: all): 3 of "
-                        "MiniLM's 6 run about 1.8x as fast and scored lower alone on the shipped model's "
-                        "development data (docs/results.md)")
-    p.add_argument("--bi-layers", type=int, default=0, metavar="N",
-                   help="the same for the bi-encoder")
-    p.add_argument("--bi-kind", choices=("bi", "late"), default="bi",
-                   help="what the one-pass encoder of --bi-epochs is: 'bi' (default; the cosine of mean-pooled "
-                        "vectors) or 'late' (late interaction: each token's best match in the other text, weighted "
-                        "by a learned importance; still one pass per distinct text)")
-    p.add_argument("--bi-adapter-scale", type=float, default=1.0, metavar="T",
-                   help="after training, scale the one-pass encoder's adapters by T in (0, 1] (default 1): its "
-                        "weights move part of the way back to the plain encoder, which keeps more of the plain "
-                        "cosine's grading of similar pairs at no extra cost (docs/preservation.md)")
     p.add_argument("--cosine-weight", type=float, default=0.0, metavar="A",
                    help="average the learned score with the frozen encoder's plain sentence cosine at this weight "
-                        "(0 <= A < 1, default 0; docs/preservation.md): finer grading of similar pairs, a little less "
-                        "indifference to style")
+                        "(0 <= A < 1, default 0; docs/preservation.md): finer grading of similar pairs")
     p.add_argument("--seed", type=int, default=13)
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(run=run)
@@ -66,7 +44,7 @@ def run(args: argparse.Namespace) -> int:
     import random
     from pathlib import Path
 
-    from ..content import PairData, read_pairs, train_preservation_model
+    from ..content import PairData, PreservationRecipe, read_pairs, train_preservation_model
     from ..errors import InputError
     from .progress import make as make_progress
 
@@ -74,12 +52,18 @@ def run(args: argparse.Namespace) -> int:
     data = PairData.concat(parts, origin=" + ".join(args.train))
     if args.negatives < 0:
         raise InputError(f"--negatives must be 0 or more, got {args.negatives}")
-    if args.cross_epochs < 0 or not 0.0 < args.cross_weight <= 1.0:
-        raise InputError(f"--cross-epochs must be 0 or more and --cross-weight in (0, 1], got {args.cross_epochs} "
-                         f"and {args.cross_weight}")
-    if args.bi_epochs < 0 or not 0.0 < args.bi_weight <= 1.0:
-        raise InputError(f"--bi-epochs must be 0 or more and --bi-weight in (0, 1], got {args.bi_epochs} "
-                         f"and {args.bi_weight}")
+    words = None
+    if args.style_words:
+        path = Path(args.style_words)
+        if not path.is_file():
+            raise InputError("style-word file not found", path)
+        words = [w.strip() for w in path.read_text(encoding="utf-8").splitlines() if w.strip()]
+    recipe = PreservationRecipe(
+        encoder=args.encoder, style_words=None if words is None else tuple(words), seed=args.seed,
+        cross_epochs=args.cross_epochs, cross_rank=args.cross_rank, cross_weight=args.cross_weight,
+        cosine_weight=args.cosine_weight, device=args.device, name=args.name or Path(args.output).name,
+        description=args.description, command="styleval " + " ".join(shlex.quote(a) for a in sys.argv[1:]))
+    recipe.check()  # before the negatives and the features
     if args.negatives:
         from ..content.negatives import DonorPool, corrupt
         from ..nlp import parse_many
@@ -100,21 +84,9 @@ def run(args: argparse.Namespace) -> int:
                 extra.groups.append("changed")
                 extra.weights.append(1.0)
         data = PairData.concat([data, extra], origin=data.origin + f" + {len(extra)} automatic meaning changes")
-    words = None
-    if args.style_words:
-        path = Path(args.style_words)
-        if not path.is_file():
-            raise InputError("style-word file not found", path)
-        words = [w.strip() for w in path.read_text(encoding="utf-8").splitlines() if w.strip()]
     bar = make_progress(not args.no_progress)
-    model = train_preservation_model(
-        data, selection=read_pairs(args.selection) if args.selection else None, style_words=words,
-        encoder=args.encoder, name=args.name or Path(args.output).name, description=args.description,
-        command="styleval " + " ".join(shlex.quote(a) for a in sys.argv[1:]), seed=args.seed,
-        cross_epochs=args.cross_epochs, cross_rank=args.cross_rank, cross_weight=args.cross_weight,
-        bi_epochs=args.bi_epochs, bi_rank=args.bi_rank, bi_weight=args.bi_weight, device=args.device,
-        cross_layers=args.cross_layers, bi_layers=args.bi_layers, cosine_weight=args.cosine_weight,
-        bi_kind=args.bi_kind, bi_adapter_scale=args.bi_adapter_scale, progress=bar)
+    model = train_preservation_model(data, recipe, selection=read_pairs(args.selection) if args.selection else None,
+                                     progress=bar)
     folder = model.save(args.output)
     chosen = model.card["selection"]["chosen"]
     sys.stdout.write(f"wrote {folder} ({len(data)} pairs; chosen {chosen}; score with "

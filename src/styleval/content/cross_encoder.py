@@ -53,8 +53,7 @@ class CrossEncoder(AdaptedEncoder):
 
 def train_cross_encoder(data: PairData, *, encoder: str, rank: int = 16, alpha: float = 32.0, epochs: int = 2,
                         lr: float = 5e-4, batch_size: int = 32, max_length: int = 128, seed: int = 13,
-                        by_source: bool = False, rank_weight: float = 0.0, device: str = "cpu", layers: int = 0,
-                        progress: Progress | None = None) -> tuple[CrossEncoder, dict[str, Any]]:
+                        device: str = "cpu", progress: Progress | None = None) -> tuple[CrossEncoder, dict[str, Any]]:
     """Fit LoRA adapters and a head on ``data`` (soft targets, weighted cross-entropy, every group the same total
     weight) on ``device`` (:func:`~styleval.content.adapted.training_device`); returns the cross-encoder (torch
     backend, CPU) and a summary of the run for the model card."""
@@ -62,7 +61,7 @@ def train_cross_encoder(data: PairData, *, encoder: str, rank: int = 16, alpha: 
 
     device = training_device(device)
     tok, enc, lora, scaling = adapted_copy(encoder, rank=rank, alpha=alpha, epochs=epochs, seed=seed,
-                                           what="cross-encoder", device=device, layers=layers)
+                                           what="cross-encoder", device=device)
     head = torch.nn.Linear(enc.config.hidden_size, 1).to(device)
     params = [p for pair in lora.values() for p in pair] + list(head.parameters())
 
@@ -72,10 +71,9 @@ def train_cross_encoder(data: PairData, *, encoder: str, rank: int = 16, alpha: 
 
     enc.train()
     summary = fit_adapters(data, params, logits, epochs=epochs, lr=lr, batch_size=batch_size, seed=seed,
-                           what="cross-encoder", by_source=by_source,
-                           rank_weight=rank_weight, progress=progress)
+                           what="cross-encoder", progress=progress)
     adapters = {name: (to_numpy(a), to_numpy(b)) for name, (a, b) in lora.items()}
     model = CrossEncoder(encoder, adapters, scaling, to_numpy(head.weight)[0], float(head.bias.detach()[0]),
-                         max_length=max_length, backend="torch", layers=layers)
-    return model, {"rank": rank, "alpha": alpha, "adapted_layers": len(lora), "layers": layers or "all", **summary,
+                         max_length=max_length, backend="torch")
+    return model, {"rank": rank, "alpha": alpha, "adapted_layers": len(lora), **summary,
                    "device": device}

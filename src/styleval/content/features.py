@@ -141,7 +141,6 @@ class PairFeaturizer:
         self.max_length = int(max_length)
         self.batch_size = int(batch_size)
         self._reps: dict[str, TextRep] = {}
-        self._sentences: dict[str, np.ndarray] = {}  # sentence embeddings of texts encoded without a parse
 
     def _represent(self, texts: list[str], progress: Progress | None) -> None:
 
@@ -205,24 +204,6 @@ class PairFeaturizer:
         for i, (a, b) in enumerate(zip(comparisons, outputs)):
             out[i] = pair_features(self._reps[a], self._reps[b])
         return out
-
-
-    def sentence_cosines(self, comparisons: Sequence[str], outputs: Sequence[str],
-                         progress: Progress | None = None) -> np.ndarray:
-        """The ``cosine`` feature alone (the sentence embeddings' cosine) of each pair, without the spaCy parse."""
-        if len(comparisons) != len(outputs):
-            raise InputError(f"{len(comparisons)} comparison texts but {len(outputs)} outputs")
-        todo = [t for t in dict.fromkeys([*comparisons, *outputs]) if t not in self._reps and t not in self._sentences]
-        if todo:
-            if len(self._sentences) > 200_000:
-                self._sentences.clear()
-            for text, (sentence, _, _) in zip(todo, self._encode(todo, progress)):
-                self._sentences[text] = sentence
-
-        def vector(text: str) -> np.ndarray:
-            return self._reps[text].sentence if text in self._reps else self._sentences[text]
-
-        return np.asarray([float(np.dot(vector(a), vector(b))) for a, b in zip(comparisons, outputs)])
 
 
 def _share(items: Sequence[str], other: set[str]) -> float:

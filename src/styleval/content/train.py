@@ -1,4 +1,5 @@
-"""Training a preservation model: pair features, then a logistic head fitted to soft targets.
+"""Training a preservation model by a :class:`PreservationRecipe`: pair features, then a logistic head fitted to
+soft targets, and optionally a cross-encoder.
 
 The head minimises the weighted cross-entropy between its probability and each pair's score in [0, 1] (a
 soft target: a half-kept meaning is 0.5), with an L2 penalty ``1 / (2C)·|w|²`` on standardised features; every
@@ -9,6 +10,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import hashlib
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -19,9 +21,10 @@ from ..models import catalog as cat
 from ..signature import library_version
 from .data import PairData
 from .features import FEATURE_SIGNS, FEATURES, PairFeaturizer
-from .lexical import TONE_WORDS
-from .model import PreservationModel
 from ..progress import Progress
+from .cross_encoder import CrossEncoder
+from .lexical import TONE_WORDS
+from .model import Part, PreservationModel, blend_parts
 
 C_GRID = (0.001, 0.01, 0.1, 1.0, 10.0)
 
@@ -90,72 +93,82 @@ def held_back_split(n: int, seed: int) -> tuple[list[int], list[int]]:
     return order[:cut].tolist(), order[cut:].tolist()
 
 
-def train_preservation_model(train: PairData, *, selection: PairData | None = None,
-                             style_words: Sequence[str] | None = None, encoder: str = cat.DEFAULT_ENCODER,
-                             spacy_model: str = cat.DEFAULT_SPACY, c_grid: Sequence[float] = C_GRID,
-                             max_length: int = 128, name: str = "preservation-model", version: str = "1",
-                             description: str = "", command: str = "", notes: Sequence[str] = (),
-                             seed: int = 13, cache: str | Path | None = None, cross_epochs: int = 0,
-                             cross_rank: int = 16, cross_weight: float = 0.5, bi_epochs: int = 0,
-                             bi_rank: int = 16, bi_weight: float = 1.0, device: str = "cpu",
-                             cross_layers: int = 0, bi_layers: int = 0, cosine_weight: float = 0.0,
-                             bi_kind: str = "bi", bi_adapter_scale: float = 1.0,
-                             encoder_train: PairData | None = None,
-                             given_encoders: dict[str, tuple[Any, dict[str, Any]]] | None = None,
-                             progress: Progress | None = None) -> PreservationModel:
-    """Fit a preservation model on ``train``; ``C`` is chosen on ``selection`` (20% of the training groups' pairs
-    when not given) and the head is then refitted on all of ``train``.
+@dataclass(frozen=True)
+class PreservationRecipe:
+    """Everything that decides a preservation model, and what its card says about it.
+
+    The head is always fitted: pair features of ``encoder`` and ``spacy_model`` (texts cut at ``max_length``
+    tokens; ``style_words`` set aside from content words, :func:`default_style_words` when None), a logistic head
+    whose penalty ``C`` is chosen from ``c_grid``. ``cross_epochs > 0`` also trains a cross-encoder (LoRA rank
+    ``cross_rank``, :mod:`styleval.content.cross_encoder`) on ``device`` (``"cpu"``, ``"cuda[:N]"`` or
+    ``"auto"``); the learned score is then ``(1 - cross_weight) * head + cross_weight * cross-encoder``.
+    ``cosine_weight > 0`` blends the frozen encoder's plain sentence cosine over that:
+    ``(1 - cosine_weight) * learned + cosine_weight * clip(cosine, 0, 1)``. ``seed`` fixes the held-back split
+    and the cross-encoder's training. ``name``, ``version``, ``description``, ``command`` and ``notes`` go on the
+    card."""
+
+    encoder: str = cat.DEFAULT_ENCODER
+    spacy_model: str = cat.DEFAULT_SPACY
+    max_length: int = 128
+    style_words: tuple[str, ...] | None = None
+    c_grid: tuple[float, ...] = C_GRID
+    seed: int = 13
+    cross_epochs: int = 0
+    cross_rank: int = 16
+    cross_weight: float = 0.5
+    cosine_weight: float = 0.0
+    device: str = "cpu"
+    name: str = "preservation-model"
+    version: str = "1"
+    description: str = ""
+    command: str = ""
+    notes: tuple[str, ...] = ()
+
+    def parts(self, has_cross: bool) -> list[Part]:
+        """The trained model's parts and weights (:func:`~styleval.content.model.blend_parts`)."""
+        return blend_parts(self.cross_weight if has_cross else None, self.cosine_weight)
+
+    def check(self) -> None:
+        """Refuse a recipe that cannot make a model (before any pair is encoded)."""
+        if self.cross_epochs < 0 or self.cross_rank < 1:
+            raise InputError(f"cross-encoder epochs must be 0 or more and its rank at least 1, got "
+                             f"{self.cross_epochs} and {self.cross_rank}")
+        if not self.c_grid:
+            raise InputError("the penalty grid is empty")
+        self.parts(has_cross=self.cross_epochs > 0)  # the weights' ranges
+
+
+def train_preservation_model(train: PairData, recipe: PreservationRecipe = PreservationRecipe(), *,
+                             selection: PairData | None = None, encoder_train: PairData | None = None,
+                             given_cross: tuple[CrossEncoder, dict[str, Any]] | None = None,
+                             cache: str | Path | None = None, progress: Progress | None = None) -> PreservationModel:
+    """Fit a preservation model on ``train`` by ``recipe``; ``C`` is chosen on ``selection`` (20% of the training
+    pairs when not given) and the head is then refitted on all of ``train``.
 
     Coefficients are sign-constrained (:data:`~styleval.content.features.FEATURE_SIGNS`): more similarity never
     lowers the score, a mismatch never raises it, so an identical pair gets the highest score the head can give.
     ``cache``: a folder where pair features are kept (keyed by the data, encoder and style words), so that a
-    second fit on the same data does not encode it again.
+    second fit on the same data does not encode it again. Nothing about the cross-encoder is chosen on selection
+    data.
 
-    ``cross_epochs > 0`` also trains a cross-encoder (LoRA adapters of rank ``cross_rank`` and a head; see
-    :mod:`styleval.content.cross_encoder`) on all of ``train`` for that many epochs; the model's score is then
-    ``(1 - cross_weight) * head + cross_weight * cross-encoder``. Nothing about it is chosen on selection data.
-
-    ``bi_epochs > 0`` likewise trains a bi-encoder (:mod:`styleval.content.bi_encoder`) with weight ``bi_weight``;
-    the head keeps what the two encoders leave (``1 - cross_weight - bi_weight``; at 0 the head is stored, for the
-    card, but not run). ``device``: where the encoders train (``"cpu"``, ``"cuda"`` or ``"auto"``); the pair
-    features are always computed on the CPU. ``cross_layers`` / ``bi_layers > 0``: that encoder trains on (and
-    scores with) only the encoder's first that many layers, faster to run and usually weaker. ``cosine_weight > 0``:
-    the score is ``(1 - cosine_weight) * (the above) + cosine_weight * clip(sentence cosine, 0, 1)``, the frozen
-    encoder's plain cosine (the head's first feature; computed without spaCy when the head is not run).
-    ``bi_kind="late"``: the one-pass encoder is a late-interaction encoder (:mod:`styleval.content.late_encoder`,
-    token vectors matched across the texts) instead of a bi-encoder, trained and weighted the same way.
-    ``bi_adapter_scale < 1``: after training, that encoder's adapters are scaled by it (weights
-    ``W + t * scaling * B @ A``; :meth:`~styleval.content.adapted.AdaptedEncoder.rescaled`), a weight-space blend
-    of the tuned and the plain encoder that keeps one pass per text.
-
-    ``encoder_train``: the pairs the encoders train on, when not ``train`` (the head is fitted on ``train``).
-    ``given_encoders``: ``{"cross": (encoder, summary)}`` and/or ``{"bi": ...}``, encoders already trained (say on
-    a GPU machine by the same recipe) to use instead of training them here; their summaries go on the card."""
+    ``encoder_train``: the pairs the cross-encoder trains on, when not ``train`` (the head is fitted on ``train``).
+    ``given_cross``: a cross-encoder already trained (say on a GPU machine by the same recipe) and its summary, used
+    instead of training one here; the summary goes on the card."""
+    recipe.check()
     if len(train) < 10:
         raise InputError(f"{len(train)} training pairs; a preservation model needs at least 10")
     y_all = np.asarray(train.scores, dtype=np.float64)
     if np.ptp(y_all) == 0:
         raise InputError(f"every training score is {y_all[0]}; the data must contain pairs that keep meaning "
                          "and pairs that do not")
-    given = dict(given_encoders or {})
-    unknown = sorted(set(given) - {"cross", "bi"})
-    if unknown:
-        raise InputError(f"given encoders must be 'cross' and/or 'bi', got {unknown}")
-    has_cross, has_bi = cross_epochs > 0 or "cross" in given, bi_epochs > 0 or "bi" in given
-    if (cross_weight if has_cross else 0.0) + (bi_weight if has_bi else 0.0) > 1.0 + 1e-9:
-        raise InputError(f"cross-encoder weight {cross_weight} and bi-encoder weight {bi_weight} add up to more "
-                         "than 1")
-    if not 0.0 <= cosine_weight < 1.0:
-        raise InputError(f"the cosine weight must be in [0, 1), got {cosine_weight}")
-    if not 0.0 < bi_adapter_scale <= 1.0:
-        raise InputError(f"the bi-encoder's adapter scale must be in (0, 1], got {bi_adapter_scale}")
-    if bi_kind not in ("bi", "late"):
-        raise InputError(f"the one-pass encoder's kind must be 'bi' or 'late', got {bi_kind!r}")
-    words = list(style_words) if style_words is not None else default_style_words()
-    featurizer = PairFeaturizer(model=encoder, spacy_model=spacy_model, style_words=words, max_length=max_length)
+    has_cross = recipe.cross_epochs > 0 or given_cross is not None
+    parts = recipe.parts(has_cross)
+    words = list(recipe.style_words) if recipe.style_words is not None else default_style_words()
+    featurizer = PairFeaturizer(model=recipe.encoder, spacy_model=recipe.spacy_model, style_words=words,
+                                max_length=recipe.max_length)
     held_back = selection is None
     if held_back:
-        sel_index, fit_index = held_back_split(len(train), seed)
+        sel_index, fit_index = held_back_split(len(train), recipe.seed)
         selection, fit_part = train.subset(sel_index), train.subset(fit_index)
     else:
         fit_part = train
@@ -166,12 +179,12 @@ def train_preservation_model(train: PairData, *, selection: PairData | None = No
     scale = np.where(scale > 1e-9, scale, 1.0)
     y, w = np.asarray(fit_part.scores), fit_part.group_weights()
     grid = []
-    for k, c in enumerate(c_grid):
+    for k, c in enumerate(recipe.c_grid):
         coef, b = fit_logistic((x_fit - mean) / scale, y, w, c, FEATURE_SIGNS)
         pred = 1.0 / (1.0 + np.exp(-(((x_sel - mean) / scale) @ coef + b)))
         grid.append({"C": c, "selection": selection_score(pred, selection)})
         if progress is not None:
-            progress("choosing the penalty", k + 1, len(c_grid))
+            progress("choosing the penalty", k + 1, len(recipe.c_grid))
     best = max(grid, key=lambda g: (np.nan_to_num(g["selection"], nan=-np.inf), -g["C"]))
     if held_back:  # refit on everything
         x_all = np.concatenate([x_fit, x_sel])
@@ -185,69 +198,52 @@ def train_preservation_model(train: PairData, *, selection: PairData | None = No
     identity = PreservationModel.identity_features()
     ceiling = float(1.0 / (1.0 + np.exp(-(((identity - mean) / scale) @ coef + b))))
     card: dict[str, Any] = {
-        "name": name, "version": version, "description": description, "kind": "preservation",
+        "name": recipe.name, "version": recipe.version, "description": recipe.description, "kind": "preservation",
         "labels": ["meaning changed (0)", "meaning kept (1)"], "styleval_version": library_version("styleval"),
         "torch_version": library_version("torch"), "transformers_version": library_version("transformers"),
         "spacy_version": library_version("spacy"), "created": _dt.date.today().isoformat(),
         "training": {"data": train.origin, "n": len(final), "data_hash": final.data_hash(),
                      "label_counts": final.group_counts()},
-        "selection": {"data": f"20% of the training pairs (seed {seed})" if held_back else selection.origin,
+        "selection": {"data": f"20% of the training pairs (seed {recipe.seed})" if held_back else selection.origin,
                       "n": len(selection), "data_hash": selection.data_hash(),
                       "metric": "mean over groups of Spearman(prediction, score)", "grid": grid,
                       "chosen": {"C": best["C"]}, "refit_on_all_training_data": held_back},
-        "parameters": {"encoder": encoder, "spacy_model": spacy_model, "max_length": max_length,
+        "parameters": {"encoder": recipe.encoder, "spacy_model": recipe.spacy_model, "max_length": recipe.max_length,
                        "features": list(FEATURES), "head": "logistic on standardised features, soft targets, "
                        "equal weight per group", "style_words": len(words),
                        "coefficients": {f: round(float(v), 4) for f, v in zip(FEATURES, coef)},
                        "intercept": round(b, 4), "identity_probability": round(ceiling, 4),
                        "output": "head probability divided by the probability of an identical pair, so an "
                                  "identical pair scores 1 (a monotone rescaling: rankings are unchanged)"},
-        "command": command, "notes": list(notes),
+        "command": recipe.command, "notes": list(recipe.notes),
     }
-    enc_data = encoder_train if encoder_train is not None else final
-    trained_on = "all training pairs (no selection)" if encoder_train is None else \
-        {"data": enc_data.origin, "n": len(enc_data), "data_hash": enc_data.data_hash(),
-         "label_counts": enc_data.group_counts()}
-    cross = bi = None
+    cross = None
     if has_cross:
-        from .cross_encoder import train_cross_encoder
+        enc_data = encoder_train if encoder_train is not None else final
+        trained_on = "all training pairs (no selection)" if encoder_train is None else \
+            {"data": enc_data.origin, "n": len(enc_data), "data_hash": enc_data.data_hash(),
+             "label_counts": enc_data.group_counts()}
+        if given_cross is not None:
+            cross, summary = given_cross
+        else:
+            from .cross_encoder import train_cross_encoder
 
-        cross, summary = given["cross"] if "cross" in given else train_cross_encoder(
-            enc_data, encoder=encoder, rank=cross_rank, epochs=cross_epochs, max_length=max_length, seed=seed,
-            device=device, layers=cross_layers, progress=progress)
+            cross, summary = train_cross_encoder(enc_data, encoder=recipe.encoder, rank=recipe.cross_rank,
+                                                 epochs=recipe.cross_epochs, max_length=recipe.max_length,
+                                                 seed=recipe.seed, device=recipe.device, progress=progress)
+        cw = recipe.cross_weight
         card["parameters"]["cross_encoder"] = {
-            **summary, "weight": cross_weight, "trained_on": summary.get("trained_on", trained_on),
-            "output": f"score = {1 - cross_weight:g} * feature head + {cross_weight:g} * cross-encoder probability"}
-    if has_bi:
-        from .bi_encoder import train_bi_encoder
-        from .late_encoder import LATE_FEATURES, train_late_encoder
-
-        trainer = train_late_encoder if bi_kind == "late" else train_bi_encoder
-        bi, summary = given["bi"] if "bi" in given else trainer(
-            enc_data, encoder=encoder, rank=bi_rank, epochs=bi_epochs, max_length=max_length, seed=seed,
-            device=device, layers=bi_layers, progress=progress)
-        if bi_adapter_scale != 1.0:
-            summary = {**summary, "adapter_scale": bi_adapter_scale, "trained_scaling": bi.scaling}
-            bi = bi.rescaled(bi_adapter_scale)
-        output = ("sigmoid(scale * tuned cosine + shift) / sigmoid(scale + shift)" if bi.kind == "bi" else
-                  f"sigmoid(feature weights . ({', '.join(LATE_FEATURES)}) + shift) / the same for an identical "
-                  "pair (late interaction of tuned token vectors)")
-        card["parameters"]["late_encoder" if bi.kind == "late" else "bi_encoder"] = {
-            **summary, "weight": bi_weight, "trained_on": summary.get("trained_on", trained_on),
-            "output": f"{output}, weight {bi_weight:g} in the model's score"}
-    model = PreservationModel(encoder=encoder, spacy_model=spacy_model, style_words=words, mean=mean, scale=scale,
-                              coef=coef, intercept=b, ceiling=ceiling, max_length=max_length, card=card,
-                              cross=cross, cross_weight=cross_weight, bi=bi, bi_weight=bi_weight,
-                              cosine_weight=cosine_weight)
-    if cosine_weight > 0:
-        model.card["parameters"]["cosine"] = {
-            "weight": cosine_weight, "encoder": encoder,
-            "output": f"score = {1 - cosine_weight:g} * (the learned parts' average) + {cosine_weight:g} * "
+            **summary, "weight": cw, "trained_on": summary.get("trained_on", trained_on),
+            "output": f"score = {1 - cw:g} * feature head + {cw:g} * cross-encoder probability"}
+    if recipe.cosine_weight > 0:
+        a = recipe.cosine_weight
+        card["parameters"]["cosine"] = {
+            "weight": a, "encoder": recipe.encoder,
+            "output": f"score = {1 - a:g} * (the learned parts' average) + {a:g} * "
                       "clip(cosine of the frozen encoder's mean-pooled sentence embeddings, 0, 1)"}
-    if not model.uses_features:
-        model.card["parameters"]["head"] += (" (weight 0 in this model's score: fitted and stored for the record, "
-                                             "not run)")
-    return model
+    return PreservationModel(encoder=recipe.encoder, spacy_model=recipe.spacy_model, style_words=words, mean=mean,
+                             scale=scale, coef=coef, intercept=b, ceiling=ceiling, max_length=recipe.max_length,
+                             card=card, cross=cross, parts=parts)
 
 
 def _cached_features(featurizer: PairFeaturizer, data: PairData, cache: str | Path | None, part: str,

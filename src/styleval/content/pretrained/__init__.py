@@ -1,4 +1,5 @@
-"""Shipped preservation models: each sub-folder is a model folder (see :mod:`styleval.content.model`)."""
+"""Shipped preservation models: each sub-folder is a model folder (see :mod:`styleval.content.model`): the default
+and the fast one."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -10,12 +11,6 @@ PRETRAINED_DIR = Path(__file__).resolve().parent
 DEFAULT_MODEL = "preservation-minilm"
 #: The feature head alone (version 1 of preservation-minilm): about twice as fast, weaker on held-out data.
 FAST_MODEL = "preservation-minilm-fast"
-#: A LoRA-tuned MiniLM bi-encoder alone (adapters scaled by .6): one encoder pass per distinct text and no spaCy.
-BI_MODEL = "preservation-minilm-bi"
-#: The bi-encoder averaged with a cross-encoder on MiniLM's first 3 layers: no spaCy, about twice the default's rate.
-BI_CROSS_MODEL = "preservation-minilm-bi-cross"
-#: A late-interaction encoder alone (token vectors matched across the texts; adapters scaled by .5): no spaCy.
-LATE_MODEL = "preservation-minilm-late"
 
 
 def shipped_models() -> dict[str, Path]:

@@ -4,7 +4,7 @@ Lexical: ``bleu``, ``chrf``, ``chrf++``, ``ter`` (sacrebleu), ``rouge1``, ``roug
 (rouge-score), ``meteor`` (NLTK + WordNet), ``pinc`` (against the source only), ``levenshtein`` (rapidfuzz).
 Embedding: ``wmd``, ``embedding_average``, ``vector_extrema``, ``greedy_matching`` (word vectors),
 ``sentence_cosine`` and ``bertscore`` (transformer encoders). Learned: ``bleurt``, ``comet`` (need a checkpoint),
-``preservation`` (shipped with styleval, indifferent to style).
+``preservation`` (shipped with styleval; see its class for what the evidence shows).
 """
 from .bertscore import BERTScore
 from .bleu import BLEU

@@ -1,12 +1,14 @@
-"""Figures of the shipped preservation model for docs/results.md (held-out data only; SGDD-TST never trained on).
+"""Held-out figures of the shipped preservation models (SGDD-TST never trained on), using public APIs only.
 
-    .venv/bin/python scripts/preservation_results.py [--data ../shared/data] [--json out.json] [--skip-sgdd]
-        [--model NAME=FOLDER ...]
+    .venv/bin/python studies/preservation/preservation_results.py [--data ../shared/data] [--json out.json]
+        [--skip-sgdd] [--cache DIR] [--model NAME=FOLDER ...] [--only-models]
 
-1. SGDD-TST: Spearman with the mean crowd vote of the five shipped preservation models (``preservation`` is the
-   default preservation-minilm), MiniLM ``sentence_cosine``, chrF and BERTScore F1 (MiniLM; computed here) and
-   the stored BLEURT-large-512 column; Williams tests of the default, the bi-encoder, the bi-cross and the late
-   model against the others.
+``preservation`` is the default preservation-minilm, ``preservation-fast`` its feature head alone (the same
+weights as preservation-minilm-fast, scored from the same features).
+
+1. SGDD-TST: Spearman with the mean crowd vote of the two shipped preservation models, MiniLM ``sentence_cosine``,
+   chrF and BERTScore F1 (MiniLM; computed here) and the stored BLEURT-large-512 column; Williams tests of the
+   default against the others.
 2. Lai 2022, odd input rows (held out): per-input Kendall tau-like (human ties skipped, metric ties discordant,
    8 systems) and system-level Pearson, with the stored BLEURT and BLEU for comparison; and the Spearman over
    every held-out (input, output) pair, the 8 systems and the reference, against the mean of the two raters.
@@ -17,8 +19,8 @@
 4. Style-shift test (held-out inputs, see styleval.content.corpus.style_shift_test): share of inputs whose human
    style rewrite scores higher than an automatic content change of the input.
 
-``--model NAME=FOLDER`` (repeatable) adds a model folder of one's own (``styleval train-content``, or a candidate
-of a development script) to every table, with Williams tests on SGDD-TST against the default, cosine and BLEURT.
+``--model NAME=FOLDER`` (repeatable) adds a model folder of one's own (``styleval train-content``) to every table,
+with Williams tests on SGDD-TST against the default, cosine and BLEURT.
 """
 from __future__ import annotations
 
@@ -78,27 +80,19 @@ def metric_scorer(name: str, **params: Any) -> Any:
 def model_scorer(model: Any) -> Any:
     """``score(sources, outputs)`` of a preservation model, its pair features read from ``--cache``."""
     def score(s: list[str], o: list[str]) -> np.ndarray:
-        return model.score(s, o, features=features(model, s, o) if model.uses_features else None)
+        return model.score(s, o, features=features(model, s, o))
     return score
 
 
 def scorers() -> dict[str, Any]:
     from styleval.content import load_preservation_model
-    from styleval.content.pretrained import BI_CROSS_MODEL, BI_MODEL, LATE_MODEL, shipped_models
 
     model = load_preservation_model()
-    bi = load_preservation_model(BI_MODEL)
-
     # preservation-minilm-fast is the feature head of preservation-minilm alone (the same weights)
-    out = {"preservation": model_scorer(model),
-           "preservation-fast": lambda s, o: model.from_features(features(model, s, o)), "preservation-bi": bi.score,
-           "sentence_cosine": metric_scorer("sentence_cosine"), "chrf": metric_scorer("chrf"),
-           "bertscore": metric_scorer("bertscore")}
-    if BI_CROSS_MODEL in shipped_models():  # built on its own (scripts/train_preservation.py --bi-cross)
-        out["preservation-bi-cross"] = load_preservation_model(BI_CROSS_MODEL).score
-    if LATE_MODEL in shipped_models():  # scripts/train_preservation.py --late
-        out["preservation-late"] = load_preservation_model(LATE_MODEL).score
-    return out
+    return {"preservation": model_scorer(model),
+            "preservation-fast": lambda s, o: model.from_features(features(model, s, o)),
+            "sentence_cosine": metric_scorer("sentence_cosine"), "chrf": metric_scorer("chrf"),
+            "bertscore": metric_scorer("bertscore")}
 
 
 def sgdd(root: Any, score: dict[str, Any]) -> dict[str, Any]:
@@ -120,15 +114,6 @@ def sgdd(root: Any, score: dict[str, Any]) -> dict[str, Any]:
     _log(f"SGDD-TST: cross-encoder on {len(src)} pairs")
     cols: dict[str, np.ndarray] = {"preservation": model.score(src, out, features=feats),
                                    "preservation-fast": model.from_features(feats), "sentence_cosine": feats[:, 0]}
-    if "preservation-bi" in score:
-        _log(f"SGDD-TST: bi-encoder on {len(src)} pairs")
-        cols["preservation-bi"] = score["preservation-bi"](src, out)
-    if "preservation-bi-cross" in score:
-        _log(f"SGDD-TST: bi-encoder + 3-layer cross-encoder on {len(src)} pairs")
-        cols["preservation-bi-cross"] = score["preservation-bi-cross"](src, out)
-    if "preservation-late" in score:
-        _log(f"SGDD-TST: late-interaction encoder and cosine on {len(src)} pairs")
-        cols["preservation-late"] = score["preservation-late"](src, out)
     extra = [k for k in score if k.startswith("model:")]
     for name in extra:
         _log(f"SGDD-TST: {name} on {len(src)} pairs")
@@ -149,16 +134,12 @@ def sgdd(root: Any, score: dict[str, Any]) -> dict[str, Any]:
             r23 = float(spearmanr(cols[name][ok], cols[other][ok])[0])
             t, p = williams_test(rho[name], rho[other], r23, int(ok.sum()))
             tests[f"{name} vs {other}"] = {"t": t, "p_one_sided": p, "r23": r23}
-    for main_ in ("preservation", "preservation-bi", "preservation-bi-cross", "preservation-late"):
-        for other in ("preservation", "preservation-bi", "preservation-bi-cross", "preservation-fast",
-                      "sentence_cosine", "chrf", "bertscore", "bleurt (stored)"):
-            if other == main_ or main_ not in cols or other not in cols or \
-                    (main_, other) in (("preservation", "preservation-bi"), ("preservation", "preservation-bi-cross"),
-                                       ("preservation-bi", "preservation-bi-cross")):
-                continue
-            r23 = float(spearmanr(cols[main_][ok], cols[other][ok])[0])
-            t, p = williams_test(rho[main_], rho[other], r23, int(ok.sum()))
-            tests[f"{main_} vs {other}"] = {"t": t, "p_one_sided": p, "r23": r23}
+    for other in ("preservation-fast", "sentence_cosine", "chrf", "bertscore", "bleurt (stored)"):
+        if other not in cols:
+            continue
+        r23 = float(spearmanr(cols["preservation"][ok], cols[other][ok])[0])
+        t, p = williams_test(rho["preservation"], rho[other], r23, int(ok.sum()))
+        tests[f"preservation vs {other}"] = {"t": t, "p_one_sided": p, "r23": r23}
     return {"n": int(ok.sum()), "spearman": rho, "williams": tests,
             "sentence_cosine_max_abs_diff_vs_metric_on_300": cosine_check}
 
