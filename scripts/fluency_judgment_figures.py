@@ -54,19 +54,19 @@ def log(msg: str) -> None:
 
 
 def lai_records():
-    from styleval.readers.datasets import read_lai2022_aspect
+    from styleval.datasets import read_lai2022_aspect
 
     return [r for r in read_lai2022_aspect(DATA / "lai2022", "fluency") if r.system != "ref"]
 
 
 def mir_records():
-    from styleval.readers.datasets import read_mir2019
+    from styleval.datasets import read_mir2019
 
     return read_mir2019(DATA)
 
 
 def dualrl_records(n: int):
-    from styleval.readers import read_yelp_dualrl
+    from styleval.datasets import read_yelp_dualrl
 
     recs = read_yelp_dualrl(DATA, include_humans_as_systems=True)
     keep = {f"test.{d}/{i}" for d in (0, 1) for i in range(1, n + 1)}

@@ -150,7 +150,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     from styleval.content import corpus, load_preservation_model
     from styleval.content.pretrained import FAST_MODEL
-    from styleval.meta.datasets import default_root
+    from styleval.datasets import default_root
 
     root = args.data or default_root()
     pr.CACHE["dir"] = args.cache

@@ -47,7 +47,7 @@ def main() -> int:
     from nltk.tokenize import TreebankWordTokenizer
     from sklearn.metrics import roc_auc_score
 
-    from styleval.meta.datasets import default_root
+    from styleval.datasets import default_root
 
     folder = Path(args.data or default_root()) / "lai2022" / "data" / "xformal"
     tb = TreebankWordTokenizer()

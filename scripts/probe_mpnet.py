@@ -67,7 +67,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--skip-sgdd", action="store_true", help="leave out SGDD-TST (20,000 texts: the slowest part)")
     ap.add_argument("--json", default=None, help="write the figures here")
     args = ap.parse_args(argv)
-    from styleval.meta.datasets import default_root, load_sgdd_tst
+    from styleval.datasets import default_root
+    from styleval.meta.datasets import load_sgdd_tst
 
     root = args.data or default_root()
     mpnet = pr.metric_scorer("sentence_cosine", model=str(checked_folder(args.folder)))

@@ -27,7 +27,7 @@ import numpy as np
 from styleval.metrics import registry
 from styleval.metrics.aware import SentimentAware
 from styleval.metrics.base import Batch
-from styleval.readers import read_mir2019
+from styleval.datasets import read_mir2019
 from styleval.stats.correlation import pearson, spearman
 from styleval.stats.significance import williams_test
 

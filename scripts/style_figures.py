@@ -254,7 +254,7 @@ def mir_figures(data: Path) -> dict:
     from styleval.metrics import registry
     from styleval.metrics.base import Batch
     from styleval.metrics.style import StyleMask, StyleRemove
-    from styleval.readers import read_mir2019
+    from styleval.datasets import read_mir2019
 
     ds = md.load_mir2019(data)
     records = read_mir2019(data)

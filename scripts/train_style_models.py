@@ -32,8 +32,11 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
 from styleval.readers.text import read_lines  # noqa: E402
-from styleval.style import (LabelledData, StyleModel, evaluate, finetune_style_model, load_paradetox,  # noqa: E402
-                            load_pt16, load_yelp_shen, split_data, train_style_model)
+from styleval.datasets.paradetox import labelled_splits as load_paradetox  # noqa: E402
+from styleval.datasets.pt16 import labelled as load_pt16  # noqa: E402
+from styleval.datasets.yelp_shen import labelled as load_yelp_shen  # noqa: E402
+from styleval.style import (LabelledData, StyleModel, evaluate, finetune_style_model, split_data,  # noqa: E402
+                            train_style_model)
 from styleval.style.calibration import calibrate_style_model  # noqa: E402
 from styleval.style.train import held_out_entry  # noqa: E402
 from styleval.transfer.rules import to_informal  # noqa: E402

@@ -31,7 +31,7 @@ def _check_style_model(ev, records, model: str, styles: str) -> None:
 
 @pytest.fixture(scope="module")
 def yelp(shared_data):
-    from styleval.readers import read_yelp_dualrl
+    from styleval.datasets import read_yelp_dualrl
 
     records = read_yelp_dualrl(shared_data, systems=["DualRL", "DeleteOnly_Li"], include_humans_as_systems=False)
     keep = {f"test.0/{i}" for i in range(1, N_SEGMENTS + 1)}  # test.0: negative->positive

@@ -289,7 +289,8 @@ def test_lower_tokens_model_and_auc_selection(tmp_path) -> None:
 # -- the shipped calibrations (shared data; skipped without it) ----------------------------------------------------
 def test_shipped_calibrations_name_their_data(shared_data) -> None:
     from styleval.readers.text import read_lines
-    from styleval.style import load_paradetox, load_style_model
+    from styleval.datasets.paradetox import labelled_splits as load_paradetox
+    from styleval.style import load_style_model
 
     folder = shared_data / "lai2022" / "data" / "xformal"
     texts, labels = [], []
