@@ -1,8 +1,8 @@
 """Pavlick & Tetreault (2016) sentence formality (``pt16/``): ``train.csv`` 4,477 / ``tune.csv`` 500 /
 ``test.csv`` 3,000 sentences with a formality score from -3 to 3 (columns ``SID,label,sentence``).
 
-A missing sentence is written ``None`` (with label ``None``; 15 rows of the test split): such rows, and blank
-ones, are left out and their line numbers kept in ``skipped``.
+A missing sentence is written ``None`` (17 rows of the test split, 15 of them with label ``None``): such rows,
+and blank ones, are left out and their line numbers kept in ``skipped``.
 """
 from __future__ import annotations
 
