@@ -81,6 +81,17 @@ def test_yelp_shen_is_the_sentiment_classifiers_data(shared_data):
     assert dev.texts[:1] == yelp_shen.sentences(shared_data, "dev", 0)[:1] and dev.labels[0] == "negative"
 
 
+def test_xformal_sample_is_the_formality_models_calibration_data(shared_data):
+    sample = lai2022.xformal(shared_data)  # fr.80.ref1-3
+    assert_same_data(sample, card("formality-classifier-pt16")["selection"])
+    assert_same_data(sample, card("formality-regressor-pt16")["calibration"]["data"])
+    inputs = lai2022.xformal(shared_data, [lai2022.XFORMAL_INPUTS])
+    assert inputs.texts[0] == lai2022.records(shared_data)[0].source  # row 0: the first informal input
+    assert inputs.labels[:40] == ["informal"] * 40 and inputs.labels[40:] == ["formal"] * 40
+    with pytest.raises(InputError, match="unknown xformal file"):
+        lai2022.xformal(shared_data, ["train.0"])
+
+
 def test_bad_labelled_rows_name_file_and_line(tmp_path):
     folder = tmp_path / "pt16"
     folder.mkdir()

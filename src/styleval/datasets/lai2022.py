@@ -7,17 +7,19 @@ style and fluency. Two copies of the scores exist: ``chatgpt/<aspect>.json`` (na
 :func:`judgments_txt`).
 
 Views: :func:`records` (one :class:`~styleval.records.Record` per system and input), :func:`judgments_json` /
-:func:`judgments_txt` (human judgments and stored scores as rows, for :mod:`styleval.meta.datasets`).
+:func:`judgments_txt` (human judgments and stored scores as rows, for :mod:`styleval.meta.datasets`),
+:func:`xformal` (the 80-line GYAFC files of ``data/xformal`` as formality-labelled text).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 from ..errors import InputError
 from ..records import Direction, Record
 from ..readers.text import StrPath, iter_json_objects, read_lines
+from .labelled import LabelledData
 from .paths import dataset_dir, number
 from .tables import JudgmentTables, MetricRow
 
@@ -33,6 +35,9 @@ ROWS = 80
 CONTENT_TXT = ("comet", "comet-w", "bleurt", "bertscore", "meteor", "chrf", "wmd", "bleu", "rouge-1",
                "rouge-2", "rouge-l")
 LOWER_IS_BETTER = frozenset({"src:wmd", "ref:wmd", "fluency:gpt2_ppl"})
+#: data/xformal: the inputs (rows 0-39 informal, 40-79 formal) and four rewrites of them (ref0 is system ``ref``)
+XFORMAL_INPUTS = "fr.input.80"
+XFORMAL_REFERENCES = ("fr.80.ref0", "fr.80.ref1", "fr.80.ref2", "fr.80.ref3")
 
 
 def direction_of(index: int) -> str:
@@ -228,3 +233,24 @@ def judgments_txt(root: StrPath | None) -> JudgmentTables:
                     p_target = score if i < 40 else 1.0 - score
                     metrics.append((system, str(i), f"style:{label}-target", p_target, direction))
     return JudgmentTables(human, metrics, folder, {"stored_z": stored_z})
+
+
+def xformal(root: StrPath | None, names: Sequence[str] = XFORMAL_REFERENCES[1:]) -> LabelledData:
+    """The files ``names`` of ``data/xformal`` (80 lines each, in the order given) labelled ``formal`` /
+    ``informal``: in ``fr.input.80`` rows 0-39 are informal and 40-79 formal, in a rewrite ``fr.80.ref<k>`` the
+    other way round. The default, ``fr.80.ref1-3``, is the sample that calibrates and selects the shipped formality
+    models (``fr.80.ref0`` is Lai's system ``ref``, ``fr.input.80`` its inputs)."""
+    folder = dataset_dir(root, "lai2022") / "data" / "xformal"
+    texts: list[str] = []
+    labels: list[str] = []
+    for name in names:
+        if name != XFORMAL_INPUTS and name not in XFORMAL_REFERENCES:
+            raise InputError(f"unknown xformal file {name!r}; choose from "
+                             f"{', '.join((XFORMAL_INPUTS, *XFORMAL_REFERENCES))}")
+        lines = read_lines(folder / name)
+        if len(lines) != ROWS:
+            raise InputError(f"expected {ROWS} lines, found {len(lines)}", folder / name)
+        formal_first = name != XFORMAL_INPUTS
+        texts += lines
+        labels += ["formal" if (i < 40) == formal_first else "informal" for i in range(ROWS)]
+    return LabelledData(texts, labels, f"{folder}/{'+'.join(names)}")
