@@ -18,7 +18,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "yelp-shen" / "data" / "yelp"
+DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 METRICS = ("perplexity", "slor", "acceptability")
 
 CHILD = r"""
@@ -38,9 +38,11 @@ print(json.dumps({"total_s": t2 - t0, "score_s": t2 - t1, "corpus": res.corpus_s
 
 
 def load_texts(n: int) -> list[str]:
+    from styleval.datasets import yelp_shen
+
     texts: list[str] = []
-    for name in ("sentiment.dev.0", "sentiment.dev.1"):
-        texts += (DATA / name).read_text(encoding="utf-8").splitlines()[-n:]  # the tail: not in any training split
+    for k in (0, 1):
+        texts += yelp_shen.sentences(DATA, "dev", k)[-n:]  # the tail: not in any training split
     return [t for t in texts if t.strip()][:n]
 
 

@@ -22,7 +22,7 @@ import numpy as np
 
 import styleval
 from styleval.metrics.content.pinc import pinc
-from styleval.readers import read_yelp_dualrl
+from styleval.datasets import read_yelp_dualrl
 from styleval.records import group_by_system
 from styleval.resources.wordnet import ensure_wordnet
 

@@ -56,7 +56,7 @@ SIDES = ("src", "ref")
 # -- shared helpers (children) -------------------------------------------------------------------
 def load_groups(n_systems: int):
     """``{system: [Record]}`` for the first ``n_systems`` systems (0: all)."""
-    from styleval.readers import read_yelp_dualrl
+    from styleval.datasets import read_yelp_dualrl
     from styleval.records import group_by_system
 
     groups = group_by_system(read_yelp_dualrl(ROOT))

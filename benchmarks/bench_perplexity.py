@@ -29,7 +29,7 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 import numpy as np
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "yelp-shen" / "data" / "yelp"
+DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 
 
 def peak_rss_mb() -> float:
@@ -38,10 +38,9 @@ def peak_rss_mb() -> float:
 
 
 def load_texts(n: int) -> list[str]:
-    texts: list[str] = []
-    for name in ("sentiment.test.0", "sentiment.test.1", "sentiment.dev.0", "sentiment.dev.1"):
-        texts += (DATA / name).read_text(encoding="utf-8").splitlines()
-    return [t for t in texts if t.strip()][:n]
+    from styleval.datasets import yelp_shen
+
+    return [t for split in ("test", "dev") for k in (0, 1) for t in yelp_shen.sentences(DATA, split, k)][:n]
 
 
 def plain_loop(folder: str, texts: list[str]) -> tuple[np.ndarray, float]:

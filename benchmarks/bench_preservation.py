@@ -35,7 +35,7 @@ ROOT = Path(__file__).resolve().parents[2] / "shared" / "data"
 
 
 def pairs(n: int, skip: int = 0) -> tuple[list[str], list[str]]:
-    from styleval.readers.datasets import read_yelp_dualrl
+    from styleval.datasets import read_yelp_dualrl
 
     seen: dict[tuple[str, str], None] = {}
     for r in read_yelp_dualrl(ROOT, include_humans_as_systems=False):
@@ -51,7 +51,7 @@ def shared_pairs(n: int, systems: int) -> tuple[list[str], list[str]]:
     """``n`` pairs: the first ``n // systems`` inputs, each with the outputs of the first ``systems`` systems."""
     from collections import defaultdict
 
-    from styleval.readers.datasets import read_yelp_dualrl
+    from styleval.datasets import read_yelp_dualrl
 
     by_input: dict[str, list[tuple[str, str]]] = defaultdict(list)
     for r in read_yelp_dualrl(ROOT, include_humans_as_systems=False):

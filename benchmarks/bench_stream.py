@@ -42,7 +42,7 @@ def make_table(n: int) -> Path:
     path = WORK / f"yelp-cycled-{n}.jsonl"
     if path.exists():
         return path
-    from styleval.readers import read_yelp_dualrl
+    from styleval.datasets import read_yelp_dualrl
 
     WORK.mkdir(parents=True, exist_ok=True)
     base = read_yelp_dualrl(ROOT)

@@ -27,7 +27,7 @@ sys.path.insert(0, str(ROOT / "src"))
 
 
 def load_texts(n: int) -> list[str]:
-    from styleval.readers import read_yelp_dualrl
+    from styleval.datasets import read_yelp_dualrl
 
     records = read_yelp_dualrl(DATA, include_humans_as_systems=False)
     return [r.output for r in records][:n]

@@ -177,7 +177,7 @@ def human_references() -> pd.DataFrame:
     """acceptability of each of yelp-dualrl's four human reference sets on all 1,000 segments."""
     from styleval.metrics import registry
     from styleval.metrics.base import Batch
-    from styleval.readers import read_yelp_dualrl
+    from styleval.datasets import read_yelp_dualrl
 
     recs = [r for r in read_yelp_dualrl(DATA, include_humans_as_systems=True) if r.system.startswith("Human")]
     metric = registry.create("acceptability")

@@ -9,9 +9,10 @@ PT16's selection sentences come from its ``tune`` file, the others from disjoint
 """
 from __future__ import annotations
 
-import csv
 import random
 from pathlib import Path
+
+from styleval.datasets import mir2019, paradetox, pt16, yelp_dualrl, yelp_shen
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / "shared" / "data"
@@ -20,34 +21,23 @@ SIZES = {"pt16": (350, 100, 100), "yelp": (350, 100, 100), "paradetox-neutral": 
 
 
 def _evaluation_texts() -> set[str]:
-    out: set[str] = set()
-    yelp = DATA / "yelp-dualrl" / "outputs" / "yelp"
-    for f in list(yelp.glob("Human*/test.*.tsf")) + list((DATA / "yelp-dualrl" / "data" / "yelp").glob("test.*")) \
-            + list((DATA / "mir2019" / "data").glob("sentiment.test.*")):
-        for line in f.read_text(encoding="utf-8", errors="replace").splitlines():  # one Human file has a Latin-1 byte
-            out.update(p.strip() for p in line.split("\t") if p.strip())
-    return out
+    humans = yelp_dualrl.records(DATA, systems=["Human0", "Human1", "Human2", "Human3"])
+    texts = [t for r in humans for t in (r.source, r.output)] + [r.source for r in mir2019.records(DATA)]
+    return {t.strip() for t in texts if t.strip()}
 
 
 def _pt16(name: str) -> list[str]:
-    with open(DATA / "pt16" / f"{name}.csv", encoding="utf-8") as fh:
-        return [r["sentence"].strip() for r in csv.DictReader(fh) if (r.get("sentence") or "").strip()]
+    return [t.strip() for t in pt16.labelled(DATA, name).texts]
 
 
 def _yelp_dev() -> list[str]:
-    out = []
-    for f in ("sentiment.dev.0", "sentiment.dev.1"):
-        out += [line.strip() for line in (DATA / "yelp-shen" / "data" / "yelp" / f).read_text(encoding="utf-8")
-                .splitlines() if line.strip()]
-    return out
+    return [t.strip() for k in (0, 1) for t in yelp_shen.sentences(DATA, "dev", k)]
 
 
 def _paradetox() -> tuple[list[str], list[str]]:
-    neutral, toxic = [], []
-    with open(DATA / "paradetox" / "paradetox" / "paradetox.tsv", encoding="utf-8") as fh:
-        for row in csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE):
-            toxic.append((row.get("toxic") or "").strip())
-            neutral.append((row.get("neutral1") or "").strip())
+    _, rows = paradetox.rows(DATA)
+    toxic = [r.toxic.strip() for r in rows]
+    neutral = [r.rewrites[0].strip() if r.rewrites else "" for r in rows]
     return [t for t in neutral if t], [t for t in toxic if t]
 
 

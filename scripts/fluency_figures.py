@@ -96,7 +96,7 @@ def lai_figures(work: Path, lora: dict[str, str], ngram: dict[str, str]) -> pd.D
     from styleval.meta.datasets import load_lai2022
     from styleval.metrics.fluency.ngram import NgramPerplexity
     from styleval.metrics.fluency.perplexity import Perplexity
-    from styleval.readers.datasets import read_lai2022_aspect
+    from styleval.datasets import read_lai2022_aspect
 
     ds = load_lai2022(DATA / "lai2022")
     records = [r for r in read_lai2022_aspect(DATA / "lai2022", "fluency") if r.system != "ref"]
@@ -135,7 +135,7 @@ def mir_figures(work: Path) -> pd.DataFrame:
     from styleval.meta.datasets import load_mir2019
     from styleval.lm.loading import load_causal_lm
     from styleval.naturalness import adversarial_scores, agreement
-    from styleval.readers.datasets import read_mir2019
+    from styleval.datasets import read_mir2019
 
     ds = load_mir2019(DATA / "mir2019")
     rel = ds.extra["naturalness_relative"]

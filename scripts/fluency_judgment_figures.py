@@ -54,19 +54,19 @@ def log(msg: str) -> None:
 
 
 def lai_records():
-    from styleval.readers.datasets import read_lai2022_aspect
+    from styleval.datasets import read_lai2022_aspect
 
     return [r for r in read_lai2022_aspect(DATA / "lai2022", "fluency") if r.system != "ref"]
 
 
 def mir_records():
-    from styleval.readers.datasets import read_mir2019
+    from styleval.datasets import read_mir2019
 
     return read_mir2019(DATA)
 
 
 def dualrl_records(n: int):
-    from styleval.readers import read_yelp_dualrl
+    from styleval.datasets import read_yelp_dualrl
 
     recs = read_yelp_dualrl(DATA, include_humans_as_systems=True)
     keep = {f"test.{d}/{i}" for d in (0, 1) for i in range(1, n + 1)}
@@ -89,6 +89,8 @@ YELP_STYLES = {"negative": 0, "positive": 1}  # shen's sentiment.*.{0,1}; Mir's 
 def yelp_lora_sentences() -> tuple[dict[str, list[str]], int]:
     """Yelp dev+test sentences of shen's release by sentiment, without any of Mir et al.'s inputs or outputs
     (their inputs are lines of shen's test split); returns them and how many lines were left out."""
+    from styleval.datasets import yelp_shen
+
     mir = mir_records()
     held = {t.strip() for r in mir for t in (r.source, r.output)}
     out: dict[str, list[str]] = {}
@@ -96,10 +98,7 @@ def yelp_lora_sentences() -> tuple[dict[str, list[str]], int]:
     for style, k in YELP_STYLES.items():
         sents = []
         for split in ("dev", "test"):
-            path = DATA / "yelp-shen" / "data" / "yelp" / f"sentiment.{split}.{k}"
-            for line in path.read_text(encoding="utf-8").splitlines():
-                if not line.strip():
-                    continue
+            for line in yelp_shen.sentences(DATA, split, k):
                 if line.strip() in held:
                     dropped += 1
                     continue

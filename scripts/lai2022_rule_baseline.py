@@ -20,7 +20,7 @@ DATA = ROOT.parent / "shared" / "data"
 
 def main() -> int:
     from styleval.evaluation import evaluate
-    from styleval.readers import read_lai2022
+    from styleval.datasets import read_lai2022
     from styleval.report.html import write_report
     from styleval.transfer import to_formal, to_informal
 

@@ -32,7 +32,7 @@ from styleval.meta import MetaTask, run
 from styleval.meta.conventions import lai2022_tasks
 from styleval.meta.datasets import load_lai2022, load_sgdd_tst
 from styleval.meta.scores import lower_is_better_from_registry, read_metric_table
-from styleval.readers import read_lai2022, read_sgdd_tst
+from styleval.datasets import read_lai2022, read_sgdd_tst
 from styleval.report.tables import text_table
 
 ROOT = Path(__file__).resolve().parents[1]

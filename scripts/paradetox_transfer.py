@@ -53,7 +53,7 @@ def train(args: argparse.Namespace) -> None:
 
 def rewrite(args: argparse.Namespace) -> None:
     sys.path.insert(0, str(ROOT / "src"))
-    from styleval.transfer.neural.data import load_paradetox_splits
+    from styleval.datasets.paradetox import parallel_splits as load_paradetox_splits
 
     test = load_paradetox_splits(DATA)["test"]
     groups = test.groups[: args.n] if args.n else test.groups

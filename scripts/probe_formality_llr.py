@@ -16,14 +16,11 @@ import numpy as np
 
 
 def labelled(folder: Path, files: list[str]) -> tuple[list[str], np.ndarray]:
-    """Texts and labels (1 formal): fr.input.80 lines 41-80 are formal, ref lines 1-40 are formal."""
-    texts, labels = [], []
-    for name in files:
-        lines = (folder / name).read_text(encoding="utf-8").splitlines()
-        for i, text in enumerate(lines):
-            texts.append(text)
-            labels.append(int(i >= 40) if name == "fr.input.80" else int(i < 40))
-    return texts, np.asarray(labels)
+    """Texts and labels (1 formal) of :func:`styleval.datasets.lai2022.xformal` (``folder``: its data root)."""
+    from styleval.datasets import lai2022
+
+    sample = lai2022.xformal(folder, files)
+    return sample.texts, np.asarray([int(label == "formal") for label in sample.labels])
 
 
 def llr(texts: list[str], lora: Path) -> tuple[np.ndarray, np.ndarray]:
@@ -47,9 +44,9 @@ def main() -> int:
     from nltk.tokenize import TreebankWordTokenizer
     from sklearn.metrics import roc_auc_score
 
-    from styleval.meta.datasets import default_root
+    from styleval.datasets import default_root
 
-    folder = Path(args.data or default_root()) / "lai2022" / "data" / "xformal"
+    folder = Path(args.data or default_root())
     tb = TreebankWordTokenizer()
     sets = {"selection fr.80.ref1-3": labelled(folder, ["fr.80.ref1", "fr.80.ref2", "fr.80.ref3"]),
             "unused fr.80.ref0 + fr.input.80": labelled(folder, ["fr.80.ref0", "fr.input.80"])}

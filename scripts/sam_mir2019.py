@@ -27,7 +27,7 @@ import numpy as np
 from styleval.metrics import registry
 from styleval.metrics.aware import SentimentAware
 from styleval.metrics.base import Batch
-from styleval.readers import read_mir2019
+from styleval.datasets import mir2019, read_mir2019
 from styleval.stats.correlation import pearson, spearman
 from styleval.stats.significance import williams_test
 
@@ -46,13 +46,16 @@ def main() -> int:
     by_system: dict[str, list] = defaultdict(list)
     for r in records:
         by_system[r.system].append(r)
-    human_dir = args.data / "mir2019" / "evaluations" / "human" / "content_preservation"
+    content: dict[str, list[float]] = defaultdict(list)  # mean content rating per output, in segment order
+    for h in mir2019.judgments(args.data).human:
+        if h["aspect"] == "content_preservation":
+            content[h["system"]].append(h["score"])
     report: dict = {"lexicons": {}, "rows": []}
     for lex in lexicons:
         cols: dict[str, dict[str, list[np.ndarray]]] = defaultdict(lambda: defaultdict(list))
         models: list[str] = []
         for system, recs in sorted(by_system.items()):
-            human = np.load(human_dir / f"{system}.npy").astype(float)
+            human = np.asarray(content[system], dtype=float)
             if len(human) != len(recs):
                 raise SystemExit(f"{system}: {len(human)} human scores for {len(recs)} outputs")
             batch = Batch.from_records(recs)

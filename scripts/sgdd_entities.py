@@ -138,7 +138,9 @@ def main() -> int:
     ap.add_argument("--json", type=Path)
     args = ap.parse_args()
     args.cache.mkdir(parents=True, exist_ok=True)
-    df = pd.read_csv(args.data / "sgdd-tst" / "metric" / "SGDD-TST_with_metrics.csv")
+    from styleval.datasets import sgdd_tst
+
+    df, _ = sgdd_tst.frame(args.data)
     human = df["human"].to_numpy(float)
     report: dict = {}
     if args.stage in ("stored", "all"):

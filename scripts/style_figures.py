@@ -30,6 +30,7 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
+from styleval.datasets import lai2022  # noqa: E402
 from styleval.meta import datasets as md  # noqa: E402
 from styleval.meta.conventions import lai2022_tasks  # noqa: E402
 from styleval.meta.evaluate import MetaTask, run  # noqa: E402
@@ -50,8 +51,8 @@ def lai_texts(data: Path):
     ds = md.load_lai2022(data, source="json")
     outputs = ds.extra["outputs"]  # (system, segment) -> text
     keys = sorted(outputs)
-    directions = [Direction.parse(md._lai_direction(int(seg))) for _, seg in keys]
-    inputs = (data / "lai2022" / "data" / "xformal" / "fr.input.80").read_text(encoding="utf-8").splitlines()
+    directions = [Direction.parse(lai2022.direction_of(int(seg))) for _, seg in keys]
+    inputs = lai2022.xformal(data, [lai2022.XFORMAL_INPUTS]).texts
     return ds, keys, [outputs[k] for k in keys], directions, inputs
 
 
@@ -163,13 +164,9 @@ def case_routes(data: Path, model, keys, texts: list[str], directions) -> dict:
     through the fluency metrics' ``auto`` normalisation (detokenize, true-case) to the same cased model."""
     from styleval.textnorm.readable import normalize_all, resolve_auto
 
-    folder = data / "lai2022" / "data" / "xformal"
-    sel, truth = [], []
-    for k in (1, 2, 3):
-        lines = (folder / f"fr.80.ref{k}").read_text(encoding="utf-8").splitlines()
-        sel += lines
-        truth += [i < 40 for i in range(len(lines))]
-    y = np.array(truth)
+    sample = lai2022.xformal(data, ("fr.80.ref1", "fr.80.ref2", "fr.80.ref3"))
+    sel = sample.texts
+    y = np.array([label == "formal" for label in sample.labels])
     raw = model.raw_score(sel, "formal")
     cuts = np.unique(raw)
     bal = [0.5 * ((raw[y] >= c).mean() + (raw[~y] < c).mean()) for c in cuts]
@@ -211,7 +208,7 @@ def lai_accuracy(data: Path, model_name: str = "formality-classifier-pt16") -> d
     model = load_style_model(model_name)
     systems = [s for s, _ in keys] + ["input"] * len(inputs)
     all_texts = texts + inputs
-    dirs = [str(d) for d in directions] + [md._lai_direction(i) for i in range(len(inputs))]
+    dirs = [str(d) for d in directions] + [lai2022.direction_of(i) for i in range(len(inputs))]
     target = np.array([model.style_index(Direction.parse(d).target_style) for d in dirs])
     out: dict = {"model": model_name, "calibration": model.resources().get("style_calibration")}
     for variant, variant_texts in (("as released", all_texts), ("lower-cased tokenized", lower_tokenized(all_texts))):
@@ -232,13 +229,9 @@ def gyafc_selection(data: Path, model_name: str = "formality-classifier-pt16") -
     in-sample diagnostics, not test figures."""
     from sklearn.metrics import roc_auc_score
 
-    folder = data / "lai2022" / "data" / "xformal"
-    texts, formal = [], []
-    for name in ["fr.input.80"] + [f"fr.80.ref{k}" for k in range(4)]:
-        lines = (folder / name).read_text(encoding="utf-8").splitlines()
-        texts += lines
-        formal += [(i >= 40) if name == "fr.input.80" else (i < 40) for i in range(len(lines))]
-    y = np.array(formal)
+    sample = lai2022.xformal(data, (lai2022.XFORMAL_INPUTS, *lai2022.XFORMAL_REFERENCES))
+    texts = sample.texts
+    y = np.array([label == "formal" for label in sample.labels])
     model = load_style_model(model_name)
     out = {}
     for variant, vt in (("cased", texts), ("lower-cased tokenized", lower_tokenized(texts))):
@@ -254,7 +247,7 @@ def mir_figures(data: Path) -> dict:
     from styleval.metrics import registry
     from styleval.metrics.base import Batch
     from styleval.metrics.style import StyleMask, StyleRemove
-    from styleval.readers import read_mir2019
+    from styleval.datasets import read_mir2019
 
     ds = md.load_mir2019(data)
     records = read_mir2019(data)

@@ -31,9 +31,12 @@ from scipy.stats import spearmanr
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
-from styleval.readers.text import read_lines  # noqa: E402
-from styleval.style import (LabelledData, StyleModel, evaluate, finetune_style_model, load_paradetox,  # noqa: E402
-                            load_pt16, load_yelp_shen, split_data, train_style_model)
+from styleval.datasets import lai2022, yelp_dualrl  # noqa: E402
+from styleval.datasets.paradetox import labelled_splits as load_paradetox  # noqa: E402
+from styleval.datasets.pt16 import labelled as load_pt16  # noqa: E402
+from styleval.datasets.yelp_shen import labelled as load_yelp_shen  # noqa: E402
+from styleval.style import (LabelledData, StyleModel, evaluate, finetune_style_model, split_data,  # noqa: E402
+                            train_style_model)
 from styleval.style.calibration import calibrate_style_model  # noqa: E402
 from styleval.style.train import held_out_entry  # noqa: E402
 from styleval.transfer.rules import to_informal  # noqa: E402
@@ -112,16 +115,9 @@ INFORMAL_VARIANT_MIN_SCORE = 0.5
 
 
 def xformal_sample(data: Path) -> LabelledData:
-    folder = data / "lai2022" / "data" / "xformal"
-    texts: list[str] = []
-    labels: list[str] = []
-    for k in (1, 2, 3):
-        lines = read_lines(folder / f"fr.80.ref{k}")
-        if len(lines) != 80:
-            raise SystemExit(f"{folder}/fr.80.ref{k}: expected 80 lines, found {len(lines)}")
-        texts += lines
-        labels += ["formal" if i < 40 else "informal" for i in range(80)]
-    return LabelledData(texts, labels, str(folder / "fr.80.ref1-3"))
+    sample = lai2022.xformal(data, ("fr.80.ref1", "fr.80.ref2", "fr.80.ref3"))
+    sample.origin = str(data / "lai2022" / "data" / "xformal" / "fr.80.ref1-3")
+    return sample
 
 
 def informal_variants(train: LabelledData) -> LabelledData:
@@ -181,13 +177,10 @@ def calibration_sample(name: str, data: Path) -> tuple[LabelledData, str, str | 
         return xformal_sample(data), XFORMAL_NOTE, "formal"
     if name == "sentiment-classifier-yelp":  # all of dev trained it: calibrate on human rewrites instead
         folder = data / "yelp-dualrl" / "outputs" / "yelp"
-        texts: list[str] = []
-        labels: list[str] = []
-        for k in (0, 1):
-            for part, label in (("test.0.tsf", "positive"), ("test.1.tsf", "negative")):
-                lines = read_lines(folder / f"Human{k}" / part)
-                texts += lines
-                labels += [label] * len(lines)
+        # Human0 then Human1, test.0 (rewritten to positive) then test.1, line order; labelled with their target
+        humans = yelp_dualrl.records(data, systems=["Human0", "Human1"])
+        texts = [r.output for r in humans]
+        labels = [r.direction.target_style if r.direction else "" for r in humans]
         return (LabelledData(texts, labels, str(folder / "Human0-1/test.{0,1}.tsf")),
                 "yelp-dualrl human rewrites Human0-1 (rewrites of 500 negative and 500 positive yelp test sentences "
                 "into the other sentiment, labelled with their target): text the model was not trained on (all of "

@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
 from styleval.evaluation import evaluate  # noqa: E402
-from styleval.readers import read_yelp_dualrl  # noqa: E402
+from styleval.datasets import read_yelp_dualrl  # noqa: E402
 
 DEFAULT_SYSTEMS = ["DualRL", "UnsuperMT_Zhang", "DeleteOnly_Li", "CrossAlignment_Shen"]
 

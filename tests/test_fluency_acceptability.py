@@ -153,7 +153,7 @@ def test_evaluate_warning_reads_a_higher_is_better_fluency_metric():
 
 def test_yelp_dualrl_human_references_pass_and_broken_outputs_do_less(smollm, shared_data):
     """Lower-cased tokenized human rewrites pass; a system known for broken grammar passes clearly less often."""
-    from styleval.readers import read_yelp_dualrl
+    from styleval.datasets import read_yelp_dualrl
 
     keep = {f"test.{d}/{i}" for d in (0, 1) for i in range(1, 21)}
     records = [r for r in read_yelp_dualrl(shared_data, include_humans_as_systems=True) if r.id in keep]

@@ -19,10 +19,13 @@ PROBES = ["the food was great .", "zzz qqq the staff !", "i love this place", "w
 
 @pytest.fixture(scope="module")
 def yelp(shared_data):
-    path = shared_data / "yelp-shen" / "data" / "yelp" / "sentiment.dev.1"
+    from styleval.datasets import yelp_shen
+    from styleval.readers.text import read_lines
+
+    path = yelp_shen.path(shared_data, "dev", 1)
     if not path.is_file():
         pytest.skip(f"{path} not found")
-    return path.read_text(encoding="utf-8").splitlines()[:2000]
+    return read_lines(path)[:2000]
 
 
 @pytest.fixture(scope="module")

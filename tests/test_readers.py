@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 
 from styleval import Direction, InputError
-from styleval.readers import (gyafc_inputs, read_any, read_gyafc, read_lai2022, read_lai2022_aspect, read_lines,
-                              read_mir2019, read_parallel, read_sgdd_tst, read_system_dir, read_table,
-                              read_yelp_dualrl)
+from styleval.datasets import (gyafc_inputs, read_gyafc, read_lai2022, read_lai2022_aspect, read_mir2019,
+                               read_sgdd_tst, read_yelp_dualrl)
+from styleval.readers import read_any, read_lines, read_parallel, read_system_dir, read_table
 
 
 def write(path: Path, text: str | bytes) -> Path:

@@ -144,7 +144,7 @@ def test_unaligned_systems_refused_for_paired_tests(tmp_path):
 
 
 def test_real_data_yelp_dualrl(shared_data, tmp_path):
-    from styleval.readers import read_yelp_dualrl
+    from styleval.datasets import read_yelp_dualrl
 
     keep = {"DualRL", "DeleteRetrieve_Li", "Human0"}
     recs = [r for r in read_yelp_dualrl(shared_data / "yelp-dualrl") if r.system in keep]

@@ -289,7 +289,8 @@ def test_lower_tokens_model_and_auc_selection(tmp_path) -> None:
 # -- the shipped calibrations (shared data; skipped without it) ----------------------------------------------------
 def test_shipped_calibrations_name_their_data(shared_data) -> None:
     from styleval.readers.text import read_lines
-    from styleval.style import load_paradetox, load_style_model
+    from styleval.datasets.paradetox import labelled_splits as load_paradetox
+    from styleval.style import load_style_model
 
     folder = shared_data / "lai2022" / "data" / "xformal"
     texts, labels = [], []
@@ -311,11 +312,11 @@ def test_shipped_formality_classifier_on_gyafc_ignores_case_and_tokens(shared_da
     tokenized release would print them (NLTK's tokenizer, not styleval's)."""
     from nltk.tokenize import TreebankWordTokenizer
 
-    from styleval.readers.text import read_lines
+    from styleval.datasets import lai2022
     from styleval.style import load_style_model
 
-    folder = shared_data / "lai2022" / "data" / "xformal"
-    ref, inputs = read_lines(folder / "fr.80.ref0")[:40], read_lines(folder / "fr.input.80")[:40]
+    ref = lai2022.xformal(shared_data, ["fr.80.ref0"]).texts[:40]
+    inputs = lai2022.xformal(shared_data, [lai2022.XFORMAL_INPUTS]).texts[:40]
     tok = TreebankWordTokenizer()
     model = load_style_model("formality-classifier-pt16")
     formal = model.style_index("formal")

@@ -8,7 +8,9 @@ import numpy as np
 import pytest
 
 from styleval.errors import InputError, UnknownNameError
-from styleval.style import (LabelledData, StyleModel, evaluate, load_paradetox, load_style_model, load_yelp_shen,
+from styleval.datasets.paradetox import labelled_splits as load_paradetox
+from styleval.datasets.yelp_shen import labelled as load_yelp_shen
+from styleval.style import (LabelledData, StyleModel, evaluate, load_style_model,
                             read_labelled, resolve_style_model, shipped_models, train_style_model)
 
 FORMAL = ["I would be grateful if you could reply at your earliest convenience.",
@@ -114,7 +116,7 @@ def test_shipped_toxicity(shared_data) -> None:
 
 @pytest.mark.parametrize("name", ["formality-regressor-pt16", "formality-classifier-pt16"])
 def test_shipped_formality(name, shared_data) -> None:
-    from styleval.style import load_pt16
+    from styleval.datasets.pt16 import labelled as load_pt16
 
     model = _shipped(name)
     formal, informal = "I would appreciate your advice on this matter .", "lol u r so right dude !!"
@@ -133,7 +135,7 @@ def test_shipped_formality(name, shared_data) -> None:
 @pytest.mark.parametrize("name", ["formality-regressor-pt16", "formality-classifier-pt16"])
 def test_shipped_formality_card_matches_slice(name, shared_data) -> None:
     """Sentence embeddings of 400 texts: about a minute on two busy cores, hence slow."""
-    from styleval.style import load_pt16
+    from styleval.datasets.pt16 import labelled as load_pt16
 
     model = _shipped(name)
     test = load_pt16(shared_data, "test", binary=model.kind == "classifier")

@@ -8,8 +8,8 @@ import pytest
 
 from styleval.cli.main import main
 from styleval.errors import InputError
-from styleval.transfer.neural.data import (Group, ParallelData, holdout, load_paradetox_splits, read_parallel_files,
-                                           split_by_source)
+from styleval.datasets.paradetox import parallel_splits as load_paradetox_splits
+from styleval.transfer.neural.data import Group, ParallelData, holdout, read_parallel_files, split_by_source
 
 torch = pytest.importorskip("torch")
 pytest.importorskip("transformers")
@@ -55,7 +55,7 @@ def test_split_by_source_never_cuts_a_group():
 @pytest.mark.shared_data
 def test_paradetox_split_matches_the_toxicity_classifier_split(shared_data):
     """Test sources are exactly the toxic sentences the shipped classifier held out (same shuffle, seed 13)."""
-    from styleval.style import load_paradetox
+    from styleval.datasets.paradetox import labelled_splits as load_paradetox
 
     parts = load_paradetox_splits(shared_data)
     held = load_paradetox(shared_data)["test"]
@@ -192,7 +192,7 @@ def test_lora_rewriter_trains_saves_and_rewrites(tmp_path):
 
 def test_gyafc_layout_through_the_gyafc_reader(tmp_path):
     """train/tune folders in GYAFC's release layout become source groups with all their rewrites."""
-    from styleval.transfer.neural.data import read_gyafc_groups
+    from styleval.datasets.gyafc import parallel as read_gyafc_groups
 
     for split in ("train", "tune"):
         folder = tmp_path / "Family_Relationships" / split

@@ -167,7 +167,7 @@ def lai(root: Any, score: dict[str, Any]) -> dict[str, Any]:
     from styleval.meta.conventions import lai2022_tasks
     from styleval.meta.datasets import load_lai2022
     from styleval.meta.judgments import Judgments
-    from styleval.readers.datasets import read_lai2022
+    from styleval.datasets import read_lai2022
 
     data = load_lai2022(root, source="json")
     recs = [r for r in read_lai2022(root) if int(r.id) % 2 == 1]
@@ -192,7 +192,7 @@ def mir(root: Any, score: dict[str, Any]) -> dict[str, Any]:
     from styleval.meta import MetaTask, run
     from styleval.meta.datasets import load_mir2019
     from styleval.meta.judgments import Judgments
-    from styleval.readers.datasets import read_mir2019
+    from styleval.datasets import read_mir2019
 
     data = load_mir2019(root)
     recs = [r for r in read_mir2019(root) if int(r.id) % 2 == 1]
@@ -254,7 +254,7 @@ def main(argv: list[str] | None = None) -> int:
     given = [m.partition("=") for m in args.model]
     if any(not name or not sep or not folder for name, sep, folder in given):
         ap.error("--model takes NAME=FOLDER")
-    from styleval.meta.datasets import default_root
+    from styleval.datasets import default_root
 
     root = args.data or default_root()
     CACHE["dir"] = args.cache

@@ -101,7 +101,7 @@ def load_records(args: argparse.Namespace) -> list[Record]:
     for table in args.input:
         records += read_table(table, default_direction=args.direction)
     if args.gyafc:
-        from ..readers import read_gyafc
+        from ..datasets import read_gyafc
 
         outputs = {}
         for item in args.system:

@@ -42,21 +42,21 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 def _data(args: argparse.Namespace):
     from ..errors import InputError
-    from ..transfer.neural.data import (ParallelData, holdout, load_paradetox_splits, read_gyafc_groups,
-                                        read_parallel_files)
+    from ..datasets import gyafc, paradetox
+    from ..transfer.neural.data import ParallelData, holdout, read_parallel_files
 
     chosen = [bool(args.train_src), bool(args.gyafc), bool(args.paradetox)]
     if sum(chosen) != 1:
         raise InputError("give exactly one of --train-src/--train-tgt, --gyafc ROOT or --paradetox DIR")
     direction = args.direction
     if args.paradetox:
-        parts = load_paradetox_splits(args.paradetox, seed=args.seed)
+        parts = paradetox.parallel_splits(args.paradetox, seed=args.seed)
         train, dev, direction = parts["train"], parts["dev"], direction or "toxic->neutral"
     elif args.gyafc:
         if not direction:
             raise InputError("--gyafc needs --direction informal->formal or formal->informal")
-        train = read_gyafc_groups(args.gyafc, direction, domain=args.domain, split="train")
-        dev = read_gyafc_groups(args.gyafc, direction, domain=args.domain, split="tune")
+        train = gyafc.parallel(args.gyafc, direction, domain=args.domain, split="train")
+        dev = gyafc.parallel(args.gyafc, direction, domain=args.domain, split="tune")
     else:
         if not args.train_tgt:
             raise InputError("--train-src needs at least one --train-tgt")

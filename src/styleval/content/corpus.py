@@ -21,8 +21,9 @@ from typing import Any
 
 import numpy as np
 
+from ..datasets import lai2022, mir2019, paradetox, pt16, yelp_dualrl
+from ..datasets.paths import default_root
 from ..errors import InputError
-from ..meta.datasets import default_root
 from .data import PairData
 from .negatives import DonorPool, corrupt
 
@@ -44,9 +45,7 @@ def _is_train(index: int) -> bool:
 
 def lai_pairs(root: str | Path | None = None, *, held_out: bool = False) -> PairData:
     """(source, output, mean content rating / 100) of Lai 2022's 9 systems (the reference included)."""
-    from ..readers.datasets import read_lai2022
-
-    recs = [r for r in read_lai2022(_root(root)) if _is_train(int(r.id)) != held_out]
+    recs = [r for r in lai2022.records(_root(root)) if _is_train(int(r.id)) != held_out]
     scores = [(r.meta["human_1"] + r.meta["human_2"]) / 200.0 for r in recs]
     return PairData([r.source for r in recs], [r.output for r in recs], scores, ["human-lai"] * len(recs),
                     origin=f"lai2022 content.src ({'odd' if held_out else 'even'} inputs)")
@@ -54,14 +53,10 @@ def lai_pairs(root: str | Path | None = None, *, held_out: bool = False) -> Pair
 
 def mir_pairs(root: str | Path | None = None, *, held_out: bool = False) -> PairData:
     """(source, output, (mean content rating - 1) / 4) of Mir 2019's 12 settings."""
-    from ..meta.datasets import load_mir2019
-    from ..readers.datasets import read_mir2019
-
     base = _root(root)
-    human = load_mir2019(base).judgments.frame
-    human = human[human["aspect"] == "content_preservation"]
-    rating = {(s, g): float(v) for s, g, v in zip(human["system"], human["segment"], human["score"])}
-    recs = [r for r in read_mir2019(base) if _is_train(int(r.id)) != held_out and (r.system, r.id) in rating]
+    rating = {(h["system"], h["segment"]): float(h["score"]) for h in mir2019.judgments(base).human
+              if h["aspect"] == "content_preservation"}
+    recs = [r for r in mir2019.records(base) if _is_train(int(r.id)) != held_out and (r.system, r.id) in rating]
     scores = [(rating[(r.system, r.id)] - 1.0) / 4.0 for r in recs]
     return PairData([r.source for r in recs], [r.output for r in recs], scores, ["human-mir"] * len(recs),
                     origin=f"mir2019 content ({'odd' if held_out else 'even'} inputs)")
@@ -69,9 +64,7 @@ def mir_pairs(root: str | Path | None = None, *, held_out: bool = False) -> Pair
 
 def yelp_rewrites(root: str | Path | None = None, *, held_out: bool = False) -> list[tuple[str, str, str]]:
     """(source, human rewrite, origin) of the yelp-dualrl test set, Human0-3."""
-    from ..readers.datasets import read_yelp_dualrl
-
-    recs = read_yelp_dualrl(_root(root), systems=["Human0", "Human1", "Human2", "Human3"])
+    recs = yelp_dualrl.records(_root(root), systems=["Human0", "Human1", "Human2", "Human3"])
     out = []
     for r in recs:
         line = int(r.id.split("/")[1])
@@ -81,39 +74,19 @@ def yelp_rewrites(root: str | Path | None = None, *, held_out: bool = False) -> 
 
 
 def paradetox_rewrites(root: str | Path | None = None, *, held_out: bool = False) -> list[tuple[str, str, str]]:
-    """(toxic, first neutral rewrite, origin) of ParaDetox."""
-    from ..readers.text import read_lines
-
-    path = _root(root) / "paradetox" / "paradetox" / "paradetox.tsv"
-    lines = read_lines(path)
-    if not lines or lines[0].split("\t")[:2] != ["toxic", "neutral1"]:
-        raise InputError("expected a header starting with 'toxic<TAB>neutral1'", path, 1)
-    # rows have 2-4 fields; a few rewrites contain a line break (a row split in two with a stray quote):
-    # those broken rows are not pairs and are left out (PARADETOX_BROKEN_ROWS counts them)
-    pairs = []
-    for line in lines[1:]:
-        fields = line.split("\t")
-        if len(fields) >= 2 and fields[0].strip() and fields[1].strip():
-            pairs.append((fields[0], fields[1]))
-    order = list(range(len(pairs)))
-    random.Random(SEED).shuffle(order)
-    cut = int(0.8 * len(order))
-    pick = order[cut:] if held_out else order[:cut]
-    return [(pairs[i][0], pairs[i][1], "paradetox") for i in pick]
+    """(toxic, first neutral rewrite, origin) of ParaDetox: :func:`styleval.datasets.paradetox.first_rewrites`
+    (shuffled with seed 13, 80% train, 20% held out)."""
+    return [(toxic, rewrite, "paradetox")
+            for toxic, rewrite in paradetox.first_rewrites(_root(root), held_out=held_out, seed=SEED)]
 
 
 def pt16_rewrites(root: str | Path | None = None) -> list[tuple[str, str, str]]:
     """(sentence, rule-based formality rewrite, origin) of PT16's training sentences, where the rules change it."""
-    from ..readers.tabular import iter_delimited
     from ..transfer.rules import to_formal, to_informal
 
-    path = _root(root) / "pt16" / "train.csv"
-    header, rows = iter_delimited(path, "csv")
+    data = pt16.labelled(_root(root), "train")
     out = []
-    for _, f in rows:
-        text, label = f[header.index("sentence")], float(f[header.index("label")])
-        if not text.strip():
-            continue
+    for text, label in zip(data.texts, data.labels):
         new = to_formal(text) if label < 0 else to_informal(text)
         if new.strip() and new.strip() != text.strip():
             out.append((text, new, "pt16 rules"))
@@ -121,9 +94,7 @@ def pt16_rewrites(root: str | Path | None = None) -> list[tuple[str, str, str]]:
 
 
 def lai_references(root: str | Path | None = None, *, held_out: bool = False) -> list[tuple[str, str, str]]:
-    from ..readers.datasets import read_lai2022
-
-    return [(r.source, r.references[0], "lai2022 reference") for r in read_lai2022(_root(root))
+    return [(r.source, r.references[0], "lai2022 reference") for r in lai2022.records(_root(root))
             if r.system == "ref" and _is_train(int(r.id)) != held_out and r.references]
 
 

@@ -2,14 +2,14 @@
 
 * plain text, one sentence per line: :func:`read_parallel`, :func:`read_system_dir`
 * tables (TSV, CSV, JSON lines), one segment per row: :func:`read_table`
-* the GYAFC release layout: :func:`gyafc_inputs`, :func:`read_gyafc`
-* published data (read from a folder the caller gives): :func:`read_lai2022`, :func:`read_lai2022_aspect`,
-  :func:`read_mir2019`, :func:`read_sgdd_tst`, :func:`read_yelp_dualrl`
 * :func:`read_any`: a table, or plain text when ``sources`` is given
 
 Common rules: strict UTF-8 (an undecodable byte is an :class:`~styleval.errors.InputError` naming file and
 line), only the line ending is stripped, empty outputs are kept, a blank source is an error, a blank reference is
 left out and named in ``record.meta["missing_references"]``, any count mismatch is an error naming both files.
+
+The layouts of published datasets (GYAFC, Lai 2022, Mir 2019, SGDD-TST, yelp-dualrl, ...) are read by
+:mod:`styleval.datasets`, which builds on these readers.
 """
 from __future__ import annotations
 
@@ -18,15 +18,11 @@ from typing import Any, Sequence
 
 from ..errors import InputError
 from ..records import Direction, Record
-from .datasets import read_lai2022, read_lai2022_aspect, read_mir2019, read_sgdd_tst, read_yelp_dualrl
-from .gyafc import GyafcSegment, gyafc_inputs, read_gyafc
 from .plain import read_parallel, read_system_dir
 from .tabular import FORMATS, read_table
 from .text import StrPath, read_lines
 
-__all__ = ["read_parallel", "read_system_dir", "read_table", "read_any", "GyafcSegment", "gyafc_inputs",
-           "read_gyafc", "read_lai2022", "read_lai2022_aspect", "read_mir2019", "read_sgdd_tst",
-           "read_yelp_dualrl", "read_lines"]
+__all__ = ["read_parallel", "read_system_dir", "read_table", "read_any", "read_lines"]
 
 
 def read_any(path: StrPath, *, sources: StrPath | None = None, references: Sequence[StrPath] = (),

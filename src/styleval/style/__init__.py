@@ -8,7 +8,7 @@
 """
 from __future__ import annotations
 
-from .data import LabelledData, load_paradetox, load_pt16, load_yelp_shen, read_labelled, split_data
+from .data import LabelledData, read_labelled, split_data
 from .model import CLASSIFIER, REGRESSOR, StyleModel
 from .pretrained import load_style_model, resolve_style_model, shipped_models
 from .train import evaluate, train_style_model
@@ -17,7 +17,7 @@ from .finetune import AdaptedEncoderBlock, finetune_style_model
 
 BLOCKS[AdaptedEncoderBlock.kind] = AdaptedEncoderBlock
 
-__all__ = ["LabelledData", "read_labelled", "load_pt16", "load_yelp_shen", "load_paradetox", "split_data",
+__all__ = ["LabelledData", "read_labelled", "split_data",
            "StyleModel", "CLASSIFIER", "REGRESSOR", "train_style_model", "evaluate", "load_style_model",
            "resolve_style_model", "shipped_models", "finetune_style_model",
            "AdaptedEncoderBlock"]

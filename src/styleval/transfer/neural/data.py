@@ -1,63 +1,22 @@
-"""Parallel style data for training transfer models: plain parallel files, the GYAFC layout, ParaDetox.
+"""Parallel style data for training transfer models: plain parallel files, source preprocessing, batches.
 
-A :class:`ParallelData` is a list of :class:`Group` s: one source sentence with one or more target rewrites.
-Training uses every (source, rewrite) pair; evaluation uses each source once with all its rewrites as references.
-Splits are made by **source** (a group is never cut), so no rewrite of a held-out source is seen in training.
+:class:`ParallelData` (groups of one source and its rewrites), :func:`split_by_source` and :func:`holdout` live in
+:mod:`styleval.datasets.parallel`; the GYAFC layout and ParaDetox are read by :mod:`styleval.datasets.gyafc`
+(:func:`~styleval.datasets.gyafc.parallel`) and :mod:`styleval.datasets.paradetox`
+(:func:`~styleval.datasets.paradetox.parallel_splits`).
 """
 from __future__ import annotations
 
 import os
-
-import hashlib
 import random
-from dataclasses import dataclass
-from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
+from ...datasets.parallel import Group, ParallelData, holdout, split_by_source
 from ...errors import InputError
 from ...readers.text import StrPath, read_lines
 
 #: rule-based preprocessing of the sources (Rao & Tetreault's rules, :mod:`styleval.transfer.rules`)
 PREPROCESSING = ("none", "rules-formal", "rules-informal")
-
-
-@dataclass(frozen=True)
-class Group:
-    """A source sentence and its target-style rewrites (at least one)."""
-
-    source: str
-    targets: tuple[str, ...]
-
-
-@dataclass
-class ParallelData:
-    """Source/target groups with where they came from (``origin``) and how they were split (``split``)."""
-
-    groups: list[Group]
-    origin: str = ""
-    split: str = ""
-
-    def __len__(self) -> int:
-        return len(self.groups)
-
-    def pairs(self) -> list[tuple[str, str]]:
-        """Every (source, rewrite) pair, in group order."""
-        return [(g.source, t) for g in self.groups for t in g.targets]
-
-    @property
-    def sources(self) -> list[str]:
-        return [g.source for g in self.groups]
-
-    def data_hash(self) -> str:
-        """sha256 over ``source\\ttarget`` pair lines, in order: identifies training data in a model card."""
-        h = hashlib.sha256()
-        for s, t in self.pairs():
-            h.update(f"{s}\t{t}\n".encode("utf-8"))
-        return h.hexdigest()
-
-    def describe(self) -> dict[str, object]:
-        return {"origin": self.origin, "split": self.split, "sources": len(self.groups),
-                "pairs": len(self.pairs()), "sha256": self.data_hash()[:16]}
 
 
 def _check_text(text: str, path: StrPath, line: int, what: str) -> str:
@@ -94,96 +53,6 @@ def read_parallel_files(sources: StrPath, targets: StrPath | Sequence[StrPath]) 
     return ParallelData(groups, origin=f"{sources} -> {', '.join(map(str, target_files))}")
 
 
-def read_gyafc_groups(root: StrPath, direction: str, *, domain: str | None = None,
-                      split: str = "train") -> ParallelData:
-    """A GYAFC split in its release layout (sources and their ``.ref*`` rewrites), through the GYAFC reader."""
-    from ...readers.gyafc import gyafc_inputs
-
-    segments = gyafc_inputs(root, domain, direction, split)
-    groups = [Group(s.source.strip(), tuple(r.strip() for r in s.references if r.strip())) for s in segments]
-    groups = [g for g in groups if g.targets]
-    if not groups:
-        raise InputError(f"no GYAFC sources with a rewrite for {direction}, split {split}", root)
-    return ParallelData(groups, origin=f"GYAFC {root} [{domain or 'both domains'}, {direction}]", split=split)
-
-
-def paradetox_groups(root: StrPath) -> tuple[list[Group], Path]:
-    """ParaDetox's toxic sentences with their 1-3 crowd rewrites, in file order (``paradetox/paradetox.tsv``).
-
-    Rows without a toxic sentence are not pairs and are left out (as :func:`styleval.style.load_paradetox` does, so
-    the shuffles match); rows without a rewrite are kept here and left out by :func:`split_by_source`.
-    """
-    base = Path(root)
-    folder = base / "paradetox" if (base / "paradetox" / "paradetox").is_dir() else base
-    path = folder / "paradetox" / "paradetox.tsv"
-    lines = read_lines(path)
-    header = lines[0].split("\t") if lines else []
-    if not header or header[0] != "toxic":
-        raise InputError(f"expected a first column 'toxic'; columns: {', '.join(header)}", path, 1)
-    groups = []
-    for line in lines[1:]:  # 2-4 fields: trailing empty rewrites are sometimes cut off
-        fields = line.split("\t")
-        toxic, neutral = fields[0].strip(), [f.strip() for f in fields[1:] if f.strip()]
-        if not toxic:  # a few rows have no toxic sentence: not a pair (left out, as the style data loader does)
-            continue
-        groups.append(Group(toxic, tuple(neutral)))  # 5 rows have no rewrite: kept here, left out by the split
-    return groups, path
-
-
-def split_by_source(groups: Sequence[Group], *, seed: int = 13, fractions: tuple[float, float] = (0.8, 0.1),
-                    origin: str = "") -> dict[str, ParallelData]:
-    """Shuffle the groups with ``seed`` and cut them into train/dev/test by ``fractions`` (train, dev).
-
-    This is the row shuffle of :func:`styleval.style.load_paradetox` (same seed, same cut), so on ParaDetox the
-    test sources are exactly those the shipped toxicity classifier held out. A source text that occurs in
-    several groups stays in the first split it falls into: later copies are dropped from dev and test, so no
-    held-out source was trained on.
-    """
-    if not (0 < fractions[0] < 1 and 0 <= fractions[1] < 1 and sum(fractions) < 1):
-        raise InputError(f"fractions must be (train, dev) with train + dev < 1, got {fractions}")
-    order = list(range(len(groups)))
-    random.Random(seed).shuffle(order)
-    n_train = int(len(order) * fractions[0])
-    n_dev = int(len(order) * fractions[1])
-    cuts = {"train": order[:n_train], "dev": order[n_train:n_train + n_dev], "test": order[n_train + n_dev:]}
-    seen: set[str] = set()
-    out = {}
-    for name, idx in cuts.items():
-        chosen = []
-        for i in idx:
-            g = groups[i]
-            if (name != "train" and g.source in seen) or not g.targets:  # a source without rewrite is left out
-                continue
-            chosen.append(g)
-        seen.update(g.source for g in chosen)
-        out[name] = ParallelData(chosen, origin=origin, split=f"{name} of a split by source, seed {seed}, "
-                                                               f"fractions {fractions[0]:g}/{fractions[1]:g}/"
-                                                               f"{1 - sum(fractions):g}")
-    return out
-
-
-def load_paradetox_splits(root: StrPath, *, seed: int = 13, fractions: tuple[float, float] = (0.8, 0.1)
-                          ) -> dict[str, ParallelData]:
-    """ParaDetox (toxic -> neutral) split by toxic source: train/dev/test :class:`ParallelData`."""
-    groups, path = paradetox_groups(root)
-    return split_by_source(groups, seed=seed, fractions=fractions, origin=str(path))
-
-
-def holdout(data: ParallelData, fraction: float = 0.05, *, seed: int = 13) -> tuple[ParallelData, ParallelData]:
-    """A (train, dev) split by source of ``data``, for selection when no dev data is given."""
-    if not 0 < fraction < 1:
-        raise InputError(f"the held-out fraction must lie in (0, 1), got {fraction}")
-    order = list(range(len(data.groups)))
-    random.Random(seed).shuffle(order)
-    k = max(1, int(round(len(order) * fraction)))
-    dev_idx, train_idx = sorted(order[:k]), sorted(order[k:])
-    dev_sources = {data.groups[i].source for i in dev_idx}
-    train = [data.groups[i] for i in train_idx if data.groups[i].source not in dev_sources]
-    what = f"{fraction:g} of the sources held out by source, seed {seed}"
-    return (ParallelData(train, data.origin, f"{data.split}; rest after {what}".lstrip("; ")),
-            ParallelData([data.groups[i] for i in dev_idx], data.origin, f"{data.split}; {what}".lstrip("; ")))
-
-
 def preprocessor(name: str) -> Callable[[str], str]:
     """The source-side preprocessing named ``name`` (one of :data:`PREPROCESSING`)."""
     if name == "none":
@@ -217,6 +86,5 @@ def iter_batches(items: Sequence[int], batch_size: int, rnd: random.Random | Non
         yield order[i:i + batch_size]
 
 
-__all__ = ["Group", "ParallelData", "PREPROCESSING", "read_parallel_files", "read_gyafc_groups", "paradetox_groups",
-           "split_by_source", "load_paradetox_splits", "holdout", "preprocessor", "preprocess_groups",
-           "iter_batches"]
+__all__ = ["Group", "ParallelData", "PREPROCESSING", "read_parallel_files", "split_by_source", "holdout",
+           "preprocessor", "preprocess_groups", "iter_batches"]

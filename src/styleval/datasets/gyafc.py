@@ -7,6 +7,9 @@ Layout, for each domain (``Entertainment_Music``, ``Family_Relationships``) and 
     <root>/<domain>/<split>/informal.ref0..3  formal rewrites of those (the references)
     <root>/<domain>/<split>/formal            formal sources (formal->informal)
     <root>/<domain>/<split>/formal.ref0..3    informal rewrites of those
+
+Views: :func:`gyafc_inputs` (segments with references), :func:`read_gyafc` (records, given system outputs),
+:func:`parallel` (source -> rewrites groups, for transfer models).
 """
 from __future__ import annotations
 
@@ -15,9 +18,10 @@ from pathlib import Path
 from typing import Mapping, cast
 
 from ..errors import InputError
+from ..readers.plain import build_records
+from ..readers.text import StrPath, read_lines
 from ..records import Direction, Record
-from .plain import build_records
-from .text import StrPath, read_lines
+from .parallel import Group, ParallelData
 
 DOMAINS = ("Entertainment_Music", "Family_Relationships")
 DIRECTIONS = ("informal->formal", "formal->informal")
@@ -117,3 +121,14 @@ def read_gyafc(root: StrPath, domain: str | None = None, direction: str | Direct
             records.append(Record(id=seg.id, source=seg.source, output=output, references=list(seg.references),
                                   system=system, direction=seg.direction, meta=meta))
     return records
+
+
+def parallel(root: StrPath, direction: str, *, domain: str | None = None, split: str = "train") -> ParallelData:
+    """A GYAFC split as :class:`ParallelData`: each source (stripped) with its non-blank rewrites; sources without
+    any rewrite are left out."""
+    segments = gyafc_inputs(root, domain, direction, split)
+    groups = [Group(s.source.strip(), tuple(r.strip() for r in s.references if r.strip())) for s in segments]
+    groups = [g for g in groups if g.targets]
+    if not groups:
+        raise InputError(f"no GYAFC sources with a rewrite for {direction}, split {split}", root)
+    return ParallelData(groups, origin=f"GYAFC {root} [{domain or 'both domains'}, {direction}]", split=split)

@@ -1,0 +1,46 @@
+"""Where the public datasets lie and the number rule every dataset module shares.
+
+Nothing is bundled: each dataset is read from the folder the caller gives, by default ``../shared/data`` next to
+a source checkout (``STYLEVAL_SHARED_DATA`` overrides it).
+"""
+from __future__ import annotations
+
+import math
+import os
+from pathlib import Path
+from typing import Any
+
+from ..errors import InputError
+from ..readers.text import StrPath
+
+# ../shared/data next to a source checkout (src/styleval/datasets/paths.py -> parents[3] is the checkout)
+DEFAULT_ROOT = Path(__file__).resolve().parents[3].parent / "shared" / "data"
+
+
+def default_root() -> Path:
+    """``$STYLEVAL_SHARED_DATA`` if set, else ``../shared/data`` next to the source checkout."""
+    env = os.environ.get("STYLEVAL_SHARED_DATA")
+    return Path(env) if env else DEFAULT_ROOT
+
+
+def dataset_dir(root: StrPath | None, name: str) -> Path:
+    """``root/name`` if that is a folder, else ``root`` itself (``None``: :func:`default_root`);
+    :class:`InputError` if neither exists."""
+    base = Path(root) if root is not None else default_root()
+    path = base / name if (base / name).is_dir() else base
+    if not path.is_dir():
+        raise InputError("dataset folder does not exist", path)
+    return path
+
+
+def number(value: Any, what: str, path: StrPath, line: int | None) -> float:
+    """A stored score as a float: NaN for an empty cell or ``null``, :class:`InputError` for anything else that is
+    not a number (booleans included)."""
+    if isinstance(value, bool):
+        raise InputError(f"{what} must be a number, got {value!r}", path, line)
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return math.nan
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        raise InputError(f"{what} must be a number, got {value!r}", path, line) from None
