@@ -101,7 +101,7 @@ def memoized(namespace: str, texts: Sequence[str], compute: Callable[[list[str]]
     come from it; the distinct others are computed together, in first-seen order. Without a memo, ``compute``
     runs on ``texts`` as they are. ``compute`` must give each text a row that does not depend on the others."""
     memo = _memo
-    if memo is None or not texts:
+    if memo is None or len(texts) == 0:
         return compute(list(texts))
     distinct = list(dict.fromkeys(texts))
     found = memo.get_many(namespace, distinct)
