@@ -19,6 +19,9 @@ from styleval.metrics.identity import MetricId, assign_labels
 from styleval.outputs import atomic_writer, check_destinations, write_text
 from styleval.readers import read_system_dir
 from styleval.records import Record
+from styleval.engine.options import StatisticsOptions
+
+NO_CI = StatisticsOptions(bootstrap=0)  # no intervals: these tests look at scores
 
 
 @pytest.fixture(scope="module")
@@ -78,7 +81,7 @@ def test_labels_show_only_what_tells_metrics_apart():
 def test_the_same_metric_twice_is_an_error_naming_both_specs():
     recs = [Record("1", "i luv it", "I love it.", ["I love it."], system="A")]
     with pytest.raises(InputError, match=r"chrf:beta=2"):
-        styleval.score(recs, ["chrf", "chrf:beta=2"], bootstrap=0)
+        styleval.score(recs, ["chrf", "chrf:beta=2"], options=NO_CI)
 
 
 def test_metric_id_equality_ignores_display_choices():
@@ -99,7 +102,7 @@ def test_two_systems_with_one_name_are_an_error_naming_both_files(example, capsy
 def test_engine_refuses_a_segment_id_twice_in_one_system():
     recs = [Record("1", "a b", "a b", system="A"), Record("1", "c d", "c d", system="A")]
     with pytest.raises(InputError, match="segment id '1' twice"):
-        styleval.score(recs, ["bleu"], bootstrap=0)
+        styleval.score(recs, ["bleu"], options=NO_CI)
 
 
 # -- output destinations --------------------------------------------------------------------------------------
@@ -152,7 +155,8 @@ def test_all_pairs_marks_name_every_system_beaten(example):
     from styleval.cli.score_cmd import format_table, significance_marks
 
     _, records = example
-    result = styleval.score(records, ["bleu:against=references"], bootstrap=200, significance="paired-bootstrap")
+    result = styleval.score(records, ["bleu:against=references"],
+                            options=StatisticsOptions(bootstrap=200, significance="paired-bootstrap"))
     marks = significance_marks(result)
     # rewrite (b) is far above copy (a) and tidy (c) on BLEU/ref; the mark names both, not only the last pair
     assert marks[("bleu/ref", "rewrite")] == " ^ac"
@@ -166,7 +170,7 @@ def test_hm_gm_j_from_component_statistics(example):
     _, records = example
     res = styleval.score(records, ["pinc", "bleu:against=references", "chrf:against=source",
                                    "hm:style=pinc,content=bleu/ref", "gm:style=pinc,content=bleu/ref",
-                                   "j:style=pinc,similarity=chrf/src"], bootstrap=0)
+                                   "j:style=pinc,similarity=chrf/src"], options=NO_CI)
     for system in res.systems:
         s = res.get("pinc/src", system).corpus_score
         c = res.get("bleu/ref", system).corpus_score / 100.0
@@ -180,9 +184,9 @@ def test_hm_gm_j_from_component_statistics(example):
 
 def test_composite_alone_equals_composite_beside_its_components(example):
     _, records = example
-    alone = styleval.score(records, ["hm:style=pinc,content=bleu/ref"], bootstrap=300)
+    alone = styleval.score(records, ["hm:style=pinc,content=bleu/ref"], options=StatisticsOptions(bootstrap=300))
     beside = styleval.score(records, ["pinc", "bleu:against=references", "hm:style=pinc,content=bleu/ref"],
-                            bootstrap=300)
+                            options=StatisticsOptions(bootstrap=300))
     for system in alone.systems:
         a, b = alone.get("hm", system), beside.get("hm", system)
         assert a.corpus_score == pytest.approx(b.corpus_score)
@@ -203,7 +207,7 @@ def test_rt_combined_refuses_components_off_the_paper_scales():
     m = registry.create("rt_combined", formality="pinc", fluency="pinc", meaning="pinc")
     recs = [Record("1", "a b c", "a b d", system="A")]
     with pytest.raises(InputError, match="paper's formality scale"):
-        styleval.score(recs, [m], bootstrap=0)
+        styleval.score(recs, [m], options=NO_CI)
 
 
 # -- optional dependencies -------------------------------------------------------------------------------------

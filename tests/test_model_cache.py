@@ -20,6 +20,9 @@ from styleval.errors import OutputError
 from styleval.models import catalog as cat
 from styleval.models.outputs import active_store
 from styleval.readers import read_table
+from styleval.engine.options import StatisticsOptions
+
+NO_CI = StatisticsOptions(bootstrap=0)  # no intervals: these tests look at scores
 
 SOURCES = ["the food was cold and the waiter was rude .", "i loved the pizza here , great crust",
            "never coming back , terrible service", "the staff were friendly and the place was clean"]
@@ -87,7 +90,7 @@ def test_unreadable_cache_file_names_the_file(tmp_path):
         ModelOutputCache(bad)
     table = write_table(tmp_path / "t.jsonl")
     with pytest.raises(OutputError, match="cache.sqlite"):
-        score_stream(table, ["bleu"], cache=bad, bootstrap=0)
+        score_stream(table, ["bleu"], cache=bad, options=NO_CI)
     assert active_store() is None
 
 
@@ -143,17 +146,17 @@ def test_lm_pass_is_reused_by_other_metrics(smollm, one_torch_thread, tmp_path, 
     table = write_table(tmp_path / "t.jsonl")
     cache = tmp_path / "cache.sqlite"
     forget_in_memory()
-    first = score_stream(table, ["mean_logprob:normalize=none"], cache=cache, bootstrap=0)
+    first = score_stream(table, ["mean_logprob:normalize=none"], cache=cache, options=NO_CI)
     assert sum(map(len, count_lm_texts)) == 8 and first.model_cache_misses == 8
 
     forget_in_memory()
     count_lm_texts.clear()
-    cached = score_stream(table, LM_METRICS, cache=cache, bootstrap=50)
+    cached = score_stream(table, LM_METRICS, cache=cache, options=StatisticsOptions(bootstrap=50))
     assert count_lm_texts == []  # every LM pass read from the cache
     assert cached.model_cache_hits == 8
 
     forget_in_memory()
-    fresh = styleval.score(read_table(table), LM_METRICS, bootstrap=50)
+    fresh = styleval.score(read_table(table), LM_METRICS, options=StatisticsOptions(bootstrap=50))
     assert sum(map(len, count_lm_texts)) == 8
     assert corpus(cached) == corpus(fresh)  # exactly
     for a, b in zip(fresh.results, cached.result.results):
@@ -163,7 +166,7 @@ def test_lm_pass_is_reused_by_other_metrics(smollm, one_torch_thread, tmp_path, 
     forget_in_memory()
     count_lm_texts.clear()
     more = write_table(tmp_path / "more.jsonl", outputs=[*OUTPUTS[:3], "a brand new sentence for the last one"])
-    score_stream(more, ["perplexity"], cache=cache, bootstrap=0)
+    score_stream(more, ["perplexity"], cache=cache, options=NO_CI)
     assert count_lm_texts == [["a brand new sentence for the last one"], ["a brand new sentence for a last one"]]
 
 
@@ -171,14 +174,14 @@ def test_lm_option_that_changes_outputs_misses(smollm, one_torch_thread, tmp_pat
     table = write_table(tmp_path / "t.jsonl")
     cache = tmp_path / "cache.sqlite"
     forget_in_memory()
-    score_stream(table, ["perplexity"], cache=cache, bootstrap=0)
+    score_stream(table, ["perplexity"], cache=cache, options=NO_CI)
     forget_in_memory()
     count_lm_texts.clear()
-    short = score_stream(table, ["mean_logprob:max_tokens=5"], cache=cache, bootstrap=0)
+    short = score_stream(table, ["mean_logprob:max_tokens=5"], cache=cache, options=NO_CI)
     assert sum(map(len, count_lm_texts)) == 8 and short.model_cache_hits == 0
     forget_in_memory()
     count_lm_texts.clear()
-    detok = score_stream(table, ["mean_logprob:normalize=truecase"], cache=cache, bootstrap=0)
+    detok = score_stream(table, ["mean_logprob:normalize=truecase"], cache=cache, options=NO_CI)
     assert sum(map(len, count_lm_texts)) == 8 and detok.model_cache_hits == 0  # the LM sees other texts
 
 
@@ -207,19 +210,20 @@ def test_sentence_embeddings_are_reused_by_another_metric(one_torch_thread, tmp_
     table = write_table(tmp_path / "t.jsonl")
     cache = tmp_path / "cache.sqlite"
     forget_in_memory()
-    score_stream(table, ["sentence_cosine:against=source"], cache=cache, bootstrap=0)
+    score_stream(table, ["sentence_cosine:against=source"], cache=cache, options=NO_CI)
     seen = {t for call in count_encoded for t in call}
     assert seen == {*SOURCES, *OUTPUTS, *(o.replace("the ", "a ") for o in OUTPUTS)}
 
     forget_in_memory()
     count_encoded.clear()
-    cached = score_stream(table, ["sentence_cosine:against=references"], cache=cache, bootstrap=50)
+    cached = score_stream(table, ["sentence_cosine:against=references"], cache=cache,
+                          options=StatisticsOptions(bootstrap=50))
     assert [t for call in count_encoded for t in call] == sorted(REFS, key=len, reverse=True)  # outputs cached
     assert (cached.model_cache_hits, cached.model_cache_misses) == (8, 4)  # outputs from the cache, refs computed
     # in one process the in-memory engine shares the same embeddings the same way: the same numbers, exactly
     forget_in_memory()
     both = styleval.score(read_table(table), ["sentence_cosine:against=source", "sentence_cosine:against=references"],
-                          bootstrap=50)
+                          options=StatisticsOptions(bootstrap=50))
     ref_results = [r for r in both.results if r.metric.endswith("/ref")]
     assert len(ref_results) == 2
     assert {r.system: r.corpus_score for r in ref_results} == {r.system: r.corpus_score
@@ -227,7 +231,7 @@ def test_sentence_embeddings_are_reused_by_another_metric(one_torch_thread, tmp_
     assert [r.ci for r in ref_results] == [r.ci for r in cached.result.results]
     # computed alone (outputs encoded next to the references, not the sources): equal up to padding's last digits
     forget_in_memory()
-    alone = styleval.score(read_table(table), ["sentence_cosine:against=references"], bootstrap=0)
+    alone = styleval.score(read_table(table), ["sentence_cosine:against=references"], options=NO_CI)
     assert np.allclose([r.corpus_score for r in alone.results], [r.corpus_score for r in cached.result.results],
                        rtol=0, atol=1e-6)
 
@@ -242,10 +246,10 @@ def test_another_model_identity_misses(one_torch_thread, tmp_path, count_encoded
     table = write_table(tmp_path / "t.jsonl", systems=1)
     cache = tmp_path / "cache.sqlite"
     forget_in_memory()
-    score_stream(table, ["sentence_cosine:against=source"], cache=cache, bootstrap=0)
+    score_stream(table, ["sentence_cosine:against=source"], cache=cache, options=NO_CI)
     forget_in_memory()
     count_encoded.clear()
-    other = score_stream(table, [f"sentence_cosine:against=source,model={copy}"], cache=cache, bootstrap=0)
+    other = score_stream(table, [f"sentence_cosine:against=source,model={copy}"], cache=cache, options=NO_CI)
     assert sorted(t for call in count_encoded for t in call) == sorted({*SOURCES, *OUTPUTS})
     assert other.model_cache_hits == 0
 
@@ -255,13 +259,13 @@ def test_bertscore_token_embeddings_are_reused(one_torch_thread, tmp_path):
     table = write_table(tmp_path / "t.jsonl")
     cache = tmp_path / "cache.sqlite"
     forget_in_memory()
-    first = score_stream(table, ["bertscore:against=source"], cache=cache, bootstrap=0)
+    first = score_stream(table, ["bertscore:against=source"], cache=cache, options=NO_CI)
     assert (first.model_cache_hits, first.model_cache_misses) == (0, 12)  # sources once, both systems' outputs
     forget_in_memory()
-    cached = score_stream(table, ["bertscore:against=references"], cache=cache, bootstrap=0)
+    cached = score_stream(table, ["bertscore:against=references"], cache=cache, options=NO_CI)
     assert (cached.model_cache_hits, cached.model_cache_misses) == (8, 4)  # (token ids, embeddings) of the outputs
     forget_in_memory()
     both = styleval.score(read_table(table), ["bertscore:against=source", "bertscore:against=references"],
-                          bootstrap=0)
+                          options=NO_CI)
     assert [r.corpus_score for r in both.results if r.metric.endswith("/ref")] == \
         [r.corpus_score for r in cached.result.results]

@@ -97,3 +97,31 @@ def test_rao_tetreault_table5_needs_ranks_shared_by_tied_rewrites():
     shared = rao_tetreault_average_rank(j, "overall", from_scores=True, ties="min")
     assert avg["average_rank"].sum() == pytest.approx(21.0)
     assert shared["average_rank"].sum() < 21.0 and (shared["n"] == 250).all()
+
+
+def test_composite_layout_is_declared_by_its_components():
+    """A composite knows its statistics columns before any statistics exist: its components' n_stats, then the
+    count column (J adds its product column); a metric whose statistics break its declaration is refused."""
+    from styleval.metrics.base import Batch, Metric
+    from styleval.metrics.registry import create
+
+    hm = create("hm", style="style_accuracy", content="bleu/ref")
+    bleu = create("bleu", against="references")
+    assert hm.layout() == {"style": 2, "content": bleu.n_stats} and hm.n_stats == 2 + bleu.n_stats + 1
+    rows = np.arange(2 * hm.n_stats, dtype=float).reshape(2, hm.n_stats)
+    parts = hm.split(rows)  # a fresh instance splits without having combined anything
+    np.testing.assert_array_equal(parts["style"], rows[:, :2])
+    np.testing.assert_array_equal(parts["content"], rows[:, 2:2 + bleu.n_stats])
+    j = create("j", style="style_accuracy", similarity="chrf/src", fluency="pinc")
+    assert j.n_stats == 2 + create("chrf", against="source").n_stats + 1 + 2
+
+    class TwoDeclaredOneGiven(Metric):
+        name = "two_declared"
+        n_stats = 2
+
+        def segment_stats(self, batch):
+            return np.zeros((len(batch), 1))
+
+    batch = Batch(ids=["1"], outputs=["a"], sources=["a"], references=[[]], directions=[None])
+    with pytest.raises(RuntimeError, match="2 column"):
+        TwoDeclaredOneGiven().compute(batch)

@@ -12,6 +12,9 @@ import styleval
 from styleval import InputError, Record, UnknownNameError
 from styleval.examples import get as get_example
 from styleval.readers import read_system_dir
+from styleval.engine.options import StatisticsOptions
+
+NO_CI = StatisticsOptions(bootstrap=0)  # no intervals: these tests look at scores
 
 
 @pytest.fixture(scope="module")
@@ -21,7 +24,7 @@ def example_records():
 
 
 def test_bleu_against_both_sides_equals_sacrebleu(example_records):
-    result = styleval.score(example_records, ["bleu"], bootstrap=0)
+    result = styleval.score(example_records, ["bleu"], options=NO_CI)
     assert result.metrics == ["bleu/src", "bleu/ref"]
     rewrite = [r for r in example_records if r.system == "rewrite"]
     hyps = [r.output for r in rewrite]
@@ -37,8 +40,9 @@ def test_bleu_against_both_sides_equals_sacrebleu(example_records):
 
 
 def test_bootstrap_interval_contains_score_and_is_reproducible(example_records):
-    a = styleval.score(example_records, ["chrf"], against=["references"], bootstrap=200, seed=7)
-    b = styleval.score(example_records, ["chrf"], against=["references"], bootstrap=200, seed=7)
+    options = StatisticsOptions(bootstrap=200, seed=7)
+    a = styleval.score(example_records, ["chrf"], against=["references"], options=options)
+    b = styleval.score(example_records, ["chrf"], against=["references"], options=options)
     for ra, rb in zip(a, b):
         assert ra.ci == rb.ci
         low, high = ra.ci
@@ -47,8 +51,8 @@ def test_bootstrap_interval_contains_score_and_is_reproducible(example_records):
 
 
 def test_paired_significance_finds_the_obvious_difference(example_records):
-    result = styleval.score(example_records, ["bleu"], against=["references"], bootstrap=100,
-                            significance="paired-bootstrap", baseline="copy")
+    result = styleval.score(example_records, ["bleu"], against=["references"],
+                            options=StatisticsOptions(bootstrap=100, significance="paired-bootstrap", baseline="copy"))
     comps = {c.system: c for c in result.comparisons}
     assert set(comps) == {"tidy", "rewrite"}
     assert comps["rewrite"].delta > 0 and comps["rewrite"].p_value < 0.05
@@ -59,7 +63,7 @@ def test_paired_significance_finds_the_obvious_difference(example_records):
 def test_empty_output_is_scored_and_flagged():
     recs = [Record("1", "hi there", "", ["Hello there."], system="S"),
             Record("2", "thx a lot", "Thanks a lot.", ["Thank you very much."], system="S")]
-    result = styleval.score(recs, ["bleu"], against=["references"], bootstrap=0)
+    result = styleval.score(recs, ["bleu"], against=["references"], options=NO_CI)
     r = result.get("bleu/ref", "S")
     assert len(r.segment_scores) == 2
     assert r.segment_scores[0] == 0.0
@@ -70,10 +74,10 @@ def test_empty_output_is_scored_and_flagged():
 
 def test_references_metric_skipped_without_references_and_error_when_forced():
     recs = [Record("1", "hi there", "Hello there.", system="S")]
-    result = styleval.score(recs, ["bleu"], bootstrap=0)
+    result = styleval.score(recs, ["bleu"], options=NO_CI)
     assert result.metrics == ["bleu/src"]
     with pytest.raises(InputError, match="needs references"):
-        styleval.score(recs, ["bleu:against=references"], bootstrap=0)
+        styleval.score(recs, ["bleu:against=references"], options=NO_CI)
 
 
 def test_unknown_metric_lists_available():
@@ -90,7 +94,7 @@ def test_unknown_parameter_is_named():
 
 
 def test_json_round_trip_keeps_every_segment(tmp_path, example_records):
-    result = styleval.score(example_records, ["bleu", "chrf"], bootstrap=50)
+    result = styleval.score(example_records, ["bleu", "chrf"], options=StatisticsOptions(bootstrap=50))
     path = tmp_path / "scores.json"
     result.write_json(path)
     data = json.loads(path.read_text())
@@ -108,8 +112,41 @@ def test_json_round_trip_keeps_every_segment(tmp_path, example_records):
 def test_a_10000_word_output_is_scored_whole():
     long_output = " ".join(["word"] * 10_000)
     recs = [Record("1", "word word", long_output, ["word word"], system="S")]
-    result = styleval.score(recs, ["bleu", "chrf", "levenshtein"], against=["references"], bootstrap=0)
+    result = styleval.score(recs, ["bleu", "chrf", "levenshtein"], against=["references"], options=NO_CI)
     expected = sacrebleu.sentence_bleu(long_output, ["word word"]).score
     assert result.get("bleu/ref", "S").segment_scores[0] == pytest.approx(expected)
     # the distance counts every character of the long line: nothing was truncated
     assert result.get("levenshtein/ref", "S").segment_scores[0] == len(long_output) - len("word word")
+
+
+def test_statistics_options_object_and_keywords(example_records):
+    """One options object for intervals and tests; its fields as keywords give the same run."""
+    options = StatisticsOptions(bootstrap=80, seed=3, significance="paired-bootstrap", baseline="copy")
+    a = styleval.score(example_records, ["chrf"], options=options)
+    b = styleval.score(example_records, ["chrf"], bootstrap=80, seed=3, significance="paired-bootstrap",
+                       baseline="copy")
+    assert a.settings == b.settings and a.settings["bootstrap"] == 80 and a.settings["baseline"] == "copy"
+    assert [r.ci for r in a] == [r.ci for r in b] and a.comparisons == b.comparisons
+    with pytest.raises(InputError, match="significance must be one of"):
+        StatisticsOptions(significance="t-test")
+    with pytest.raises(TypeError, match="bootstrapp"):
+        styleval.score(example_records, ["chrf"], bootstrapp=10)
+
+
+def test_engine_modules_do_not_import_each_other():
+    """Worker and driver are modules of their own; the stream engine, the Ray engine and the two CLI commands do
+    not import each other in a cycle, and nothing in the engine reaches into styleval.scoring."""
+    import ast
+    from pathlib import Path
+
+    root = Path(styleval.__file__).parent
+
+    def imports(rel: str) -> set[str]:
+        tree = ast.parse((root / rel).read_text(encoding="utf-8"))
+        return {(n.module or "") for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)} | \
+               {a.name for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and not n.module for a in n.names}
+
+    assert "stream" not in imports("engine/ray_engine.py") and ".stream" not in imports("engine/ray_engine.py")
+    assert "score_cmd" not in imports("cli/stream_cmd.py") and ".score_cmd" not in imports("cli/stream_cmd.py")
+    for module in (root / "engine").glob("*.py"):
+        assert not any(m.endswith("scoring") for m in imports(f"engine/{module.name}")), module.name

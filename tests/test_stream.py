@@ -14,6 +14,9 @@ import styleval
 from styleval.engine import score_stream
 from styleval.errors import InputError
 from styleval.readers import read_table
+from styleval.engine.options import StatisticsOptions
+
+NO_CI = StatisticsOptions(bootstrap=0)  # no intervals: these tests look at scores
 
 LEXICAL = ["bleu", "chrf", "chrf++", "ter", "rouge1", "rougeL", "meteor", "pinc", "levenshtein"]
 WORDS = ("the food was great and the staff friendly but slow service never again i loved it "
@@ -62,9 +65,10 @@ def segment_rows(path: Path) -> dict[tuple[str, str, str], tuple[float | None, b
 @pytest.mark.parametrize("chunk_size", [1, 7, 250])
 def test_lexical_battery_equals_in_memory(tmp_path, chunk_size):
     table = write_table(tmp_path / "t.jsonl", 60)
-    mem = styleval.score(read_table(table), LEXICAL, bootstrap=200, significance="paired-bootstrap")
+    options = StatisticsOptions(bootstrap=200, significance="paired-bootstrap")
+    mem = styleval.score(read_table(table), LEXICAL, options=options)
     seg = tmp_path / "seg.jsonl"
-    st = score_stream(table, LEXICAL, bootstrap=200, significance="paired-bootstrap", chunk_size=chunk_size,
+    st = score_stream(table, LEXICAL, options=options, chunk_size=chunk_size,
                       segments=seg, keep_stats=True)
     assert_same(mem, st)
     # segment scores: the in-memory engine's, every one
@@ -77,10 +81,10 @@ def test_lexical_battery_equals_in_memory(tmp_path, chunk_size):
 def test_approximate_randomization_baseline_and_parquet(tmp_path):
     pa = pytest.importorskip("pyarrow.parquet")
     table = write_table(tmp_path / "t.jsonl", 40, systems=3, seed=3)
-    kwargs = dict(bootstrap=100, significance="approx-randomization", baseline="sys1")
-    mem = styleval.score(read_table(table), ["bleu", "ter"], **kwargs)
+    options = StatisticsOptions(bootstrap=100, significance="approx-randomization", baseline="sys1")
+    mem = styleval.score(read_table(table), ["bleu", "ter"], options=options)
     st = score_stream(table, ["bleu", "ter"], chunk_size=16, segments=tmp_path / "seg.parquet", keep_stats=True,
-                      **kwargs)
+                      options=options)
     assert_same(mem, st)
     frame = pa.read_table(tmp_path / "seg.parquet").to_pandas()
     assert len(frame) == 3 * 40 * 4
@@ -98,8 +102,9 @@ def test_tsv_and_csv_inputs(tmp_path):
     csv_path.write_text('id,system,source,output,ref0,ref1\r\n1,A,"multi\nline",multi line,a b,\r\n'
                         '2,A,"x, y",x y,x y z,x\r\n', encoding="utf-8")
     for path in (tsv, csv_path):
-        mem = styleval.score(read_table(path), ["bleu", "chrf"], bootstrap=50)
-        assert_same(mem, score_stream(path, ["bleu", "chrf"], bootstrap=50, chunk_size=1, keep_stats=True))
+        mem = styleval.score(read_table(path), ["bleu", "chrf"], options=StatisticsOptions(bootstrap=50))
+        assert_same(mem, score_stream(path, ["bleu", "chrf"], options=StatisticsOptions(bootstrap=50), chunk_size=1,
+                                      keep_stats=True))
 
 
 def test_errors_name_file_and_line_and_leave_no_segment_file(tmp_path):
@@ -110,27 +115,27 @@ def test_errors_name_file_and_line_and_leave_no_segment_file(tmp_path):
     bad.write_text("\n".join(lines) + "\n", encoding="utf-8")
     seg = tmp_path / "seg.jsonl"
     with pytest.raises(InputError) as err:
-        score_stream(bad, ["bleu"], bootstrap=0, chunk_size=10, segments=seg)
+        score_stream(bad, ["bleu"], options=NO_CI, chunk_size=10, segments=seg)
     assert err.value.path == str(bad) and err.value.line == 58 and "not valid JSON" in str(err.value)
     assert not seg.exists() and not Path(str(seg) + ".partial").exists()
 
     tsv = tmp_path / "t.tsv"
     tsv.write_text("source\toutput\nA\tB\nC\tD\textra\n", encoding="utf-8")
     with pytest.raises(InputError) as err:
-        score_stream(tsv, ["bleu"], bootstrap=0, against=["source"], chunk_size=1)
+        score_stream(tsv, ["bleu"], options=NO_CI, against=["source"], chunk_size=1)
     assert err.value.line == 3 and "3 fields" in str(err.value)
 
     bad_utf8 = tmp_path / "u.tsv"
     bad_utf8.write_bytes(b"source\toutput\nok\tfine\nbad \xff\tx\n")
     with pytest.raises(InputError) as err:
-        score_stream(bad_utf8, ["bleu"], bootstrap=0, against=["source"])
+        score_stream(bad_utf8, ["bleu"], options=NO_CI, against=["source"])
     assert err.value.line == 3 and "UTF-8" in str(err.value)
 
     dup = tmp_path / "dup.jsonl"
     dup.write_text("".join(json.dumps({"id": i, "source": "a b", "output": "a"}) + "\n" for i in ["1", "2", "3", "2"]),
                    encoding="utf-8")
     with pytest.raises(InputError) as err:
-        score_stream(dup, ["bleu"], bootstrap=0, against=["source"], chunk_size=2)
+        score_stream(dup, ["bleu"], options=NO_CI, against=["source"], chunk_size=2)
     assert err.value.line == 4 and "dup.jsonl:2" in str(err.value)
 
 
@@ -140,7 +145,8 @@ def test_unaligned_systems_refused_for_paired_tests(tmp_path):
             for i, s, o in (("1", "A", "a"), ("2", "A", "c"), ("2", "B", "c"), ("1", "B", "b"))]
     path.write_text("".join(json.dumps(r) + "\n" for r in recs), encoding="utf-8")
     with pytest.raises(InputError, match="same segment ids in the same order"):
-        score_stream(path, ["bleu"], against=["source"], significance="paired-bootstrap", bootstrap=10)
+        score_stream(path, ["bleu"], against=["source"],
+                     options=StatisticsOptions(significance="paired-bootstrap", bootstrap=10))
 
 
 def test_real_data_yelp_dualrl(shared_data, tmp_path):
@@ -154,8 +160,9 @@ def test_real_data_yelp_dualrl(shared_data, tmp_path):
         for r in recs:
             fh.write(json.dumps({"id": r.id, "system": r.system, "source": r.source, "output": r.output,
                                  "refs": r.references}) + "\n")
-    mem = styleval.score(read_table(table), LEXICAL, bootstrap=100)
-    assert_same(mem, score_stream(table, LEXICAL, bootstrap=100, chunk_size=333, keep_stats=True))
+    mem = styleval.score(read_table(table), LEXICAL, options=StatisticsOptions(bootstrap=100))
+    assert_same(mem, score_stream(table, LEXICAL, options=StatisticsOptions(bootstrap=100), chunk_size=333,
+                                  keep_stats=True))
 
 
 def test_cli_stream(tmp_path):

@@ -11,6 +11,7 @@ from styleval.metrics.base import Batch
 from styleval.records import Direction
 from styleval.style import LabelledData, shipped_models, train_style_model
 from styleval.style.fscore import fscore_from_tags
+from styleval.engine.options import StatisticsOptions
 
 FORMAL = ["I would be grateful for your reply.", "The committee approved the proposal.",
           "Please find the attached report.", "We regret to inform you of the delay.",
@@ -117,8 +118,41 @@ def test_style_regression_gets_an_interval_through_score():
 
     ex = get("formality")
     recs = read_system_dir(ex.systems_dir, ex.source, list(ex.references), direction=ex.direction)
-    result = styleval.score(recs, ["style_regression"], bootstrap=100)
+    result = styleval.score(recs, ["style_regression"], options=StatisticsOptions(bootstrap=100))
     for r in result:
         assert r.ci is not None and r.ci[0] <= r.corpus_score <= r.ci[1]
     # the full rewrite is more formal than the copied input
     assert result.get("style_regression", "rewrite").corpus_score > result.get("style_regression", "copy").corpus_score
+
+
+def test_style_model_runs_once_per_distinct_text_of_a_run(monkeypatch):
+    """style_accuracy, style_probability and style_emd share the style model's outputs within one run (the per-run
+    memo): each distinct text goes through the model once, and every score equals the metric's score alone."""
+    import styleval
+    from styleval.examples import get
+    from styleval.readers import read_system_dir
+    from styleval.style.model import StyleModel
+
+    ex = get("formality")
+    recs = read_system_dir(ex.systems_dir, ex.source, list(ex.references), direction=ex.direction)
+    metrics = ["style_accuracy", "style_probability", "style_emd"]
+    alone = {m: styleval.score(recs, [m], options=StatisticsOptions(bootstrap=0)) for m in metrics}
+    seen: list[str] = []
+    real = StyleModel._decision
+
+    def counting(self, texts):
+        seen.extend(texts)
+        return real(self, texts)
+
+    monkeypatch.setattr(StyleModel, "_decision", counting)
+    together = styleval.score(recs, metrics, options=StatisticsOptions(bootstrap=0))
+    distinct = {r.output for r in recs} | {r.source for r in recs}
+    assert sorted(seen) == sorted(distinct)  # three metrics, one pass over each distinct text
+    for m in metrics:
+        for system in together.systems:
+            a, b = alone[m].get(m, system), together.get(m, system)
+            assert a.corpus_score == b.corpus_score
+            np.testing.assert_array_equal(a.segment_scores, b.segment_scores)
+    seen.clear()  # a second run has a memo of its own: the model runs again
+    styleval.score(recs, ["style_accuracy"], options=StatisticsOptions(bootstrap=0))
+    assert sorted(seen) == sorted({r.output for r in recs})

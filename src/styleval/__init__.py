@@ -7,7 +7,7 @@ from .errors import InputError, ResourceUnavailableError, StyleEvalError, Unknow
 from .records import Direction, Record
 
 __all__ = ["__version__", "Record", "Direction", "InputError", "StyleEvalError", "UnknownNameError",
-           "ResourceUnavailableError", "score", "score_stream"]
+           "ResourceUnavailableError", "StatisticsOptions", "score", "score_stream"]
 
 
 def score(*args, **kwargs):  # noqa: D103 - documented in styleval.scoring.score
@@ -20,3 +20,11 @@ def score_stream(*args, **kwargs):  # noqa: D103 - documented in styleval.engine
     from .engine.stream import score_stream as _score_stream
 
     return _score_stream(*args, **kwargs)
+
+
+def __getattr__(name: str):  # light import of the package: the engine loads on first use
+    if name == "StatisticsOptions":
+        from .engine.options import StatisticsOptions
+
+        return StatisticsOptions
+    raise AttributeError(f"module 'styleval' has no attribute {name!r}")

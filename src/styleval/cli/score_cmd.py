@@ -2,15 +2,18 @@
 from __future__ import annotations
 
 import argparse
-import math
 import sys
 from pathlib import Path
 
 from ..errors import InputError
 from ..records import Record
-from ..results import ScoreResult
-from ..scoring import SIGNIFICANCE_METHODS, Modifier, score
-from . import progress
+from ..scoring import score
+from . import progress, stream_cmd
+from .score_options import add_statistics_arguments, build_modifiers, split_specs, statistics_options
+from .score_table import format_table, significance_marks
+
+__all__ = ["add_input_arguments", "add_parser", "add_statistics_arguments", "format_table", "load_records", "run",
+           "significance_marks", "split_specs"]
 
 DEFAULT_METRICS = "bleu,chrf,chrf++,ter,rouge1,rouge2,rougeL,meteor,pinc,levenshtein"
 
@@ -33,17 +36,6 @@ def add_input_arguments(p: argparse.ArgumentParser) -> None:
                                                      "and --domain")
     src.add_argument("--domain", help="GYAFC domain (Entertainment_Music or Family_Relationships; default both)")
     src.add_argument("--split", default="test", help="GYAFC split (default: test)")
-
-
-def add_statistics_arguments(p: argparse.ArgumentParser, significance: str = "none") -> None:
-    """Intervals and paired tests; shared by ``score`` and ``evaluate``."""
-    s = p.add_argument_group("statistics")
-    s.add_argument("--bootstrap", type=int, default=1000, help="bootstrap resamples for CIs (0: none)")
-    s.add_argument("--confidence", type=float, default=0.95)
-    s.add_argument("--significance", choices=SIGNIFICANCE_METHODS, default=significance,
-                   help=f"paired test between systems (default: {significance})")
-    s.add_argument("--baseline", help="compare every system with this one (default: all pairs)")
-    s.add_argument("--seed", type=int, default=12345)
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -76,15 +68,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     o.add_argument("--jsonl", metavar="FILE", help="write segment scores as JSON lines")
     o.add_argument("--no-progress", action="store_true", help="no progress bar")
     o.add_argument("--quiet", "-q", action="store_true", help="print nothing but errors")
-    from . import stream_cmd  # --stream, --cache, --engine ray: the scale engine (issue 17)
-
-    stream_cmd.add_arguments(p)
+    stream_cmd.add_arguments(p)  # --stream, --cache, --engine ray: the scale engine
     p.set_defaults(run=run)
-
-
-def split_specs(text: str) -> list[str]:
-    """Split ``bleu,chrf:word_order=2;lowercase=true`` into specs; ';' separates parameters inside a spec."""
-    return [spec.strip().replace(";", ",") for spec in text.split(",") if spec.strip()]
 
 
 def load_records(args: argparse.Namespace) -> list[Record]:
@@ -133,85 +118,8 @@ def load_records(args: argparse.Namespace) -> list[Record]:
     return records
 
 
-def significance_marks(result: ScoreResult, alpha: float = 0.05) -> dict[tuple[str, str], str]:
-    """The mark of each (metric, system) cell. Against a baseline: ``*`` when the system differs from it with
-    p < ``alpha``. All pairs: `` ^bc`` naming the systems (by their column letters) it is significantly better
-    than, the direction taken from the metric (a lower perplexity is better), as the evaluation report marks them."""
-    from ..evaluation.summary import beaten_letters, system_letters
-
-    marks: dict[tuple[str, str], str] = {}
-    if result.settings.get("baseline"):
-        for c in result.comparisons:
-            if c.p_value < alpha:
-                marks[(c.metric, c.system)] = "*"
-        return marks
-    letters = system_letters(result.systems)
-    comparisons = [c.to_dict() for c in result.comparisons]
-    for r in result.results:
-        beaten = beaten_letters(comparisons, letters, r.metric, r.system, r.higher_is_better, alpha)
-        if beaten:
-            marks[(r.metric, r.system)] = f" ^{beaten}"
-    return marks
-
-
-def format_table(result: ScoreResult) -> str:
-    """Metrics as rows, systems as columns; each cell 'score ±CI half-width' and its significance mark (see
-    :func:`significance_marks`)."""
-    marks = significance_marks(result)
-    systems = result.systems
-    from ..evaluation.summary import system_letters
-
-    letters = system_letters(systems)
-    all_pairs = bool(result.comparisons) and not result.settings.get("baseline")
-    header = ["metric"] + [f"{s} ({letters[s]})" if all_pairs else s for s in systems]
-    rows = []
-    for metric in result.metrics:
-        first = result.get(metric, systems[0])
-        row = [f"{metric} {'↑' if first.higher_is_better else '↓'}"]
-        for system in systems:
-            try:
-                r = result.get(metric, system)
-            except KeyError:
-                row.append("-")
-                continue
-            text = "nan" if math.isnan(r.corpus_score) else f"{r.corpus_score:.4g}"
-            if r.ci is not None:
-                text += f" ±{(r.ci[1] - r.ci[0]) / 2:.2g}"
-            text += marks.get((metric, system), "")
-            row.append(text)
-        rows.append(row)
-    widths = [max(len(row[i]) for row in rows + [header]) for i in range(len(header))]
-    return "\n".join("  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in [header] + rows)
-
-
-def build_modifiers(args: argparse.Namespace) -> "list[Modifier]":
-    """Modified variants of the content metrics asked for by flags."""
-    modifiers: list[Modifier] = []
-    if args.style_mask or args.style_remove:
-        from ..metrics.style import StyleMask, StyleRemove
-        from ..style.lexicon import load_lexicon
-
-        if args.style_mask:
-            lex = load_lexicon(args.style_mask)
-            modifiers.append(lambda m: StyleMask(inner=m, lexicon=lex, placeholder=args.mask_placeholder))
-        if args.style_remove:
-            lex_r = load_lexicon(args.style_remove)
-            modifiers.append(lambda m: StyleRemove(inner=m, lexicon=lex_r))
-    if args.entity_aware or args.sentiment_aware:
-        from ..metrics.aware import EntityAware, SentimentAware
-
-        if args.entity_aware:
-            modifiers.append(lambda m: EntityAware(inner=m, ne_score=args.entity_aware) if m.higher_is_better
-                             else None)
-        if args.sentiment_aware:
-            modifiers.append(lambda m: SentimentAware(inner=m, lexicon=args.sentiment_aware) if m.higher_is_better
-                             else None)
-    return modifiers
-
-
 def run(args: argparse.Namespace) -> int:
     from ..outputs import check_destinations
-    from . import stream_cmd
 
     if stream_cmd.wanted(args):
         return stream_cmd.run(args)
@@ -219,9 +127,7 @@ def run(args: argparse.Namespace) -> int:
     records = load_records(args)
     bar = progress.make(not (args.no_progress or args.quiet))
     result = score(records, split_specs(args.metrics), against=[a.strip() for a in args.against.split(",")],
-                   modifiers=build_modifiers(args),
-                   bootstrap=args.bootstrap, confidence=args.confidence, significance=args.significance,
-                   baseline=args.baseline, seed=args.seed, progress=bar)
+                   modifiers=build_modifiers(args), options=statistics_options(args), progress=bar)
     if args.json:
         result.write_json(args.json)
     if args.csv:

@@ -1,7 +1,7 @@
 """``styleval score --stream`` (and ``--engine ray``): the scale options of ``score`` and the run that uses them.
 
 A thin layer over :func:`styleval.engine.score_stream`; ``score_cmd`` adds these arguments and hands over
-when one of them asks for the streaming engine.
+when one of them asks for the streaming engine (the options both read are in :mod:`.score_options`).
 """
 from __future__ import annotations
 
@@ -11,6 +11,8 @@ from pathlib import Path
 
 from ..errors import InputError
 from . import progress
+from .score_options import build_modifiers, split_specs, statistics_options
+from .score_table import format_table
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -39,7 +41,6 @@ def wanted(args: argparse.Namespace) -> bool:
 def run(args: argparse.Namespace) -> int:
     from ..engine import TableOptions, score_stream
     from ..outputs import check_destinations
-    from .score_cmd import build_modifiers, format_table, split_specs
 
     if not args.input or args.system or args.systems_dir or args.gyafc or args.example:
         raise InputError("--stream reads tables: give --input TABLE (TSV/CSV/JSONL), repeatable")
@@ -51,8 +52,7 @@ def run(args: argparse.Namespace) -> int:
     check_destinations(args.json, args.csv, segments)
     bar = progress.make(not (args.no_progress or args.quiet))
     out = score_stream(args.input, split_specs(args.metrics), against=[a.strip() for a in args.against.split(",")],
-                       modifiers=build_modifiers(args), bootstrap=args.bootstrap, confidence=args.confidence,
-                       significance=args.significance, baseline=args.baseline, seed=args.seed, segments=segments,
+                       modifiers=build_modifiers(args), options=statistics_options(args), segments=segments,
                        chunk_size=args.chunk_size, cache=args.cache,
                        table=TableOptions(default_direction=args.direction), engine=args.engine,
                        ray_address=args.ray_address, ray_workers=args.ray_workers, progress=bar)

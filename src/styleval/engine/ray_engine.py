@@ -3,8 +3,8 @@
 Ray Data reads the input through a datasource whose read tasks run the same validated reader as the local
 engine (:mod:`.source`: errors name file and line), one task per file, a block per chunk. ``map_batches`` sends
 each block to a pool of actors that build the metrics once and keep them (models load once per actor) and
-return every metric's statistics for the block (:func:`.stream.compute_groups`). The driver takes the results
-in input order and reduces them exactly as the local engine does, so the numbers are the same. A lost node
+return every metric's statistics for the block (the worker side, :func:`.worker.compute_groups`). The driver takes
+the results in input order and reduces them exactly as the local engine does, so the numbers are the same. A lost node
 costs only recomputation: Ray retries the read tasks and restarts the actors, and the computation is
 deterministic.
 """
@@ -20,6 +20,7 @@ from ..metrics.base import Metric
 from ..records import Direction, Record
 from ..readers.text import StrPath
 from .source import TableOptions, iter_chunks
+from .worker import Group, compute_groups
 
 _COLUMNS = ("seq", "line", "path", "system", "id", "source", "output", "refs", "direction", "bytes_done",
             "bytes_total")
@@ -90,8 +91,6 @@ class MetricWorker:
         self.metrics: list[Metric] = pickle.loads(metrics_blob)
 
     def __call__(self, batch: Any) -> dict[str, Any]:
-        from .stream import compute_groups
-
         rows = batch.to_pylist()
         records = [Record(id=r["id"], source=r["source"], output=r["output"], references=list(r["refs"] or []),
                           system=r["system"], direction=Direction.parse(r["direction"]) if r["direction"] else None)
@@ -118,7 +117,7 @@ def _start(address: str | None, workers: int) -> bool:
 
 def ray_groups(paths: Sequence[StrPath], metrics: list[Metric], chunk_size: int, table: TableOptions, *,
                address: str | None = None, workers: int = 2
-               ) -> Iterator[tuple[list[Any], int, int, int]]:
+               ) -> Iterator[tuple[list[Group], int, int, int]]:
     """The statistics groups of every block, in input order, computed by ``workers`` Ray actors."""
     ray = _ray()
     if workers < 1:

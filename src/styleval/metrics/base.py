@@ -207,13 +207,20 @@ class Metric(ABC):
         """Per-segment sufficient statistics, shape (n_segments, n_stats): a :class:`SegmentStats`, or the bare
         array when the metric has no flags or resolved resources to report."""
 
+    @property
+    def n_stats(self) -> int:
+        """How many statistics columns :meth:`segment_stats` returns: declared, never learnt from a run (a
+        composite's layout is built from its components' ``n_stats``). One unless a metric says otherwise."""
+        return 1
+
     def compute(self, batch: Batch) -> SegmentStats:
-        """:meth:`segment_stats` as :class:`SegmentStats`, checked for shape."""
+        """:meth:`segment_stats` as :class:`SegmentStats`, checked against the declared shape."""
         self.check_batch(batch)
         out = SegmentStats.of(self.segment_stats(batch))
         out.values = np.asarray(out.values, dtype=float)
-        if out.values.ndim != 2 or out.values.shape[0] != len(batch):
-            raise RuntimeError(f"{self.name}: statistics of shape {out.values.shape} for {len(batch)} segments")
+        if out.values.ndim != 2 or out.values.shape != (len(batch), self.n_stats):
+            raise RuntimeError(f"{self.name}: statistics of shape {out.values.shape} for {len(batch)} segments; "
+                               f"{self.n_stats} column(s) declared")
         return out
 
     def scores_from_stats(self, stats: np.ndarray) -> np.ndarray:
@@ -263,7 +270,6 @@ class Metric(ABC):
 
     def result(self, batch: Batch, computed: SegmentStats, metric_id: MetricId | None = None) -> MetricResult:
         """The result of one system from statistics already computed."""
-        stats = computed.values
         flags: dict[str, list[str]] = {}
         empty = [i for i, o in zip(batch.ids, batch.outputs) if not o.strip()]
         if empty:
@@ -271,12 +277,19 @@ class Metric(ABC):
         for flag, rows in computed.flags.items():
             if len(rows):
                 flags[flag] = [batch.ids[i] for i in rows]
+        return self.summarise(batch.system, computed.values, ids=batch.ids, flags=flags, extra=dict(computed.extra),
+                              signature=self.signature(batch, computed.resources), metric_id=metric_id)
+
+    def summarise(self, system: str, stats: np.ndarray, *, ids: Sequence[str] | None, flags: dict[str, list[str]],
+                  extra: dict[str, Any], signature: Signature, metric_id: MetricId | None = None) -> MetricResult:
+        """The result of one system from all its statistics rows: the corpus score, and with ``ids`` (one per row)
+        the segment scores; without, a result of corpus figures only (``ids`` and segment scores empty)."""
         mid = metric_id or self.metric_id
         return MetricResult(
-            metric=mid.label, system=batch.system, ids=list(batch.ids),
-            segment_scores=self.scores_from_stats(stats), stats=stats, corpus_score=self.aggregate(stats),
-            signature=self.signature(batch, computed.resources), higher_is_better=self.higher_is_better,
-            aspect=self.aspect, flags=flags, extra=dict(computed.extra), metric_id=mid,
+            metric=mid.label, system=system, ids=list(ids) if ids is not None else [],
+            segment_scores=self.scores_from_stats(stats) if ids is not None else np.empty(0), stats=stats,
+            corpus_score=self.aggregate(stats), signature=signature, higher_is_better=self.higher_is_better,
+            aspect=self.aspect, flags=flags, extra=extra, metric_id=mid,
         )
 
 

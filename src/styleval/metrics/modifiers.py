@@ -101,6 +101,10 @@ class ContentModifier(ContentMetric):
         return SegmentStats(values=np.column_stack([adjusted, inner_stats]), flags=dict(inner.flags),
                             extra=dict(inner.extra), resources=dict(inner.resources))
 
+    @property
+    def n_stats(self) -> int:
+        return 1 + self.n_extra + self.inner.n_stats
+
     def _inner_stats(self, stats: np.ndarray) -> np.ndarray:
         return np.asarray(stats, dtype=float)[:, 1 + self.n_extra:]
 

@@ -65,8 +65,25 @@ class StyleModel:
         return sp.hstack([b.transform(texts) for b in self.blocks], format="csr")
 
     def decision(self, texts: Sequence[str]) -> np.ndarray:
+        """The head's scores, shape (n, k): once per distinct text within a run (see
+        :func:`styleval.models.outputs.memoized`), since every row depends on its own text only."""
+        if self.path is None:  # a model being trained has no stable identity to memoise under
+            return self._decision(texts)
+        from ..models.outputs import memoized
+
+        return memoized(self._memo_namespace(self.path), texts, self._decision)
+
+    def _decision(self, texts: Sequence[str]) -> np.ndarray:
         x = self.features(texts)
         return np.asarray(x @ self.coef.T, dtype=np.float64) + self.intercept
+
+    def _memo_namespace(self, path: Path) -> str:
+        key = getattr(self, "_namespace", None)
+        if key is None:
+            from ..models.hashing import content_hash
+
+            key = self._namespace = f"style-decision:{content_hash(path)}:{self.text_norm}"
+        return str(key)
 
     def predict_proba(self, texts: Sequence[str]) -> np.ndarray:
         """Probabilities, shape (n, len(labels)); classifiers only."""

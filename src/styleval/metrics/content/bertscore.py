@@ -195,6 +195,7 @@ def greedy_prf(h_emb: np.ndarray, h_w: np.ndarray, r_emb: np.ndarray, r_w: np.nd
 @register
 class BERTScore(ContentMetric):
     name = "bertscore"
+    n_stats = 4
     version = "1"
     higher_is_better = True
     value_range = (-1.0, 1.0)

@@ -44,7 +44,6 @@ class COMET(ContentMetric):
         self.batch_size = batch_size
         self.gpus = gpus
         self._model: Any = None
-        self._sources: list[str] | None = None
 
     def get_params(self) -> dict[str, Any]:
         params = super().get_params()
@@ -75,15 +74,15 @@ class COMET(ContentMetric):
         return self._model
 
     def segment_stats(self, batch: Batch) -> np.ndarray:
-        self._sources = list(batch.sources)
-        try:
-            return self.pair_stats(batch.outputs, self.comparisons(batch))
-        finally:
-            self._sources = None
+        return self.triple_stats(batch.sources, batch.outputs, self.comparisons(batch))
 
     def pair_stats(self, outputs: list[str], comparisons: list[list[str]]) -> np.ndarray:
+        """Without sources at hand (a modifier's rewritten texts), each comparison's first text stands in."""
+        return self.triple_stats([comp[0] for comp in comparisons], outputs, comparisons)
+
+    def triple_stats(self, sources: list[str], outputs: list[str], comparisons: list[list[str]]) -> np.ndarray:
+        """The largest score of each (source, output, comparison) triple over the output's comparisons."""
         check_lengths(self.name, outputs, comparisons)
-        sources = self._sources if self._sources is not None else [comp[0] for comp in comparisons]
         triples = list(dict.fromkeys((s, o, c) for s, o, comp in zip(sources, outputs, comparisons) for c in comp))
         data = [{"src": s, "mt": o, "ref": c} for s, o, c in triples]
         pred = self._get_model().predict(data, batch_size=self.batch_size, gpus=self.gpus, progress_bar=False)

@@ -302,6 +302,7 @@ class GreedyMatching(_NlgEvalMetric):
 @register
 class SentenceCosine(ContentMetric):
     name = "sentence_cosine"
+    n_stats = 2
     version = "1"
     higher_is_better = True
     value_range = (-1.0, 1.0)

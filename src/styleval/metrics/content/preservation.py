@@ -32,6 +32,7 @@ from ._common import check_lengths
 @register
 class Preservation(ContentMetric):
     name = "preservation"
+    n_stats = 2
     version = "3"  # 2: the default model averages the feature head with a cross-encoder; 3: and the plain cosine
     higher_is_better = True
     value_range = (0.0, 1.0)

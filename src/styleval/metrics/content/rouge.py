@@ -25,6 +25,7 @@ MEASURES = ("precision", "recall", "fmeasure")
 
 class _Rouge(ContentMetric):
     rouge_type: ClassVar[str]
+    n_stats = 3
     libraries: ClassVar[tuple[str, ...]] = ("rouge-score", "nltk")
     version = "1"
     higher_is_better = True

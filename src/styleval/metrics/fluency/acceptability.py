@@ -27,6 +27,7 @@ class Acceptability(Metric):
     """Share of outputs that the shipped acceptability classifier finds acceptable English (segment: P)."""
 
     name = "acceptability"
+    n_stats = 3
     version = "1"
     aspect = Aspect.FLUENCY
     higher_is_better = True

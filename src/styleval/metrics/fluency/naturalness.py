@@ -24,6 +24,7 @@ class Naturalness(Metric):
     """Share of outputs that a cross-fitted input-vs-output classifier finds more human-like than their input."""
 
     name = "naturalness"
+    n_stats = 3
     version = "1"
     aspect = Aspect.FLUENCY
     needs = frozenset({"source"})

@@ -48,6 +48,7 @@ class Perplexity(StyleLMs, Metric):
     """Perplexity under a causal LM (default SmolLM2-135M), per target style when style LMs are given."""
 
     name = "perplexity"
+    n_stats = 3
     version = "1"
     aspect = Aspect.FLUENCY
     higher_is_better = False

@@ -80,6 +80,7 @@ class MeanLogprob(_LMScore):
     """Mean token log-probability of each output under a causal LM (default SmolLM2-135M)."""
 
     name = "mean_logprob"
+    n_stats = 3
     version = "1"
     description = "mean token log-probability log P_LM(s)/|s| (natural log); corpus: mean over segments"
 
@@ -104,6 +105,7 @@ class Slor(_LMScore):
     """SLOR (Kann et al. 2018): LM log-probability minus unigram log-probability, per token."""
 
     name = "slor"
+    n_stats = 4
     version = "1"
     description = ("SLOR (Kann et al. 2018): (log P_LM(s) - log P_unigram(s)) / |s| with a unigram model over the "
                    "LM's tokens from a named corpus; corpus: mean over segments")

@@ -65,7 +65,8 @@ class CompositeMetric(Metric):
     """Base class of overall scores. Subclasses list their ``roles`` (constructor parameters holding metrics) and
     implement :meth:`combine_corpus` (corpus scores of the components -> overall) and :meth:`combine_segments`.
 
-    Statistics: ``[role 1 stats | role 2 stats | … | 1]``; the final column of ones counts the segments of a
+    Statistics: ``[role 1 stats | role 2 stats | … | 1]``, a layout known before any statistics exist (each
+    component declares its ``n_stats``, :meth:`layout`); the final column of ones counts the segments of a
     resample, so means over segments have a summed form (the fast bootstrap path).
     """
 
@@ -101,39 +102,33 @@ class CompositeMetric(Metric):
         n = blocks[0].shape[0]
         if any(b.shape[0] != n for b in blocks):
             raise InputError(f"{self.name}: components cover different numbers of segments")
+        widths = {r: b.shape[1] for r, b in zip(self.components(), blocks)}
+        if widths != self.layout():
+            raise InputError(f"{self.name}: components returned {widths} statistics columns, {self.layout()} declared")
         flags: dict[str, list[int]] = {}
         resources: dict[str, str] = {}
         for role, part in parts.items():
             flags.update({f"{role}.{k}": list(v) for k, v in part.flags.items()})
             resources.update({f"{role}.{k}": v for k, v in part.resources.items()})
-        self._remember_widths(parts)
         return SegmentStats(values=np.column_stack([*blocks, np.ones(n)]), flags=flags, resources=resources)
+
+    def layout(self) -> dict[str, int]:
+        """Statistics columns per role, in column order: each component's declared ``n_stats``."""
+        return {role: metric.n_stats for role, metric in self.components().items()}
+
+    @property
+    def n_stats(self) -> int:
+        """The components' columns side by side, then the count column."""
+        return sum(self.layout().values()) + 1
 
     def split(self, stats: np.ndarray) -> dict[str, np.ndarray]:
         """Rows of composite statistics cut back into each component's columns."""
         stats = np.asarray(stats, dtype=float)
         out, start = {}, 0
-        for role in self.components():
-            k = self._widths[role]
+        for role, k in self.layout().items():
             out[role] = stats[:, start:start + k]
             start += k
         return out
-
-    @property
-    def _widths(self) -> dict[str, int]:
-        widths = getattr(self, "_known_widths", None)
-        if widths is None:
-            raise InputError(f"{self.name}: statistics layout unknown; compute or combine statistics first")
-        return widths
-
-    def _remember_widths(self, parts: dict[str, SegmentStats]) -> None:
-        """The statistics layout is a fact of the components (how many columns each returns): learnt from the
-        first statistics combined and checked against every later one."""
-        widths = {r: int(np.asarray(parts[r].values).shape[1]) for r in parts}
-        known = getattr(self, "_known_widths", None)
-        if known is not None and known != widths:
-            raise InputError(f"{self.name}: components returned {widths} statistics columns, earlier {known}")
-        self._known_widths = widths
 
     # -- the two stages --------------------------------------------------------------------------
     def scores_from_stats(self, stats: np.ndarray) -> np.ndarray:
@@ -185,8 +180,7 @@ class _StyleContentMean(CompositeMetric):
         s_sum, c_sum = mean_sum_function(self.style), mean_sum_function(self.content)
         if s_sum is None or c_sum is None:
             return None
-        ks = self._widths["style"]
-        kc = self._widths["content"]
+        ks, kc = self.style.n_stats, self.content.n_stats
 
         def from_sums(sums: np.ndarray) -> float:
             n = float(sums[-1])
@@ -257,6 +251,10 @@ class JointScore(CompositeMetric):
         product = self.combine_segments(seg)
         out.values = np.column_stack([out.values[:, :-1], product, out.values[:, -1]])
         return out
+
+    @property
+    def n_stats(self) -> int:
+        return super().n_stats + 1
 
     def split(self, stats: np.ndarray) -> dict[str, np.ndarray]:
         return super().split(np.asarray(stats, dtype=float)[:, :-2])

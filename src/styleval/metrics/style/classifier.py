@@ -20,6 +20,7 @@ class StyleAccuracy(StyleModelMetric):
     Statistics: ``[correct, p_target]``."""
 
     name = "style_accuracy"
+    n_stats = 2
     description = "target-style accuracy of a style classifier (shipped name, model folder, or auto), calibrated"
 
     def __init__(self, *, model: str = AUTO, calibrated: bool = True) -> None:
@@ -63,6 +64,7 @@ class StyleEMD(StyleModelMetric):
     Statistics: ``[score, p_target(source), p_target(output)]``."""
 
     name = "style_emd"
+    n_stats = 3
     description = "direction-corrected Earth Mover's Distance between source and output style distributions"
     needs: ClassVar[frozenset[str]] = frozenset({"source", "target_style"})
     value_range = (-1.0, 1.0)

@@ -34,10 +34,13 @@ class StyleRegression(StyleModelMetric):
         self.calibrated = bool(calibrated)
         self.scale = scale
 
-
     @property
     def needs(self) -> frozenset[str]:  # type: ignore[override]
         return frozenset({"target_style", "source"} if self.relative else {"target_style"})
+
+    @property
+    def n_stats(self) -> int:
+        return 3 if self.relative else 2
 
     def segment_stats(self, batch: Batch) -> np.ndarray:
         reg = self.load(batch)
@@ -77,6 +80,7 @@ class FormalityFScore(Metric):
     Texts without words score NaN and are left out of the mean. Statistics: ``[score, F]``."""
 
     name = "formality_fscore"
+    n_stats = 2
     aspect = Aspect.STYLE
     description = "Heylighen & Dewaele formality F-score from POS frequencies (spaCy), oriented by direction"
     libraries: ClassVar[tuple[str, ...]] = ("spacy",)

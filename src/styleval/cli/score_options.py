@@ -1,0 +1,54 @@
+"""The metric and statistics options of ``styleval score`` (in memory or ``--stream``) read into library objects."""
+from __future__ import annotations
+
+import argparse
+
+from ..engine.metric_specs import Modifier
+from ..engine.options import SIGNIFICANCE_METHODS, StatisticsOptions
+
+
+def add_statistics_arguments(p: argparse.ArgumentParser, significance: str = "none") -> None:
+    """Intervals and paired tests; shared by ``score`` and ``evaluate``."""
+    s = p.add_argument_group("statistics")
+    s.add_argument("--bootstrap", type=int, default=1000, help="bootstrap resamples for CIs (0: none)")
+    s.add_argument("--confidence", type=float, default=0.95)
+    s.add_argument("--significance", choices=SIGNIFICANCE_METHODS, default=significance,
+                   help=f"paired test between systems (default: {significance})")
+    s.add_argument("--baseline", help="compare every system with this one (default: all pairs)")
+    s.add_argument("--seed", type=int, default=12345)
+
+
+def statistics_options(args: argparse.Namespace) -> StatisticsOptions:
+    """The options :func:`add_statistics_arguments` read."""
+    return StatisticsOptions(bootstrap=args.bootstrap, confidence=args.confidence, significance=args.significance,
+                             baseline=args.baseline, seed=args.seed)
+
+
+def split_specs(text: str) -> list[str]:
+    """Split ``bleu,chrf:word_order=2;lowercase=true`` into specs; ';' separates parameters inside a spec."""
+    return [spec.strip().replace(";", ",") for spec in text.split(",") if spec.strip()]
+
+
+def build_modifiers(args: argparse.Namespace) -> list[Modifier]:
+    """Modified variants of the content metrics asked for by flags."""
+    modifiers: list[Modifier] = []
+    if args.style_mask or args.style_remove:
+        from ..metrics.style import StyleMask, StyleRemove
+        from ..style.lexicon import load_lexicon
+
+        if args.style_mask:
+            lex = load_lexicon(args.style_mask)
+            modifiers.append(lambda m: StyleMask(inner=m, lexicon=lex, placeholder=args.mask_placeholder))
+        if args.style_remove:
+            lex_r = load_lexicon(args.style_remove)
+            modifiers.append(lambda m: StyleRemove(inner=m, lexicon=lex_r))
+    if args.entity_aware or args.sentiment_aware:
+        from ..metrics.aware import EntityAware, SentimentAware
+
+        if args.entity_aware:
+            modifiers.append(lambda m: EntityAware(inner=m, ne_score=args.entity_aware) if m.higher_is_better
+                             else None)
+        if args.sentiment_aware:
+            modifiers.append(lambda m: SentimentAware(inner=m, lexicon=args.sentiment_aware) if m.higher_is_better
+                             else None)
+    return modifiers
