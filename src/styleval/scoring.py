@@ -19,9 +19,8 @@ from .progress import Progress
 from .records import Record, group_by_system
 from .results import ScoreResult
 
-ResamplingOptions = StatisticsOptions  # the earlier name, kept for callers that still use it
 
-__all__ = ["SIGNIFICANCE_METHODS", "Modifier", "ResamplingOptions", "StatisticsOptions", "build_metrics",
+__all__ = ["SIGNIFICANCE_METHODS", "Modifier", "StatisticsOptions", "build_metrics",
            "metric_labels", "score", "score_records", "with_modifiers"]
 
 

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from . import progress, score_cmd
+from .score_options import statistics_options
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -83,8 +84,7 @@ def run(args: argparse.Namespace) -> int:
     bar = progress.make(not (args.no_progress or args.quiet))
     ev = evaluate(records, style_model=args.style_model, content_model=args.content_model, lm=args.lm,
                   style_lms=style_lms or None, fluency=args.fluency, fluency_threshold=args.fluency_threshold,
-                  fast=args.fast, bootstrap=args.bootstrap, confidence=args.confidence, significance=args.significance,
-                  baseline=args.baseline, seed=args.seed, naturalness=args.naturalness, progress=bar)
+                  fast=args.fast, naturalness=args.naturalness, options=statistics_options(args), progress=bar)
     if args.json:
         ev.write_json(args.json)
     if args.html or args.markdown:

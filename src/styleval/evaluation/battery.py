@@ -18,12 +18,15 @@ import pandas as pd
 
 from ..errors import InputError
 from ..records import Record
+from ..engine.options import StatisticsOptions
 from ..results import Comparison, ScoreResult
 from .overall import overall_metrics, split_overall
 from .plan import (DEFAULT_FLUENCY, DEFAULT_LM, BatteryChoices, CorpusFacts, StyleModelFacts, plan_evaluation)
 from ..progress import Progress
 
 FORMAT = "styleval-evaluation/1"
+#: evaluate's statistics defaults: those of score, with paired bootstrap tests between the systems.
+EVALUATE_STATISTICS = StatisticsOptions(significance="paired-bootstrap")
 
 
 @dataclass
@@ -171,10 +174,8 @@ def _fluency_warning(result: Any, metric: str, threshold: float) -> list[str]:
 def evaluate(records: Sequence[Record], *, style_model: str = "auto", content_model: str = "bertscore",
              lm: str = DEFAULT_LM, style_lms: "str | Mapping[str, str] | None" = None,
              fluency: str = DEFAULT_FLUENCY, fluency_threshold: float | None = None, fast: bool = False,
-             bootstrap: int = 1000,
-             confidence: float = 0.95, significance: str = "paired-bootstrap", baseline: str | None = None,
-             seed: int = 12345, naturalness: "str | bool | None" = None,
-             progress: Progress | None = None) -> Evaluation:
+             naturalness: "str | bool | None" = None, options: StatisticsOptions | None = None,
+             progress: Progress | None = None, **statistics: Any) -> Evaluation:
     """Score ``records`` with the battery recommended for their transfer direction(s).
 
     * style: ``style_accuracy`` and ``style_emd`` with the best style classifier for the direction
@@ -196,18 +197,23 @@ def evaluate(records: Sequence[Record], *, style_model: str = "auto", content_mo
     ``fast=True`` leaves out the neural content and fluency models (lexical metrics and the style classifier only);
     SIM in J is then chrF/src ÷ 100 and J has no fluency factor.
 
+    ``options``: intervals and paired tests (:class:`StatisticsOptions`; here the default test is the paired
+    bootstrap); its fields may also be given as keywords (``bootstrap=0``, ``seed=7``). ``naturalness`` is fitted
+    with its seed.
+
     The choices are made by :func:`styleval.evaluation.plan.plan_evaluation` (pure); this function gathers the
     facts it needs, scores the plan in one engine call and summarises.
     """
     from ..metrics.fluency.perplexity import parse_style_lms
-    from ..scoring import ResamplingOptions, build_metrics, score_records
+    from ..scoring import build_metrics, score_records
 
     records = list(records)
+    opts = StatisticsOptions.given(options if options is not None else EVALUATE_STATISTICS, **statistics)
     choices = BatteryChoices(content_model=content_model, lm=lm,
                              style_lms=parse_style_lms(dict(style_lms) if isinstance(style_lms, Mapping)
                                                        else style_lms),
                              fluency=fluency, fluency_threshold=fluency_threshold, fast=fast,
-                             naturalness="unigram" if naturalness is True else (naturalness or None), seed=seed)
+                             naturalness="unigram" if naturalness is True else (naturalness or None), seed=opts.seed)
     corpus = CorpusFacts.of(records)
     plan = plan_evaluation(corpus, choices, style_model_facts(style_model, corpus.styles))
 
@@ -215,9 +221,7 @@ def evaluate(records: Sequence[Record], *, style_model: str = "auto", content_mo
     by_id = {m.metric_id: m for m in built}
     threshold = choices.threshold
     built += overall_metrics({role: by_id[mid] for role, mid in plan.roles.items()}, threshold)
-    options = ResamplingOptions(bootstrap=bootstrap, confidence=confidence, significance=significance,
-                                baseline=baseline, seed=seed)
-    scored = score_records(records, built, options=options, progress=progress)
+    scored = score_records(records, built, options=opts, progress=progress)
     result, overall, overall_comparisons = split_overall(scored)
 
     roles = {role: mid.label for role, mid in plan.roles.items()}
@@ -231,10 +235,11 @@ def evaluate(records: Sequence[Record], *, style_model: str = "auto", content_mo
                         else ", no fluency factor (fast)."))
     if "fluency" in roles:
         rationale.extend(_fluency_warning(result, roles["fluency"], threshold))
-    if bootstrap > 0:
-        rationale.append(f"intervals: {confidence:.0%} bootstrap CIs ({bootstrap} resamples, seed {seed}); "
-                         f"significance: {significance}"
-                         + (f" against baseline {baseline!r}." if baseline else " between every pair of systems.")
+    if opts.bootstrap > 0:
+        rationale.append(f"intervals: {opts.confidence:.0%} bootstrap CIs ({opts.bootstrap} resamples, seed "
+                         f"{opts.seed}); significance: {opts.significance}"
+                         + (f" against baseline {opts.baseline!r}." if opts.baseline
+                            else " between every pair of systems.")
                          + " For hm, gm and j the segments are resampled jointly: each resample recomputes the "
                            "style and content corpus scores and the J products of the same segments, then the "
                            "overall score.")
