@@ -36,7 +36,7 @@ def load_texts(n: int) -> list[str]:
 def child(role: str, name: str, n: int) -> dict:
     texts = load_texts(n)
     if role == "styleval":
-        from styleval.style import load_style_model
+        from styleval.style_models import load_style_model
 
         model = load_style_model(name)
         model.decision(texts[:32])  # loads the encoder (and merges adapters): not timed
@@ -85,7 +85,7 @@ def main() -> int:
     if args.child:
         print(json.dumps(child(args.child, args.model, args.n)))
         return 0
-    from styleval.style import load_style_model, shipped_models
+    from styleval.style_models import load_style_model, shipped_models
 
     print(f"{args.n} yelp-dualrl outputs, {args.threads} threads, median of {args.repeat} runs (each its own process)")
     floor: float | None = None

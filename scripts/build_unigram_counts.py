@@ -19,7 +19,7 @@ import fluency_data  # noqa: E402
 
 def main() -> int:
     from styleval.textnorm.readable import normalize_all
-    from styleval.fluency.unigram import DATA_DIR, DEFAULT_UNIGRAM, build_unigram
+    from styleval.acceptability.unigram import DATA_DIR, DEFAULT_UNIGRAM, build_unigram
     from styleval.lm.loading import load_causal_lm
 
     data = fluency_data.corpora()

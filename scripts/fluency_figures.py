@@ -57,7 +57,7 @@ def pt16_by_style() -> dict[str, list[str]]:
 
 
 def train_lms(work: Path, steps: int) -> tuple[dict[str, str], dict[str, str]]:
-    from styleval.lm.train import train_ngram_lm, train_style_lm
+    from styleval.training.lm import train_ngram_lm, train_style_lm
 
     data = pt16_by_style()
     lora, ngram = {}, {}

@@ -109,7 +109,7 @@ def yelp_lora_sentences() -> tuple[dict[str, list[str]], int]:
 
 def stage_lora(lora: Path, steps: int) -> None:
     """Train the Yelp sentiment LoRA LMs with the recipe of scripts/fluency_figures.py (batch 16)."""
-    from styleval.lm.train import train_style_lm
+    from styleval.training.lm import train_style_lm
 
     data, dropped = yelp_lora_sentences()
     log(f"yelp LoRA data: {', '.join(f'{k} {len(v)}' for k, v in data.items())}; "

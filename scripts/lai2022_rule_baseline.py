@@ -22,7 +22,7 @@ def main() -> int:
     from styleval.evaluation import evaluate
     from styleval.datasets import read_lai2022
     from styleval.report.html import write_report
-    from styleval.transfer import to_formal, to_informal
+    from styleval.training.transfer import to_formal, to_informal
 
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--fast", action="store_true")

@@ -113,7 +113,7 @@ def _evaluations() -> list[dict]:
 def record_on_cards() -> None:
     """Add the test figures of each trained model to its card (the split they come from named)."""
     sys.path.insert(0, str(ROOT / "src"))
-    from styleval.transfer.neural.model import add_evaluation
+    from styleval.training.transfer.neural.model import add_evaluation
 
     runs = _evaluations()
     n = len((EVAL / "source.txt").read_text(encoding="utf-8").splitlines())

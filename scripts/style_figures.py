@@ -35,9 +35,9 @@ from styleval.meta import datasets as md  # noqa: E402
 from styleval.meta.conventions import lai2022_tasks  # noqa: E402
 from styleval.meta.evaluate import MetaTask, run  # noqa: E402
 from styleval.records import Direction  # noqa: E402
-from styleval.style import load_style_model, shipped_models  # noqa: E402
-from styleval.style.distance import direction_corrected_emd  # noqa: E402
-from styleval.style.fscore import fscores  # noqa: E402
+from styleval.style_models import load_style_model, shipped_models  # noqa: E402
+from styleval.style_models.distance import direction_corrected_emd  # noqa: E402
+from styleval.style_models.fscore import fscores  # noqa: E402
 
 LAI_KENDALL, LAI_PEARSON = lai2022_tasks("style")
 
@@ -121,7 +121,7 @@ def lai_case(data: Path, models: dict[str, str] | None = None) -> dict:
     outputs starting lower-case; per-input Kendall / system Pearson of acceptability alone and of a classifier's
     P(target style) times acceptability (the shipped acceptability model, its default ``auto`` normalisation,
     scored per system as the metric does)."""
-    from styleval.fluency.acceptability import load_acceptability
+    from styleval.acceptability.model import load_acceptability
 
     ds, keys, texts, directions, _ = lai_texts(data)
     systems = [s for s, _ in keys]

@@ -3,9 +3,9 @@
 Stages (each cached in --work, so a later stage re-runs without the LM):
   1. examples: human-written sentences of four registers (scripts/fluency_data.py: PT16, Yelp dev, ParaDetox
      neutral rewrites and toxic originals) in random forms (as is, lower-cased tokenized, normalised) plus one
-     corrupted copy each (styleval.fluency.corrupt), for the train / select / test splits;
+     corrupted copy each (styleval.training.corrupt), for the train / select / test splits;
   2. lm: SmolLM2-135M token log-probabilities of every example after detok+truecase normalisation;
-  3. fit: logistic regression on the LM features (styleval.fluency.features), C chosen on the selection split by
+  3. fit: logistic regression on the LM features (styleval.acceptability.features), C chosen on the selection split by
      ROC AUC; the decision threshold chosen on the selection split (the highest one that passes >= 90 % of the
      human sentences of every register) and folded into the intercept, so acceptable <=> score >= 0.5; the test
      split is scored once and its figures written to the model card.
@@ -31,7 +31,7 @@ def log(msg: str) -> None:
 
 
 def stage_examples(work: Path) -> dict:
-    from styleval.fluency.examples import make_examples
+    from styleval.training.acceptability_examples import make_examples
 
     path = work / "examples.pkl"
     if path.is_file():
@@ -78,7 +78,7 @@ def main() -> int:
     lm_out = stage_lm(work, examples)
     if args.stage == "lm":
         return 0
-    from styleval.fluency.train import fit_acceptability
+    from styleval.training.acceptability import fit_acceptability
 
     out = Path(args.out) if args.out else None
     card = fit_acceptability(examples, lm_out, out=out, data_note=fluency_data.__doc__, log=log)

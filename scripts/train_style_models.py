@@ -35,11 +35,12 @@ from styleval.datasets import lai2022, yelp_dualrl  # noqa: E402
 from styleval.datasets.paradetox import labelled_splits as load_paradetox  # noqa: E402
 from styleval.datasets.pt16 import labelled as load_pt16  # noqa: E402
 from styleval.datasets.yelp_shen import labelled as load_yelp_shen  # noqa: E402
-from styleval.style import (LabelledData, StyleModel, evaluate, finetune_style_model, split_data,  # noqa: E402
-                            train_style_model)
-from styleval.style.calibration import calibrate_style_model  # noqa: E402
-from styleval.style.train import held_out_entry  # noqa: E402
-from styleval.transfer.rules import to_informal  # noqa: E402
+from styleval.style_models import LabelledData, StyleModel, split_data  # noqa: E402
+from styleval.style_models.finetune import finetune_style_model  # noqa: E402
+from styleval.training.style import evaluate, train_style_model  # noqa: E402
+from styleval.training.calibration import calibrate_style_model  # noqa: E402
+from styleval.training.style import held_out_entry  # noqa: E402
+from styleval.training.transfer.rules import to_informal  # noqa: E402
 
 FORMALITY_ALIASES = {"formality": "formal", "informality": "informal"}
 PT16_FEATURES = "tfidf+embedding+hand"

@@ -55,7 +55,7 @@ def random_adapted(kind: type, head_w: object, head_b: float, rank: int = 2, see
     """A cross-encoder (``kind``) with random LoRA adapters on the local MiniLM's first 4 adapted layers."""
     import numpy as np
 
-    from styleval.content.features import _load_encoder
+    from styleval.preservation.features import _load_encoder
     from styleval.models import catalog as cat
     from styleval.models.lora import DEFAULT_TARGETS, target_modules
 

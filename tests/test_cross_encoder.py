@@ -1,13 +1,13 @@
 """The preservation cross-encoder: LoRA training, merging adapters into the encoder, storage, and its place in a
-preservation model (styleval.content.cross_encoder)."""
+preservation model (styleval.preservation.cross_encoder)."""
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from styleval.content import PreservationModel, load_preservation_model
-from styleval.content.cross_encoder import CrossEncoder
-from styleval.content.model import Part
+from styleval.preservation import PreservationModel, load_preservation_model
+from styleval.preservation.cross_encoder import CrossEncoder
+from styleval.preservation.model import Part
 from styleval.errors import InputError
 from styleval.models import catalog as cat
 from tests.conftest import ADAPTER_PAIRS, random_adapted
@@ -25,7 +25,7 @@ def _random_cross(rank: int = 2, seed: int = 0) -> CrossEncoder:
 
 def test_merged_weights_equal_the_adapters_run_beside_the_encoder():
     """W + s*B@A in the merged copy gives the hidden states of the base encoder with the adapters added on the side."""
-    from styleval.content.features import _load_encoder, load_tokenizer
+    from styleval.preservation.features import _load_encoder, load_tokenizer
 
     cross = _random_cross()
     tok = load_tokenizer(cat.DEFAULT_ENCODER)

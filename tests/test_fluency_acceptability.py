@@ -29,9 +29,9 @@ def _by_hand(lm, text: str) -> float:
     """P(acceptable) from the shipped arrays: features from a one-sentence forward pass, then the logistic."""
     import torch
 
-    from styleval.fluency.acceptability import PRETRAINED_DIR, DEFAULT_ACCEPTABILITY
+    from styleval.acceptability.model import PRETRAINED_DIR, DEFAULT_ACCEPTABILITY
     from styleval.textnorm.readable import normalize
-    from styleval.fluency.unigram import DATA_DIR, DEFAULT_UNIGRAM
+    from styleval.acceptability.unigram import DATA_DIR, DEFAULT_UNIGRAM
 
     folder = PRETRAINED_DIR / DEFAULT_ACCEPTABILITY
     cfg = json.loads((folder / "model.json").read_text())
@@ -77,7 +77,7 @@ def test_metric_equals_hand_computation_and_signature(smollm):
 
 
 def test_card_states_data_selection_and_test():
-    from styleval.fluency.acceptability import load_acceptability
+    from styleval.acceptability.model import load_acceptability
 
     card = load_acceptability().card
     assert card["training"]["n"] > 1000 and card["selection"]["threshold"] > 0
@@ -90,12 +90,12 @@ def test_separates_held_out_pairs_near_the_card_figure(smollm, shared_data):
     sampling error of the card's test figure."""
     from sklearn.metrics import roc_auc_score
 
-    from styleval.fluency.acceptability import load_acceptability
+    from styleval.acceptability.model import load_acceptability
 
     sys.path.insert(0, str(PROJECT_ROOT / "scripts"))
     import fluency_data
 
-    from styleval.fluency.examples import make_examples
+    from styleval.training.acceptability_examples import make_examples
 
     test = make_examples(fluency_data.splits()["test"], seed=102)  # the seed the training script gives the test split
     rng = random.Random(0)
@@ -114,7 +114,7 @@ def test_j_takes_its_fluency_factor_from_acceptability():
 
 
 def test_bad_models_are_refused(tmp_path):
-    from styleval.fluency.acceptability import load_acceptability
+    from styleval.acceptability.model import load_acceptability
 
     with pytest.raises(InputError, match="neither a shipped one"):
         registry.create("acceptability", model=str(tmp_path / "none"))
@@ -128,7 +128,7 @@ def test_bad_models_are_refused(tmp_path):
 
 
 def test_corruptions_change_the_text():
-    from styleval.fluency.corrupt import OPERATIONS, corrupt
+    from styleval.training.corrupt import OPERATIONS, corrupt
 
     rng = random.Random(1)
     for text in ["the staff was very friendly and the food came fast .", "great place", "ok"]:

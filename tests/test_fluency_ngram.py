@@ -86,7 +86,7 @@ def test_metric_uses_style_lm(arpa, tmp_path):
 def test_train_ngram_lm_writes_card(tmp_path):
     import json
 
-    from styleval.lm.train import train_ngram_lm
+    from styleval.training.lm import train_ngram_lm
 
     path = train_ngram_lm(["we are grateful .", "thank you very much .", ""], tmp_path / "f.arpa", style="formal",
                           order=2)

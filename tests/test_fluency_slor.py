@@ -39,7 +39,7 @@ def _direct(lm, text: str) -> tuple[list[int], np.ndarray]:
 
 
 def _unigram_by_hand() -> tuple[dict[int, int], int, int, float]:
-    from styleval.fluency.unigram import DATA_DIR, DEFAULT_UNIGRAM
+    from styleval.acceptability.unigram import DATA_DIR, DEFAULT_UNIGRAM
 
     with np.load(DATA_DIR / f"{DEFAULT_UNIGRAM}.npz") as z:
         meta = json.loads(str(z["meta"]))
@@ -128,7 +128,7 @@ def test_bad_parameters_are_refused():
 
 
 def test_unigram_refuses_another_tokenizer(tmp_path):
-    from styleval.fluency.unigram import build_unigram, load_unigram
+    from styleval.acceptability.unigram import build_unigram, load_unigram
 
     class Chars:  # a toy tokenizer: one id per character
         def __call__(self, texts, add_special_tokens=False):

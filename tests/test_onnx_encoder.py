@@ -34,8 +34,8 @@ def test_onnx_features_equal_torch_features(tmp_path, monkeypatch):
 
     # a private model pool: an ONNX encoder loaded by an earlier test would otherwise be reused, with no export here
     monkeypatch.setattr(pool, "_POOL", pool.ModelPool())
-    from styleval.content.model import PreservationModel
-    from styleval.content.pretrained import resolve_preservation_model
+    from styleval.preservation.model import PreservationModel
+    from styleval.preservation.pretrained import resolve_preservation_model
 
     folder = resolve_preservation_model("preservation-minilm")
     torch_model = PreservationModel.load(folder, backend="torch")

@@ -1,4 +1,4 @@
-"""The learned content-preservation metric (``preservation``) and its model layer (styleval.content)."""
+"""The learned content-preservation metric (``preservation``) and its model layer (styleval.preservation)."""
 from __future__ import annotations
 
 import json
@@ -7,11 +7,11 @@ import random
 import numpy as np
 import pytest
 
-from styleval.content import PairData, PreservationModel, load_preservation_model, read_pairs
-from styleval.content.negatives import DonorPool, delete_clause, swap_entity
-from styleval.content.model import FORMAT, Part, upgrade_config, upgrade_model_folder
-from styleval.content.pretrained import DEFAULT_MODEL, FAST_MODEL, resolve_preservation_model, shipped_models
-from styleval.content.train import fit_logistic
+from styleval.preservation import PairData, PreservationModel, load_preservation_model, read_pairs
+from styleval.training.negatives import DonorPool, delete_clause, swap_entity
+from styleval.preservation.model import FORMAT, Part, upgrade_config, upgrade_model_folder
+from styleval.preservation.pretrained import DEFAULT_MODEL, FAST_MODEL, resolve_preservation_model, shipped_models
+from styleval.training.preservation import fit_logistic
 from styleval.errors import InputError, UnknownNameError
 from styleval.metrics.base import Batch
 from styleval.metrics.registry import create

@@ -54,7 +54,7 @@ def test_train_content_end_to_end(tmp_path):
     assert len(card["selection"]["grid"]) == 5 and "train-content" in card["command"]
     assert (out / "README.md").is_file() and (out / "weights.npz").stat().st_size < 10_000
 
-    from styleval.content import PreservationModel
+    from styleval.preservation import PreservationModel
     model = PreservationModel.load(out)
     kept = model.score([a for a, _ in KEPT], [b for _, b in KEPT])
     changed = model.score([a for a, _ in CHANGED], [b for _, b in CHANGED])
@@ -92,7 +92,7 @@ def test_train_content_cosine_weight(tmp_path):
     assert config["format"] == "styleval-preservation/6"
     assert [(p["kind"], p["weight"]) for p in config["parts"]] == [("head", 0.75), ("cosine", 0.25)]
 
-    from styleval.content import PreservationModel
+    from styleval.preservation import PreservationModel
     a, b = PreservationModel.load(plain), PreservationModel.load(blended)
     src, out = [x for x, _ in KEPT + CHANGED], [y for _, y in KEPT + CHANGED]
     cosine = a.featurizer.features(src, out)[:, 0]

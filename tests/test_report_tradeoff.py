@@ -23,7 +23,7 @@ RENAME = {"copy": "edit@0", "tidy": "edit@2", "rewrite": "edit@10"}
 
 
 def _records():
-    from styleval.transfer.rules import to_formal
+    from styleval.training.transfer.rules import to_formal
 
     ns = argparse.Namespace(example="formality", input=[], gyafc=None, system=[], systems_dir=None, source=None,
                             reference=[], direction=None)

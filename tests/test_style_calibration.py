@@ -14,9 +14,11 @@ from styleval.errors import InputError
 from styleval.metrics import registry
 from styleval.metrics.base import Batch
 from styleval.records import Direction
-from styleval.style import LabelledData, StyleModel, train_style_model
-from styleval.style.calibration import (Calibration, balanced_accuracy, balanced_threshold, calibrate_style_model,
-                                        fit_calibration, fit_isotonic, fit_platt)
+from styleval.style_models import LabelledData, StyleModel
+from styleval.training.style import train_style_model
+from styleval.style_models.calibration import Calibration, balanced_accuracy
+from styleval.training.calibration import (balanced_threshold, calibrate_style_model, fit_calibration, fit_isotonic,
+                                           fit_platt)
 from styleval.textnorm.lower_tokens import lower_tokens
 
 FORMAL = ["I would be grateful for your reply.", "The committee approved the proposal.",
@@ -290,7 +292,7 @@ def test_lower_tokens_model_and_auc_selection(tmp_path) -> None:
 def test_shipped_calibrations_name_their_data(shared_data) -> None:
     from styleval.readers.text import read_lines
     from styleval.datasets.paradetox import labelled_splits as load_paradetox
-    from styleval.style import load_style_model
+    from styleval.style_models import load_style_model
 
     folder = shared_data / "lai2022" / "data" / "xformal"
     texts, labels = [], []
@@ -313,7 +315,7 @@ def test_shipped_formality_classifier_on_gyafc_ignores_case_and_tokens(shared_da
     from nltk.tokenize import TreebankWordTokenizer
 
     from styleval.datasets import lai2022
-    from styleval.style import load_style_model
+    from styleval.style_models import load_style_model
 
     ref = lai2022.xformal(shared_data, ["fr.80.ref0"]).texts[:40]
     inputs = lai2022.xformal(shared_data, [lai2022.XFORMAL_INPUTS]).texts[:40]

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from styleval.errors import InputError
-from styleval.style.distance import direction_corrected_emd, emd, parse_ground
+from styleval.style_models.distance import direction_corrected_emd, emd, parse_ground
 
 
 def test_binary_emd_is_the_probability_shift() -> None:

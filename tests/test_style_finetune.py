@@ -11,9 +11,10 @@ import torch
 from scipy.stats import spearmanr
 
 from styleval.errors import InputError
-from styleval.style import AdaptedEncoderBlock, LabelledData, StyleModel, finetune_style_model
+from styleval.style_models import AdaptedEncoderBlock, LabelledData, StyleModel
+from styleval.style_models.finetune import finetune_style_model
 from styleval.models.lora import target_modules
-from styleval.style.finetune import _LoraLinear
+from styleval.style_models.finetune import _LoraLinear
 
 FORMAL = ["I would be grateful if you could send the report.", "We regret to inform you of the delay.",
           "Please find the requested documents attached.", "The committee will convene on Monday.",
@@ -42,7 +43,7 @@ def test_hooked_adapter_equals_merged_weight():
 
 
 def test_target_modules_of_minilm_and_unknown_targets():
-    from styleval.style.finetune import _load_base
+    from styleval.style_models.finetune import _load_base
 
     _, enc = _load_base("minilm")
     ident = AdaptedEncoderBlock().resources()
@@ -140,7 +141,7 @@ def test_cli_train_style_tfidf(tmp_path):
 
 def test_ridge_on_a_fine_tuned_encoder_and_hand_features(tiny_regressor, tmp_path):
     """The shipped PT16 regressor's second stage: a fitted encoder block reused as features of a linear head."""
-    from styleval.style import train_style_model
+    from styleval.training.style import train_style_model
 
     ft, data = tiny_regressor
     encoder = ft.blocks[0]

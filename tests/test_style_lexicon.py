@@ -11,7 +11,7 @@ from styleval.metrics import registry
 from styleval.metrics.base import Batch
 from styleval.metrics.style import StyleMask, StyleRemove
 from styleval.records import Direction
-from styleval.style.lexicon import (MIR_PLACEHOLDER, StyleLexicon, build_lexicon, load_lexicon, mask_style_words,
+from styleval.style_models.lexicon import (MIR_PLACEHOLDER, StyleLexicon, build_lexicon, load_lexicon, mask_style_words,
                                     remove_style_words, write_lexicon)
 
 

@@ -9,8 +9,9 @@ from styleval.errors import InputError
 from styleval.metrics import registry
 from styleval.metrics.base import Batch
 from styleval.records import Direction
-from styleval.style import LabelledData, shipped_models, train_style_model
-from styleval.style.fscore import fscore_from_tags
+from styleval.style_models import LabelledData, shipped_models
+from styleval.training.style import train_style_model
+from styleval.style_models.fscore import fscore_from_tags
 from styleval.engine.options import StatisticsOptions
 
 FORMAL = ["I would be grateful for your reply.", "The committee approved the proposal.",
@@ -131,7 +132,7 @@ def test_style_model_runs_once_per_distinct_text_of_a_run(monkeypatch):
     import styleval
     from styleval.examples import get
     from styleval.readers import read_system_dir
-    from styleval.style.model import StyleModel
+    from styleval.style_models.model import StyleModel
 
     ex = get("formality")
     recs = read_system_dir(ex.systems_dir, ex.source, list(ex.references), direction=ex.direction)

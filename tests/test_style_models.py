@@ -10,8 +10,9 @@ import pytest
 from styleval.errors import InputError, UnknownNameError
 from styleval.datasets.paradetox import labelled_splits as load_paradetox
 from styleval.datasets.yelp_shen import labelled as load_yelp_shen
-from styleval.style import (LabelledData, StyleModel, evaluate, load_style_model,
-                            read_labelled, resolve_style_model, shipped_models, train_style_model)
+from styleval.style_models import (LabelledData, StyleModel, load_style_model, read_labelled, resolve_style_model,
+                                   shipped_models)
+from styleval.training.style import evaluate, train_style_model
 
 FORMAL = ["I would be grateful if you could reply at your earliest convenience.",
           "The committee has approved the proposal.", "Please find the attached report.",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from styleval.content import PairData, read_pairs, write_pairs
+from styleval.preservation import PairData, read_pairs, write_pairs
 from styleval.errors import InputError
 from tests.conftest import ADAPTER_PAIRS
 
@@ -21,7 +21,7 @@ def test_written_pair_files_read_back_unchanged(tmp_path):
 
 
 def test_training_device_names():
-    from styleval.content.adapted import training_device
+    from styleval.preservation.adapted import training_device
 
     assert training_device("cpu") == "cpu"
     assert training_device("auto") == ("cuda" if torch.cuda.is_available() else "cpu")
@@ -39,8 +39,8 @@ def _pairs(copies: int) -> PairData:
 
 def test_a_given_cross_encoder_is_used_as_is_and_its_run_goes_on_the_card():
     pytest.importorskip("spacy")
-    from styleval.content.cross_encoder import train_cross_encoder
-    from styleval.content.train import PreservationRecipe, train_preservation_model
+    from styleval.preservation.cross_encoder import train_cross_encoder
+    from styleval.training.preservation import PreservationRecipe, train_preservation_model
     from styleval.models import catalog as cat
 
     elsewhere = _pairs(3)

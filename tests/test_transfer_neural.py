@@ -9,7 +9,7 @@ import pytest
 from styleval.cli.main import main
 from styleval.errors import InputError
 from styleval.datasets.paradetox import parallel_splits as load_paradetox_splits
-from styleval.transfer.neural.data import Group, ParallelData, holdout, read_parallel_files, split_by_source
+from styleval.training.transfer.neural.data import Group, ParallelData, holdout, read_parallel_files, split_by_source
 
 torch = pytest.importorskip("torch")
 pytest.importorskip("transformers")
@@ -71,7 +71,7 @@ TINY = dict(vocab_size=120, d_model=32, layers=1, heads=2, ffn=64, max_tokens=16
 
 @pytest.mark.parametrize("kind", ["nmt", "nmt-copy"])
 def test_output_distribution_is_normalised_and_copy_mass_stays_on_the_source(kind):
-    from styleval.transfer.neural.seq2seq import Seq2SeqConfig, _torch_modules
+    from styleval.training.transfer.neural.seq2seq import Seq2SeqConfig, _torch_modules
 
     _, net_class = _torch_modules()
     torch.manual_seed(0)
@@ -102,7 +102,7 @@ def _toy_pairs(n: int) -> list[tuple[str, str]]:
 
 def test_copy_model_learns_a_deletion_and_round_trips(tmp_path):
     """About 100 steps on a toy deletion task: selection NLL halves; the saved model rewrites deterministically."""
-    from styleval.transfer.neural.seq2seq import Seq2SeqConfig, Seq2SeqRewriter, train_seq2seq
+    from styleval.training.transfer.neural.seq2seq import Seq2SeqConfig, Seq2SeqRewriter, train_seq2seq
 
     pairs = _toy_pairs(64)
     cfg = Seq2SeqConfig(kind="nmt-copy", **{**TINY, "epochs": 12})
@@ -155,7 +155,7 @@ def _smollm_tokenizer():
 
 def test_lora_examples_mask_the_prompt_and_end_with_im_end():
     """The loss covers the rewrite and <|im_end|> only; the prompt is SmolLM2's own chat turn."""
-    from styleval.transfer.neural.lora import LoraConfig, _end_id, _example, _prompt
+    from styleval.training.transfer.neural.lora import LoraConfig, _end_id, _example, _prompt
 
     tok = _smollm_tokenizer()
     cfg = LoraConfig(source_style="toxic", target_style="neutral")
@@ -173,10 +173,10 @@ def test_lora_examples_mask_the_prompt_and_end_with_im_end():
 @pytest.mark.slow
 def test_lora_rewriter_trains_saves_and_rewrites(tmp_path):
     """Two LoRA steps on four pairs: a small adapter folder with a card, and one rewrite per input through the CLI."""
-    from styleval.transfer.neural.data import Group
+    from styleval.training.transfer.neural.data import Group
 
     _smollm_tokenizer()
-    from styleval.transfer.neural.model import train_transfer_model
+    from styleval.training.transfer.neural.model import train_transfer_model
 
     data = ParallelData([Group(f"you are a damn fool {i}", (f"you are wrong {i}",)) for i in range(4)])
     card = train_transfer_model("lora", data, data, tmp_path / "lora", direction="toxic->neutral", threads=2,

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from styleval.transfer import FormalityRules, to_formal, to_informal
+from styleval.training.transfer import FormalityRules, to_formal, to_informal
 
 
 @pytest.mark.parametrize("informal, formal", [

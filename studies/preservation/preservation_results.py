@@ -16,7 +16,8 @@ weights as preservation-minilm-fast, scored from the same features).
    Spearman over every held-out pair of all 12 settings.
    The pooled Spearman figures have the form of a similarity benchmark (one correlation over all rated pairs of
    a set), which is how the issue's independent similarity sets are judged.
-4. Style-shift test (held-out inputs, see styleval.content.corpus.style_shift_test): share of inputs whose human
+4. Style-shift test (held-out inputs, see styleval.training.preservation_corpus.style_shift_test): share of inputs
+   whose human
    style rewrite scores higher than an automatic content change of the input.
 
 ``--model NAME=FOLDER`` (repeatable) adds a model folder of one's own (``styleval train-content``) to every table,
@@ -85,7 +86,7 @@ def model_scorer(model: Any) -> Any:
 
 
 def scorers() -> dict[str, Any]:
-    from styleval.content import load_preservation_model
+    from styleval.preservation import load_preservation_model
 
     model = load_preservation_model()
     # preservation-minilm-fast is the feature head of preservation-minilm alone (the same weights)
@@ -104,7 +105,7 @@ def sgdd(root: Any, score: dict[str, Any]) -> dict[str, Any]:
     frame = load_sgdd_tst(root).extra["frame"]
     src, out = frame["text1"].astype(str).tolist(), frame["text2"].fillna("").astype(str).tolist()
     human = frame["human"].astype(float).to_numpy()
-    from styleval.content import load_preservation_model
+    from styleval.preservation import load_preservation_model
 
     # One featurizer pass gives both the preservation score and MiniLM's sentence cosine (feature 0: the same
     # model, mean pooling and normalisation as sentence_cosine); checked against the metric on a sample below.
@@ -222,7 +223,7 @@ def mir(root: Any, score: dict[str, Any]) -> dict[str, Any]:
 
 
 def style_shift(root: Any, score: dict[str, Any]) -> dict[str, Any]:
-    from styleval.content.corpus import agreement, style_shift_test
+    from styleval.training.preservation_corpus import agreement, style_shift_test
 
     items = style_shift_test(root)
     src = [it["source"] for it in items]
@@ -261,7 +262,7 @@ def main(argv: list[str] | None = None) -> int:
     score = scorers()
     if args.only_models:
         score = {k: v for k, v in score.items() if k in ("preservation", "sentence_cosine", "chrf")}
-    from styleval.content import load_preservation_model
+    from styleval.preservation import load_preservation_model
 
     score.update({f"model:{name}": model_scorer(load_preservation_model(folder)) for name, _, folder in given})
     results: dict[str, Any] = {}

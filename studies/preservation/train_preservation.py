@@ -9,7 +9,8 @@ Default: ``preservation-minilm`` (version 4), the feature head and a LoRA cross-
 averaged with equal weights, and that average with MiniLM's plain sentence cosine at weight .3 (parts .35, .35,
 .3). ``--fast``: ``preservation-minilm-fast``, the feature head alone (the same head as the default's).
 
-The feature head fits the shipped training pairs (styleval.content.corpus.training_pairs); the cross-encoder trains
+The feature head fits the shipped training pairs (styleval.training.preservation_corpus.training_pairs); the
+cross-encoder trains
 on those followed by the same groups with every training rewrite (corpus.encoder_training_pairs, 61,794 pairs). On
 2 CPU cores that is about 90 minutes; on one H100 3 to 5 minutes (``--device cuda``). The shipped cross-encoder was
 trained on an H100 by a development script (scripts/select_cross_encoder.py --final, in git history before the
@@ -17,7 +18,8 @@ variants left the package) with the same recipe, and assembled here with ``--enc
 that it was trained on exactly the pairs built here. ``--export-encoders DIR`` writes the shipped cross-encoder in
 that form, so the default can be assembled again (say with another cosine weight) without retraining.
 
-Training data and splits: see styleval.content.corpus (SGDD-TST is never read). The penalty C is chosen on 20% of
+Training data and splits: see styleval.training.preservation_corpus (SGDD-TST is never read). The penalty C is
+chosen on 20% of
 the training pairs; the held-out halves of Lai 2022 and Mir 2019, the held-out style-shift test and SGDD-TST are
 scored by studies/preservation/preservation_results.py, never here.
 """
@@ -30,10 +32,12 @@ import time
 from pathlib import Path
 from typing import Any
 
-from styleval.content import PreservationRecipe, corpus, load_preservation_model, train_preservation_model
-from styleval.content.cross_encoder import CrossEncoder
-from styleval.content.data import PairData
-from styleval.content.pretrained import DEFAULT_MODEL, FAST_MODEL, PRETRAINED_DIR
+from styleval.preservation import load_preservation_model
+from styleval.training import preservation_corpus as corpus
+from styleval.training.preservation import PreservationRecipe, train_preservation_model
+from styleval.preservation.cross_encoder import CrossEncoder
+from styleval.preservation.data import PairData
+from styleval.preservation.pretrained import DEFAULT_MODEL, FAST_MODEL, PRETRAINED_DIR
 from styleval.models import catalog as cat
 
 #: The shipped cross-encoder's file stem in an --encoders-from / --export-encoders folder.

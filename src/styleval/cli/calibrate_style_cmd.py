@@ -45,9 +45,9 @@ def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from ..errors import InputError
-    from ..style import load_style_model, read_labelled
-    from ..style.calibration import calibrate_style_model
-    from ..style.data import read_style_files
+    from ..style_models import load_style_model, read_labelled
+    from ..training.calibration import calibrate_style_model
+    from ..style_models.data import read_style_files
     from .progress import make as make_progress
 
     if bool(args.texts) == bool(args.table):

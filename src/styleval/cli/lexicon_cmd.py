@@ -30,10 +30,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..style.lexicon import build_lexicon, load_lexicon, mask_style_words, remove_style_words, write_lexicon
+    from ..style_models.lexicon import build_lexicon, load_lexicon, mask_style_words, remove_style_words, write_lexicon
 
     if args.lexicon_verb == "build":
-        from ..style import read_labelled
+        from ..style_models import read_labelled
 
         data = read_labelled(args.data, text_col=args.text_col, label_col=args.label_col)
         lex = build_lexicon(data.texts, data.labels, C=args.C, penalty=args.penalty, n_std=args.n_std,

@@ -34,7 +34,7 @@ def build_modifiers(args: argparse.Namespace) -> list[Modifier]:
     modifiers: list[Modifier] = []
     if args.style_mask or args.style_remove:
         from ..metrics.style import StyleMask, StyleRemove
-        from ..style.lexicon import load_lexicon
+        from ..style_models.lexicon import load_lexicon
 
         if args.style_mask:
             lex = load_lexicon(args.style_mask)

@@ -44,7 +44,8 @@ def run(args: argparse.Namespace) -> int:
     import random
     from pathlib import Path
 
-    from ..content import PairData, PreservationRecipe, read_pairs, train_preservation_model
+    from ..preservation import PairData, read_pairs
+    from ..training.preservation import PreservationRecipe, train_preservation_model
     from ..errors import InputError
     from .progress import make as make_progress
 
@@ -65,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
         description=args.description, command="styleval " + " ".join(shlex.quote(a) for a in sys.argv[1:]))
     recipe.check()  # before the negatives and the features
     if args.negatives:
-        from ..content.negatives import DonorPool, corrupt
+        from ..training.negatives import DonorPool, corrupt
         from ..nlp import parse_many
 
         rng = random.Random(args.seed)

@@ -41,7 +41,9 @@ def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from ..errors import InputError
-    from ..style import finetune_style_model, read_labelled, train_style_model
+    from ..style_models import read_labelled
+    from ..style_models.finetune import finetune_style_model
+    from ..training.style import train_style_model
     from .progress import make as make_progress
 
     numeric = args.kind == "regressor"

@@ -43,7 +43,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 def _data(args: argparse.Namespace):
     from ..errors import InputError
     from ..datasets import gyafc, paradetox
-    from ..transfer.neural.data import ParallelData, holdout, read_parallel_files
+    from ..training.transfer.neural.data import ParallelData, holdout, read_parallel_files
 
     chosen = [bool(args.train_src), bool(args.gyafc), bool(args.paradetox)]
     if sum(chosen) != 1:
@@ -76,7 +76,7 @@ def _data(args: argparse.Namespace):
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..transfer.neural.model import train_transfer_model
+    from ..training.transfer.neural.model import train_transfer_model
     from .progress import make
 
     train, dev, direction = _data(args)

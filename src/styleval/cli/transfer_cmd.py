@@ -29,7 +29,7 @@ def run(args: argparse.Namespace) -> int:
         raise InputError("give exactly one of --rules formality or --model DIR")
     if args.model:
         return _run_model(args)
-    from ..transfer import to_formal, to_informal
+    from ..training.transfer import to_formal, to_informal
 
     direction = Direction.parse(args.direction) if args.direction else None
     if direction is None or {direction.source_style, direction.target_style} != {"formal", "informal"}:
@@ -43,7 +43,7 @@ def _run_model(args: argparse.Namespace) -> int:
     import torch
 
     from ..readers.text import read_lines
-    from ..transfer.neural.model import load_transfer_model
+    from ..training.transfer.neural.model import load_transfer_model
     from .progress import make
 
     torch.set_num_threads(max(1, args.threads))

@@ -123,8 +123,8 @@ def style_model_facts(style_model: str, styles: frozenset[str]) -> StyleModelFac
     """The style classifier the battery will use (the one named, or the shipped one covering ``styles`` for
     ``auto``), described from its card for the plan."""
     from ..metrics.style._model import AUTO, choose_model
-    from ..style.model import CLASSIFIER
-    from ..style.pretrained import load_style_model
+    from ..style_models.model import CLASSIFIER
+    from ..style_models.pretrained import load_style_model
 
     chosen = style_model == AUTO
     name = choose_model(CLASSIFIER, set(styles)) if chosen else style_model

@@ -15,7 +15,7 @@ A model name is one of:
 
 * ``smollm2-135m`` (the default; aliases ``smollm2``, ``smollm``);
 * a transformers causal-LM folder (``config.json``);
-* a style-adapted folder written by :func:`styleval.lm.train.train_style_lm` (a LoRA adapter,
+* a style-adapted folder written by :func:`styleval.training.lm.train_style_lm` (a LoRA adapter,
   ``adapter_config.json`` plus ``styleval-lm.json``), applied on top of its base model and merged.
 
 Models are loaded once per process through :func:`styleval.models.pool.get_pool`.

@@ -1,8 +1,8 @@
 """Low-rank adapters (LoRA) on the linear layers of a local transformers encoder: which layers, and merging.
 
 Stored adapters are plain arrays per layer, ``A`` (rank x in) and ``B`` (out x rank); the adapted weight is
-``W + scale · B·A``. Style models (:mod:`styleval.style.finetune`) and the preservation cross-encoder
-(:mod:`styleval.content.adapted`) train such adapters and merge them into a private copy of the encoder
+``W + scale · B·A``. Style models (:mod:`styleval.style_models.finetune`) and the preservation cross-encoder
+(:mod:`styleval.preservation.adapted`) train such adapters and merge them into a private copy of the encoder
 at load time, so scoring is one ordinary forward pass.
 """
 from __future__ import annotations

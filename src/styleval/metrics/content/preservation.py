@@ -1,6 +1,6 @@
 """``preservation``: a learned content-preservation score (0-1, higher = meaning kept).
 
-A thin layer over :mod:`styleval.content`: the shipped ``preservation-minilm`` model (or any folder made by
+A thin layer over :mod:`styleval.preservation`: the shipped ``preservation-minilm`` model (or any folder made by
 ``styleval train-content``) scores each (source or reference, output) pair as a weighted average of a logistic head
 over frozen MiniLM and spaCy pair features (.35), a LoRA-tuned MiniLM cross-encoder (.35) and the plain MiniLM
 sentence cosine (.3); ``model=preservation-minilm-fast`` is the head alone (about twice as fast, weaker on
@@ -48,7 +48,7 @@ class Preservation(ContentMetric):
         self.against = Against.parse(against)
         if not isinstance(model, str) or not model.strip():
             raise InputError(f"metric {self.name!r}: model must be a shipped model name or a folder, got {model!r}")
-        from ...content.pretrained import resolve_preservation_model
+        from ...preservation.pretrained import resolve_preservation_model
 
         self._folder = resolve_preservation_model(model)  # fails now, not at scoring time, on a bad name
         self.model = model
@@ -60,7 +60,7 @@ class Preservation(ContentMetric):
     @property
     def preservation_model(self) -> Any:
         if self._model is None:
-            from ...content.pretrained import load_preservation_model
+            from ...preservation.pretrained import load_preservation_model
 
             self._model = load_preservation_model(self._folder, self.backend)
         return self._model
@@ -83,7 +83,7 @@ class Preservation(ContentMetric):
             long_pair = pm.cross is not None and any(len(c) + len(out) > 3 * limit for c in comp)
             if long_text or long_pair:
                 if tok is None:
-                    from ...content.features import load_tokenizer
+                    from ...preservation.features import load_tokenizer
 
                     tok = load_tokenizer(pm.encoder)
                 stats[i, 1] = sum(len(tok(t)["input_ids"]) > limit for t in (out, *comp))

@@ -1,6 +1,6 @@
 """``acceptability``: the shipped classifier's probability that each output is acceptable English.
 
-Segment score: P(acceptable) from :mod:`styleval.fluency.acceptability` (SmolLM2 token statistics of the output
+Segment score: P(acceptable) from :mod:`styleval.acceptability.model` (SmolLM2 token statistics of the output
 after ``normalize``: by default ``auto``, which detokenizes and true-cases a system's outputs only when their
 release lower-cased or tokenized them, see :mod:`styleval.textnorm.readable`; a logistic regression trained on
 detok+truecase human-written sentences of four registers against automatically corrupted copies). The model's
@@ -38,7 +38,7 @@ class Acceptability(Metric):
 
     def __init__(self, *, model: str = "acceptability-smollm2", normalize: str = "auto",
                  batch_tokens: int = 4096) -> None:
-        from ...fluency.acceptability import load_acceptability
+        from ...acceptability.model import load_acceptability
         from ...textnorm.readable import check_mode
 
         self.model = model
@@ -70,7 +70,7 @@ class Acceptability(Metric):
         return float(np.mean(stats[:, ACCEPTABLE])) if len(stats) else float("nan")
 
     def resources(self) -> dict[str, str]:
-        from ...fluency.unigram import load_unigram
+        from ...acceptability.unigram import load_unigram
         from ...lm.loading import resolve_causal_lm
 
         out = dict(self._model.identity())

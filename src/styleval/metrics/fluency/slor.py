@@ -6,7 +6,7 @@ For an output ``s`` of ``n`` LM tokens (after the ``normalize`` option, see :mod
   perplexity). Statistics ``[logprob_sum, n_tokens, truncated]``.
 * ``slor`` = (log P_LM(s) - log P_unigram(s)) / n, where P_unigram is a unigram model over the same LM tokens
   estimated on a named corpus (``unigram=``; the shipped ``smollm2-mixed-public``, see
-  :mod:`styleval.fluency.unigram`), so rare words do not count as disfluency. Statistics
+  :mod:`styleval.acceptability.unigram`), so rare words do not count as disfluency. Statistics
   ``[logprob_sum, unigram_logprob_sum, n_tokens, truncated]``.
 
 ``normalize`` defaults to ``auto``: each system's outputs are detokenized and/or true-cased only when their release
@@ -115,14 +115,14 @@ class Slor(_LMScore):
                  max_tokens: int = 0) -> None:
         super().__init__(model=model, style_lms=style_lms, normalize=normalize, batch_tokens=batch_tokens,
                          max_tokens=max_tokens)
-        from ...fluency.unigram import load_unigram
+        from ...acceptability.unigram import load_unigram
 
         self.unigram = unigram
         self._unigram = load_unigram(unigram)
         self._checked: set[str] = set()
 
     def segment_stats(self, batch: Batch) -> SegmentStats:
-        from ...fluency.features import slor_parts
+        from ...acceptability.features import slor_parts
         from ...lm.loading import load_causal_lm
 
         stats = np.zeros((len(batch), 4))

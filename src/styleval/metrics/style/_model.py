@@ -7,7 +7,7 @@ import numpy as np
 
 from ...errors import InputError
 from ...records import Direction
-from ...style.model import CLASSIFIER, StyleModel
+from ...style_models.model import CLASSIFIER, StyleModel
 from ..base import Aspect, Batch, Metric, SegmentStats
 
 AUTO = "auto"
@@ -23,7 +23,7 @@ def _styles(batch: Batch) -> set[str]:
 
 def choose_model(kind: str, styles: set[str]) -> str:
     """The first shipped model of ``kind`` whose labels cover ``styles`` (``auto``)."""
-    from ...style.pretrained import load_style_model, shipped_models
+    from ...style_models.pretrained import load_style_model, shipped_models
 
     tried = []
     for name in shipped_models():
@@ -65,7 +65,7 @@ class StyleModelMetric(Metric):
         return choose_model(self.model_kind, _styles(batch))
 
     def load(self, batch: Batch | None = None) -> StyleModel:
-        from ...style.pretrained import load_style_model
+        from ...style_models.pretrained import load_style_model
 
         name = self.model_name(batch)
         model = load_style_model(name)
@@ -86,7 +86,7 @@ class StyleModelMetric(Metric):
         return self._model_resources(self.model)
 
     def _model_resources(self, name: str) -> dict[str, str]:
-        from ...style.pretrained import load_style_model
+        from ...style_models.pretrained import load_style_model
 
         res = load_style_model(name).resources()
         if not getattr(self, "calibrated", True) and "style_calibration" in res:

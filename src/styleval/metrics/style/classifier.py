@@ -6,7 +6,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from ...style.distance import direction_corrected_emd, parse_ground
+from ...style_models.distance import direction_corrected_emd, parse_ground
 from ..base import Batch
 from ..registry import register
 from ._model import AUTO, StyleModelMetric

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from ...style.lexicon import MIR_PLACEHOLDER, StyleLexicon, load_lexicon, mask_style_words, remove_style_words
+from ...style_models.lexicon import MIR_PLACEHOLDER, StyleLexicon, load_lexicon, mask_style_words, remove_style_words
 from ..base import ContentMetric
 from ..modifiers import ContentModifier
 

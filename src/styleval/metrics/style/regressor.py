@@ -7,7 +7,7 @@ from typing import ClassVar
 import numpy as np
 
 from ...errors import InputError
-from ...style.model import REGRESSOR
+from ...style_models.model import REGRESSOR
 from ..base import Aspect, Batch, Metric
 from ..registry import register
 from ._model import StyleModelMetric
@@ -101,7 +101,7 @@ class FormalityFScore(Metric):
         return {"spacy_model": ident["model"], "spacy_model_hash": ident["model_hash"]}
 
     def segment_stats(self, batch: Batch) -> np.ndarray:
-        from ...style.fscore import fscores
+        from ...style_models.fscore import fscores
 
         f = fscores(batch.outputs, self.pipeline)
         if not self.oriented:

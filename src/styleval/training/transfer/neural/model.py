@@ -1,0 +1,187 @@
+"""Train and load neural transfer models; every model folder carries a card (``transfer-card.json`` + README.md).
+
+Kinds (:data:`MODEL_KINDS`): ``nmt`` and ``nmt-copy`` (:mod:`.seq2seq`, transformers encoder-decoder trained from
+scratch) and ``lora`` (:mod:`.lora`, SmolLM2-135M-Instruct with LoRA adapters). A folder holds the weights, the
+kind, the transfer direction and the source preprocessing, so :func:`load_transfer_model` rewrites new text the way
+the model was trained.
+"""
+from __future__ import annotations
+
+import json
+import platform
+import time
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any, Protocol, Sequence
+
+from .... import __version__
+from ....errors import InputError
+from ....records import Direction
+from ....signature import library_version
+from ....progress import Progress
+from .data import ParallelData, preprocess_groups, preprocessor
+from .lora import LoraConfig, LoraRewriter, train_lora
+from .seq2seq import Seq2SeqConfig, Seq2SeqRewriter, train_seq2seq
+
+MODEL_KINDS = ("nmt", "nmt-copy", "lora")
+CARD_FILE = "transfer-card.json"
+
+
+class Rewriter(Protocol):
+    def rewrite(self, texts: Sequence[str], *, batch_size: int = ..., progress: Progress | None = None
+                ) -> list[str]: ...
+
+
+def _threads() -> int:
+    import torch
+
+    return int(torch.get_num_threads())
+
+
+def train_transfer_model(kind: str, train: ParallelData, dev: ParallelData, out_dir: str | Path, *,
+                         direction: str | Direction, preprocess: str = "none", threads: int = 2,
+                         settings: dict[str, Any] | None = None, name: str | None = None,
+                         command: str = "", progress: Progress | None = None) -> dict[str, Any]:
+    """Train a ``kind`` model on ``train`` (selection on ``dev``) into ``out_dir``; return its card.
+
+    ``settings`` overrides fields of :class:`~.seq2seq.Seq2SeqConfig` or :class:`~.lora.LoraConfig`
+    (``max_minutes``, ``epochs``, ``batch_size``, ...). ``preprocess`` (one of :data:`.data.PREPROCESSING`) is
+    applied to the sources in training and again by the loaded model before rewriting.
+    """
+    if kind not in MODEL_KINDS:
+        raise InputError(f"model kind must be one of {', '.join(MODEL_KINDS)}; got {kind!r}")
+    d = Direction.parse(direction) if isinstance(direction, str) else direction
+    if d is None:
+        raise InputError(f"a transfer direction SRC->TGT is required, got {direction!r}")
+    out = Path(out_dir)
+    if out.exists() and any(out.iterdir()):
+        raise InputError("output folder exists and is not empty", out)
+    preprocessor(preprocess)  # fail on an unknown name before any work
+    import torch
+
+    torch.set_num_threads(max(1, int(threads)))
+    train_p, dev_p = preprocess_groups(train, preprocess), preprocess_groups(dev, preprocess)
+    settings = dict(settings or {})
+    start = time.perf_counter()
+    if kind == "lora":
+        cfg: Any = LoraConfig(source_style=d.source_style, target_style=d.target_style)
+    else:
+        cfg = Seq2SeqConfig(kind=kind)
+    for key, value in settings.items():
+        if not hasattr(cfg, key):
+            raise InputError(f"unknown setting {key!r} for a {kind} model; settings: {', '.join(asdict(cfg))}")
+        setattr(cfg, key, value)
+    if kind == "lora":
+        log = train_lora(train_p.pairs(), dev_p.pairs(), out, cfg, progress=progress)
+        engine = {"engine": "transformers + peft (LoRA)", "peft": library_version("peft")}
+    else:
+        log = train_seq2seq(train_p.pairs(), dev_p.pairs(), out, cfg, progress=progress)
+        engine = {"engine": "transformers (BART architecture, from scratch)",
+                  "tokenizers": library_version("tokenizers")}
+    card = {
+        "name": name or out.name, "kind": kind, "direction": str(d), "preprocess": preprocess,
+        "description": {"nmt": "encoder-decoder NMT baseline (Rao & Tetreault 2018's NMT baseline, transformer)",
+                        "nmt-copy": "encoder-decoder NMT with a pointer-generator copy gate over source tokens",
+                        "lora": "SmolLM2-135M-Instruct fine-tuned with LoRA as a rewriter"}[kind],
+        "config": asdict(cfg),
+        "training": {"data": train.describe(), "selection": dev.describe(), "log": log,
+                     "wall_minutes": round((time.perf_counter() - start) / 60, 2), "torch_threads": _threads(),
+                     "machine": f"{platform.machine()}, {platform.system()}", "command": command},
+        "libraries": {"styleval": __version__, "torch": library_version("torch"),
+                      "transformers": library_version("transformers"), **engine},
+        "evaluation": [],
+    }
+    write_card(card, out)
+    return card
+
+
+def read_card(folder: str | Path) -> dict[str, Any]:
+    p = Path(folder) / CARD_FILE
+    if not p.is_file():
+        raise InputError(f"not a styleval transfer model: {CARD_FILE} is missing", folder)
+    try:
+        return json.loads(p.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise InputError(f"unreadable transfer model card: {exc}", p) from None
+
+
+def write_card(card: dict[str, Any], folder: str | Path) -> None:
+    """The JSON card and its README.md rendering."""
+    folder = Path(folder)
+    (folder / CARD_FILE).write_text(json.dumps(card, indent=1, ensure_ascii=False), encoding="utf-8")
+    (folder / "README.md").write_text(render_card(card), encoding="utf-8")
+
+
+def add_evaluation(folder: str | Path, entry: dict[str, Any]) -> dict[str, Any]:
+    """Add an evaluation entry (data, which split, figures, command) to a model's card; it replaces an earlier
+    entry on the same data and split."""
+    card = read_card(folder)
+    kept = [e for e in card.get("evaluation", []) if (e.get("data"), e.get("split")) != (entry.get("data"),
+                                                                                        entry.get("split"))]
+    card["evaluation"] = kept + [entry]
+    write_card(card, folder)
+    return card
+
+
+def render_card(card: dict[str, Any]) -> str:
+    tr = card.get("training", {})
+    log = tr.get("log", {})
+    lines = [f"# {card.get('name')}", "", f"{card.get('description')}.", "",
+             f"- kind: {card.get('kind')}; direction: {card.get('direction')}; source preprocessing: "
+             f"{card.get('preprocess')}",
+             f"- libraries: {json.dumps(card.get('libraries', {}))}", "", "## Training", ""]
+    for role in ("data", "selection"):
+        d = tr.get(role, {})
+        if d:
+            lines.append(f"- {role}: {d.get('origin')} — {d.get('split')}; {d.get('sources')} sources, "
+                         f"{d.get('pairs')} pairs, sha256 {d.get('sha256')}")
+    lines += [f"- configuration: {json.dumps(card.get('config', {}))}",
+              f"- wall time {tr.get('wall_minutes')} min on {tr.get('torch_threads')} torch threads "
+              f"({tr.get('machine')}); stopped by: {log.get('stopped_by')}",
+              f"- log: {json.dumps({k: v for k, v in log.items() if k != 'epochs'})}"]
+    for e in log.get("epochs", []):
+        lines.append(f"  - epoch {e['epoch']}: train loss {e['train_loss']}, selection NLL {e['dev_nll']}, "
+                     f"{e['minutes']} min")
+    if tr.get("command"):
+        lines.append(f"- command: `{tr['command']}`")
+    lines += ["", "## Evaluation", ""]
+    if not card.get("evaluation"):
+        lines.append("(none recorded)")
+    for ev in card.get("evaluation", []):
+        lines.append(f"- {ev.get('data')} ({ev.get('split')}): {json.dumps(ev.get('figures'))}")
+        if ev.get("command"):
+            lines.append(f"  command: `{ev['command']}`")
+    return "\n".join(lines) + "\n"
+
+
+class TransferModel:
+    """A trained transfer model folder: rewrites texts with its preprocessing."""
+
+    def __init__(self, folder: str | Path, *, progress: Progress | None = None) -> None:
+        self.folder = Path(folder)
+        if not self.folder.is_dir():
+            raise InputError("transfer model folder does not exist", self.folder)
+        self.card = read_card(self.folder)
+        kind = self.card.get("kind")
+        if kind not in MODEL_KINDS:
+            raise InputError(f"unknown model kind {kind!r} in the card", self.folder / CARD_FILE)
+        self.kind = kind
+        self.direction = Direction.parse(self.card["direction"])
+        self._pre = preprocessor(self.card.get("preprocess", "none"))
+        self._impl: Rewriter = LoraRewriter(self.folder, progress=progress) if kind == "lora" \
+            else Seq2SeqRewriter(self.folder)
+
+    def rewrite(self, texts: Sequence[str], *, batch_size: int = 16, progress: Progress | None = None) -> list[str]:
+        """One rewrite per input text, in order (an empty input gives an empty output)."""
+        texts = list(texts)
+        keep = [i for i, t in enumerate(texts) if t.strip()]
+        done = self._impl.rewrite([self._pre(texts[i].strip()) for i in keep], batch_size=batch_size,
+                                  progress=progress)
+        out = [""] * len(texts)
+        for i, o in zip(keep, done):
+            out[i] = o
+        return out
+
+
+def load_transfer_model(folder: str | Path, *, progress: Progress | None = None) -> TransferModel:
+    return TransferModel(folder, progress=progress)
