@@ -42,6 +42,9 @@ def _fmt(entry: dict) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..training import require
+
+    require("calibrate-style")
     from pathlib import Path
 
     from ..errors import InputError

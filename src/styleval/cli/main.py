@@ -30,8 +30,8 @@ def build_parser() -> argparse.ArgumentParser:
 OPTIONAL_MODULES: dict[str, tuple[str, str | None]] = {
     "torch": ("torch", "neural"), "sentence_transformers": ("sentence-transformers", "neural"),
     "bert_score": ("bert-score", "neural"), "ot": ("pot", "neural"), "pyarrow": ("pyarrow", "neural"),
-    "spacy": ("spacy", "nlp"), "transformers": ("transformers", "lm"), "peft": ("peft", "lm"),
-    "gguf": ("gguf", "lm"), "accelerate": ("accelerate", "lm"), "kenlm": ("ufal.kenlm", "lm"),
+    "spacy": ("spacy", "nlp"), "transformers": ("transformers", "lm"), "peft": ("peft", "train"),
+    "gguf": ("gguf", "lm"), "accelerate": ("accelerate", "train"), "kenlm": ("ufal.kenlm", "lm"),
     "vaderSentiment": ("vadersentiment", "sentiment"), "fastapi": ("fastapi", "human"),
     "starlette": ("starlette", "human"), "uvicorn": ("uvicorn", "human"), "jinja2": ("Jinja2", "human"),
     "multipart": ("python-multipart", "human"), "python_multipart": ("python-multipart", "human"),

@@ -41,6 +41,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..training import require
+
+    require("train-content")
     import random
     from pathlib import Path
 

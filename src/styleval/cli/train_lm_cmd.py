@@ -25,6 +25,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..training import require
+
+    require("train-lm")
     from ..training.lm import train_ngram_lm, train_style_lm
     from ..readers.text import read_lines
     from .progress import make

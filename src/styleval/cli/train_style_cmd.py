@@ -38,6 +38,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..training import require
+
+    require("train-style")
     from pathlib import Path
 
     from ..errors import InputError

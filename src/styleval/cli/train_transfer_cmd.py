@@ -76,6 +76,9 @@ def _data(args: argparse.Namespace):
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..training import require
+
+    require("train-transfer")
     from ..training.transfer.neural.model import train_transfer_model
     from .progress import make
 

@@ -21,6 +21,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..training import require
+
+    require("transfer")
     from ..errors import InputError
     from ..records import Direction
     from .lines import map_lines
