@@ -277,7 +277,8 @@ def test_login_throttling_grows_and_blocks_even_the_right_token(env) -> None:
         return c.post("/admin/login", data={"csrf": csrf, "token": token}, follow_redirects=False)
 
     assert [attempt(f"wrong-token-{i:04d}").status_code for i in range(3)] == [401, 401, 401]
-    assert attempt("wrong-token-0003").status_code == 401  # the 4th wrong token: now a 1 s wait
+    fourth = attempt("wrong-token-0003")  # after 3 wrong tokens the wait has begun: the 4th is not compared
+    assert fourth.status_code == 429 and fourth.headers["retry-after"] == "1"
     blocked = attempt(ADMIN)
     assert blocked.status_code == 429 and blocked.headers["retry-after"] == "1"
     assert "wait 1 s" in blocked.text and "styleval_admin" not in blocked.headers.get("set-cookie", "")
@@ -292,6 +293,7 @@ def test_login_throttling_grows_and_blocks_even_the_right_token(env) -> None:
     assert bearer.status_code == 429
     clock.now += 9
     assert attempt(ADMIN).status_code == 303  # after the wait the right token works, and resets the count
+    csrf = _csrf(c.get("/admin/login").text)  # logged in now: forms carry tokens bound to the session
     assert attempt("wrong-token-9999").status_code == 401 and attempt(ADMIN).status_code == 303
 
 
@@ -300,10 +302,10 @@ def test_throttle_is_per_client_and_forgets() -> None:
 
     clock = FakeClock()
     t = LoginThrottle(free_attempts=1, base_delay_s=2.0, max_delay_s=10.0, clock=clock)
-    assert t.failed("a") == 0 and t.failed("a") == 2.0 and t.failed("a") == 4.0
-    assert t.wait("a") == 4.0 and t.wait("b") == 0
+    assert t.failed("a") == 2.0 and t.failed("a") == 4.0 and t.failed("a") == 8.0  # the wait starts at once
+    assert t.wait("a") == 8.0 and t.wait("b") == 0
     clock.now += 21  # quiet for longer than twice the longest delay
-    assert t.wait("a") == 0 and t.failed("a") == 0
+    assert t.wait("a") == 0 and t.failed("a") == 2.0
 
 
 # ---------------------------------------------------------------------- honest judgments
@@ -496,7 +498,7 @@ def test_export_on_a_full_disk_leaves_no_file(env, monkeypatch) -> None:
 
     monkeypatch.setattr(Judgments, "write", full_disk)
     r = c.post(f"/admin/campaigns/{cid}/export", data={"csrf": csrf, "filename": "full.csv"})
-    assert r.status_code == 200 and "Export refused" in r.text and "No space left on device" in r.text
+    assert r.status_code == 422 and "Export refused" in r.text and "No space left on device" in r.text
     exports = tmp / "exports"
     assert not exports.exists() or list(exports.iterdir()) == []
 

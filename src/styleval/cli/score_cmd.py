@@ -133,6 +133,46 @@ def load_records(args: argparse.Namespace) -> list[Record]:
     return records
 
 
+def input_files(args: argparse.Namespace) -> list[tuple[str, str]]:
+    """Every file the records, lexicons and models of ``score``/``evaluate`` are read from, with its option: an
+    output path must not be one of them."""
+    from ..outputs import input_files as files
+
+    found: list[tuple[str, str]] = []
+    if getattr(args, "example", None):
+        from ..examples import get
+
+        ex = get(args.example)
+        found += files("--example", ex.systems_dir) + files("--example", ex.source)
+        for ref in ex.references:
+            found += files("--example", ref)
+    for table in args.input:
+        found += files("--input", table)
+    for item in args.system:
+        name, sep, path = item.partition("=")
+        found += files("--system", path if sep else item)
+    for option, value in (("--systems-dir", args.systems_dir), ("--source", args.source), ("--gyafc", args.gyafc),
+                          ("--style-mask", getattr(args, "style_mask", None)),
+                          ("--style-remove", getattr(args, "style_remove", None)),
+                          ("--human", getattr(args, "human", None))):
+        found += files(option, value)
+    for ref in args.reference:
+        found += files("--reference", ref)
+    lexicon = getattr(args, "sentiment_aware", None)
+    if lexicon and ":" in lexicon:
+        found += files("--sentiment-aware", lexicon.split(":", 1)[1])
+    return found
+
+
+def check_metrics(text: str) -> list[str]:
+    """The metric specs of ``--metrics``; an empty list is a one-line error (not a complaint about references)."""
+    specs = split_specs(text)
+    if not specs:
+        raise InputError(f"--metrics names no metric (got {text!r}); give at least one, e.g. -m bleu "
+                         "(`styleval metrics` lists them)")
+    return specs
+
+
 def significance_marks(result: ScoreResult, alpha: float = 0.05) -> dict[tuple[str, str], str]:
     """The mark of each (metric, system) cell. Against a baseline: ``*`` when the system differs from it with
     p < ``alpha``. All pairs: `` ^bc`` naming the systems (by their column letters) it is significantly better
@@ -210,15 +250,17 @@ def build_modifiers(args: argparse.Namespace) -> "list[Modifier]":
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..outputs import check_destinations
+    from ..outputs import check_destinations, shown
     from . import stream_cmd
 
     if stream_cmd.wanted(args):
         return stream_cmd.run(args)
-    check_destinations(args.json, args.csv, args.segments_csv, args.jsonl)
+    specs = check_metrics(args.metrics)
+    check_destinations(("--json", args.json), ("--csv", args.csv), ("--segments-csv", args.segments_csv),
+                       ("--jsonl", args.jsonl), inputs=input_files(args))
     records = load_records(args)
     bar = progress.make(not (args.no_progress or args.quiet))
-    result = score(records, split_specs(args.metrics), against=[a.strip() for a in args.against.split(",")],
+    result = score(records, specs, against=[a.strip() for a in args.against.split(",")],
                    modifiers=build_modifiers(args),
                    bootstrap=args.bootstrap, confidence=args.confidence, significance=args.significance,
                    baseline=args.baseline, seed=args.seed, progress=bar)
@@ -251,5 +293,5 @@ def run(args: argparse.Namespace) -> int:
         print(f"  {metric}: {sig}")
     for path in (args.json, args.csv, args.segments_csv, args.jsonl):
         if path:
-            print(f"wrote {Path(path)}", file=sys.stderr)
+            print(f"wrote {shown(path)}", file=sys.stderr)
     return 0

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
 from ..errors import InputError
 from . import progress
@@ -38,8 +37,8 @@ def wanted(args: argparse.Namespace) -> bool:
 
 def run(args: argparse.Namespace) -> int:
     from ..engine import TableOptions, score_stream
-    from ..outputs import check_destinations
-    from .score_cmd import build_modifiers, format_table, split_specs
+    from ..outputs import atomic_writer, check_destinations, shown
+    from .score_cmd import build_modifiers, check_metrics, format_table, input_files
 
     if not args.input or args.system or args.systems_dir or args.gyafc or args.example:
         raise InputError("--stream reads tables: give --input TABLE (TSV/CSV/JSONL), repeatable")
@@ -48,9 +47,11 @@ def run(args: argparse.Namespace) -> int:
     if args.jsonl and args.segments:
         raise InputError("give the segment file once: --segments FILE (or --jsonl FILE)")
     segments = args.segments or args.jsonl
-    check_destinations(args.json, args.csv, segments)
+    specs = check_metrics(args.metrics)
+    check_destinations(("--json", args.json), ("--csv", args.csv), ("--segments", segments),
+                       inputs=input_files(args))
     bar = progress.make(not (args.no_progress or args.quiet))
-    out = score_stream(args.input, split_specs(args.metrics), against=[a.strip() for a in args.against.split(",")],
+    out = score_stream(args.input, specs, against=[a.strip() for a in args.against.split(",")],
                        modifiers=build_modifiers(args), bootstrap=args.bootstrap, confidence=args.confidence,
                        significance=args.significance, baseline=args.baseline, seed=args.seed, segments=segments,
                        chunk_size=args.chunk_size, cache=args.cache,
@@ -61,7 +62,8 @@ def run(args: argparse.Namespace) -> int:
     if args.csv:
         frame = out.result.to_dataframe("corpus")
         frame["n"] = [out.counts.get(s, 0) for s in frame["system"]]
-        frame.to_csv(args.csv, index=False)
+        with atomic_writer(args.csv) as fh:
+            frame.to_csv(fh, index=False)
     if args.quiet:
         return 0
     print(format_table(out.result))
@@ -77,5 +79,5 @@ def run(args: argparse.Namespace) -> int:
         print(f"  {metric}: {sig}")
     for path in (args.json, args.csv, segments):
         if path:
-            print(f"wrote {Path(path)}", file=sys.stderr)
+            print(f"wrote {shown(path)}", file=sys.stderr)
     return 0
