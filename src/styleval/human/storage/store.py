@@ -134,16 +134,23 @@ class Store:
         """Raise :class:`StorageError` for a database that holds tables but was not made by styleval (no
         ``styleval_meta`` table with a schema version) or was made for another schema version: styleval adds its
         tables only to an empty database or one of its own."""
-        tables = set(sa.inspect(self.engine).get_table_names())
-        if not tables:
-            return
-        if t.meta.name not in tables:
-            shown = ", ".join(sorted(tables)[:5]) + (", ..." if len(tables) > 5 else "")
-            raise StorageError(f"database {self.where} was not created by styleval (it has tables {shown} but no "
-                               f"{t.meta.name} table); styleval leaves it untouched: give a new --db file or an "
-                               "empty database")
-        with self.engine.connect() as conn:
-            version = conn.execute(sa.select(t.meta.c.value).where(t.meta.c.key == "schema_version")).scalar()
+        # SQLite: looked at through a plain connection, since the engine's own switches the file to WAL
+        sqlite = self.engine.dialect.name == "sqlite"
+        probe = sa.create_engine(self.engine.url, poolclass=sa.pool.NullPool) if sqlite else self.engine
+        try:
+            tables = set(sa.inspect(probe).get_table_names())
+            if not tables:
+                return
+            if t.meta.name not in tables:
+                shown = ", ".join(sorted(tables)[:5]) + (", ..." if len(tables) > 5 else "")
+                raise StorageError(f"database {self.where} was not created by styleval (it has tables {shown} but "
+                                   f"no {t.meta.name} table); styleval leaves it untouched: give a new --db file or "
+                                   "an empty database")
+            with probe.connect() as conn:
+                version = conn.execute(sa.select(t.meta.c.value).where(t.meta.c.key == "schema_version")).scalar()
+        finally:
+            if sqlite:
+                probe.dispose()
         if version is not None and version != t.SCHEMA_VERSION:  # no version yet: a first start cut short
             raise StorageError(f"database {self.where} has styleval schema version {version!r}, this styleval "
                                f"needs {t.SCHEMA_VERSION!r}; styleval leaves it untouched")
