@@ -136,7 +136,8 @@ needs_root = pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0,
 def _tiny(tmp_path):
     """Three-line source, output and reference files."""
     paths = {}
-    for name, text in (("src", "a cat sat\nthe dog ran\nbirds sing\n"), ("out", "a cat sits\nthe dog runs\nbirds sang\n"),
+    for name, text in (("src", "a cat sat\nthe dog ran\nbirds sing\n"),
+                       ("out", "a cat sits\nthe dog runs\nbirds sang\n"),
                        ("ref", "a cat is sitting\nthe dog is running\nbirds are singing\n")):
         paths[name] = tmp_path / f"{name}.txt"
         paths[name].write_text(text)
