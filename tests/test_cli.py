@@ -289,3 +289,20 @@ def test_empty_metric_list_is_named_as_such(tmp_path, capsys):
     assert main(args) == 2
     line = _one_error(capsys)
     assert "--metrics names no metric" in line and "references" not in line
+
+
+def test_stream_segment_file_is_never_put_in_place_of_a_pipe(tmp_path, capsys):
+    """Finding 1 for `score --stream --segments`: the engine renames its file into place, so a pipe is refused
+    (and stays a pipe) and a symbolic link is followed (and stays a link)."""
+    table = tmp_path / "t.tsv"
+    table.write_text("source\toutput\tref\tsystem\na cat sat\ta cat sits\ta cat is sitting\tA\n"
+                     "the dog ran\tthe dog runs\tthe dog is running\tA\n")
+    fifo = tmp_path / "pipe.jsonl"
+    os.mkfifo(fifo)
+    base = ["score", "--input", str(table), "--stream", "-m", "bleu", "--bootstrap", "0", "-q"]
+    assert main([*base, "--segments", str(fifo)]) == 2
+    assert "needs a file name" in _one_error(capsys) and stat.S_ISFIFO(os.lstat(fifo).st_mode)
+    target, link = tmp_path / "real.jsonl", tmp_path / "link.jsonl"
+    link.symlink_to(target)
+    assert main([*base, "--segments", str(link)]) == 0
+    assert link.is_symlink() and len(target.read_text().splitlines()) == 2 * 2  # bleu/src and bleu/ref

@@ -6,6 +6,7 @@ when one of them asks for the streaming engine.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from ..errors import InputError
@@ -35,6 +36,20 @@ def wanted(args: argparse.Namespace) -> bool:
     return bool(getattr(args, "stream", False) or getattr(args, "engine", "local") == "ray")
 
 
+def _segments_file(path: str | None) -> str | None:
+    """Where the engine may put its segment file: it writes ``<name>.partial`` beside it and renames that into
+    place, so what is not a regular file (``-``, a device, a pipe) is refused, never replaced, and a symbolic
+    link is followed (its target is written, the link stays)."""
+    from ..errors import OutputError
+
+    if path is None:
+        return None
+    if path == "-" or (os.path.exists(path) and not os.path.isfile(path)):
+        raise OutputError("--segments (--jsonl with --stream) needs a file name: the segment file is renamed "
+                          "into place, so standard output, a device, a pipe or a folder cannot receive it", path)
+    return os.path.realpath(path) if os.path.islink(path) else path
+
+
 def run(args: argparse.Namespace) -> int:
     from ..engine import TableOptions, score_stream
     from ..outputs import atomic_writer, check_destinations, shown
@@ -46,7 +61,7 @@ def run(args: argparse.Namespace) -> int:
         raise InputError("--stream writes segment scores with --segments FILE (.jsonl or .parquet), not --segments-csv")
     if args.jsonl and args.segments:
         raise InputError("give the segment file once: --segments FILE (or --jsonl FILE)")
-    segments = args.segments or args.jsonl
+    segments = _segments_file(args.segments or args.jsonl)
     specs = check_metrics(args.metrics)
     check_destinations(("--json", args.json), ("--csv", args.csv), ("--segments", segments),
                        inputs=input_files(args))
