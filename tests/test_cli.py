@@ -278,7 +278,7 @@ def test_reference_with_too_few_lines_is_called_a_reference(tmp_path, capsys):
     paths["ref"].write_text("only one line\n")
     assert main(_score(paths)) == 2
     line = _one_error(capsys)
-    assert f"{paths['ref']}: this reference file has 1 line, but the sources file {paths['src']} has 3" in line
+    assert f"{paths['ref']}: this reference file has 1 line, but the sources file {paths['src']} has 3 lines" in line
 
 
 def test_empty_metric_list_is_named_as_such(tmp_path, capsys):

@@ -19,7 +19,7 @@ def check_lengths(columns: Sequence[Column], sources: Column, role: str = "file"
     for path, lines in columns:
         if len(lines) != len(src_lines):
             raise InputError(f"this {role} has {len(lines)} line{'' if len(lines) == 1 else 's'}, but the sources "
-                             f"file {src_path} has {len(src_lines)} (line i of each file must belong to segment i)",
+                             f"file {src_path} has {len(src_lines)} lines (line i of each file must belong to segment i)",
                              path)
 
 
