@@ -149,12 +149,18 @@ def run(args: argparse.Namespace) -> int:
             created = store.create_campaign(built)
             base = args.base_url.rstrip("/")
             lines = [f"{name}\t{base}/a/{token}" for name, token in created.tokens.items()]
+            failed: InputError | None = None
+            if args.links_out:
+                try:
+                    _write_private(args.links_out, lines, "the links above are the campaign's only copy")
+                except InputError as exc:  # committed already: the links are printed below, then the error
+                    failed = exc
             n_normal = sum(it.kind == "normal" for it in built.items)
             print(f"campaign {created.name!r} (id {created.id}): {n_normal} items, {len(built.items)} with quality "
                   f"control, systems {', '.join(built.systems)}", file=sys.stderr)
-            print("\n".join(lines), flush=True)  # shown before the file is written: a failure there loses nothing
-            if args.links_out:
-                _write_private(args.links_out, lines, "the links above are the campaign's only copy")
+            print("\n".join(lines), flush=True)
+            if failed is not None:
+                raise failed
         elif args.action == "revoke-link":
             ann = store.annotator(ref, args.annotator)
             token = store.reset_token(ann.id)
@@ -162,10 +168,10 @@ def run(args: argparse.Namespace) -> int:
             if args.links_out:
                 try:
                     _write_private(args.links_out, [line], "")
-                except InputError:  # committed already: the new link must not be lost with the file
+                except InputError as exc:  # committed already: the new link must not be lost with the file
                     print(line, flush=True)
-                    raise InputError(f"the new link for {ann.name} is printed above (the old link no longer works) "
-                                     f"but could not be written to {args.links_out}") from None
+                    raise InputError(f"the new link for {ann.name} is printed above (the old link no longer works); "
+                                     f"{exc}") from None
                 print(f"new link for {ann.name} written to {args.links_out}; the old link no longer works, their "
                       "judgments are kept", file=sys.stderr)
             else:

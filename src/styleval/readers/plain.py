@@ -19,8 +19,8 @@ def check_lengths(columns: Sequence[Column], sources: Column, role: str = "file"
     for path, lines in columns:
         if len(lines) != len(src_lines):
             raise InputError(f"this {role} has {len(lines)} line{'' if len(lines) == 1 else 's'}, but the sources "
-                             f"file {src_path} has {len(src_lines)} lines (line i of each file must belong to segment i)",
-                             path)
+                             f"file {src_path} has {len(src_lines)} lines (line i of each file must belong to "
+                             "segment i)", path)
 
 
 def build_records(outputs: Column, sources: Column, references: Sequence[Column] = (), *, system: str,
