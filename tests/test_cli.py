@@ -261,6 +261,7 @@ def test_output_that_is_an_input_is_refused_before_any_work(tmp_path, capsys):
     (["score", "--input", "{out}", "--stream", "--csv", "{out}"], "--input"),
     (["score", "--systems-dir", "{dir}", "--source", "{src}", "--csv", "{dir}/out.txt"], "--systems-dir file"),
     (["transfer", "--rules", "formality", "--direction", "informal->formal", "{src}", "-o", "{src}"], "input"),
+    (["train-lm", "--kind", "ngram", "--style", "formal", "--data", "{src}", "--out", "{src}"], "--data"),
 ])
 def test_every_writing_verb_refuses_an_output_that_is_an_input(tmp_path, capsys, argv, role):
     paths = _tiny(tmp_path)

@@ -129,23 +129,31 @@ def check_destinations(*paths: Named, inputs: Iterable[tuple[str, str | os.PathL
     messages). Two outputs to one file are an error, and so is an output that is the same file as one of
     ``inputs`` (``(role, path)`` pairs; see :func:`input_files` for folders): writing it would destroy the input."""
     outputs = [n for n in (_named(item, "output") for item in paths) if n is not None]
-    ins = [(role, str(path)) for role, path in inputs if path is not None and str(path) not in ("", STDOUT)]
-    in_ids = [(role, path, *_identity(path)) for role, path in ins]
     seen: dict[str, str] = {}
     for role, path in outputs:
         p = check_destination(path)
-        if path == STDOUT:
-            key = STDOUT
-        else:
-            real, inode = _identity(path)
-            for in_role, in_path, in_real, in_inode in in_ids:
-                if real == in_real or (inode is not None and inode == in_inode):
-                    raise OutputError(f"the {role} output is the same file as the {in_role} input {in_path}; "
-                                      "writing it would destroy that input; give another file name", p)
-            key = real
+        refuse_inputs((role, path), inputs=inputs)
+        key = STDOUT if path == STDOUT else _identity(path)[0]
         if key in seen:
             raise OutputError(f"given as two outputs ({seen[key]} and {path}); each output needs its own file", p)
         seen[key] = path
+
+
+def refuse_inputs(*paths: Named, inputs: Iterable[tuple[str, str | os.PathLike[str] | None]] = ()) -> None:
+    """Raise :class:`OutputError` when an output (a path or ``(role, path)``) is the same file as one of
+    ``inputs`` (``(role, path)`` pairs), by resolved path or by device and inode (a hard link): writing it would
+    destroy that input. Only this is checked (see :func:`check_destinations` for the rest)."""
+    in_ids = [(role, str(path), *_identity(str(path))) for role, path in inputs
+              if path is not None and str(path) not in ("", STDOUT)]
+    for named in (_named(item, "output") for item in paths):
+        if named is None or named[1] == STDOUT:
+            continue
+        role, path = named
+        real, inode = _identity(path)
+        for in_role, in_path, in_real, in_inode in in_ids:
+            if real == in_real or (inode is not None and inode == in_inode):
+                raise OutputError(f"the {role} output is the same file as the {in_role} input {in_path}; "
+                                  "writing it would destroy that input; give another file name", path)
 
 
 @contextlib.contextmanager
