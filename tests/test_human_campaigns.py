@@ -26,11 +26,12 @@ def records(n_segments: int = 12, systems: tuple[str, ...] = ("a", "b", "c")) ->
 
 def fill(store: Store, cid: int, answer, seconds: float | None = 8.0) -> None:
     """Answer every assignment with ``answer(protocol, view, annotator_name) -> form``, each ``seconds`` after
-    its page was shown (None: no time)."""
+    its page was shown (None: no time), one page after the other."""
     protocol = get_protocol(store.campaign(cid).protocol)
     now = 1_700_000_000.0
     for ann in store.annotators(cid):
         while (pos := store.next_position(ann.id)) is not None:
+            now += 8.0 if seconds is None else seconds
             view = store.assignment(ann.id, pos)
             store.submit(view.assignment_id, parse_answers(protocol, answer(protocol, view, ann.name),
                                                            len(view.texts)),
@@ -202,6 +203,7 @@ def test_dashboard_flags_default_answers_and_implausible_times(tmp_path: Path) -
     seconds = {"lazy": 9.0, "fast": 0.0, "careful": 12.5}
     for ann in store.annotators(cid):
         while (pos := store.next_position(ann.id)) is not None:
+            now += seconds[ann.name]  # one page after the other
             view = store.assignment(ann.id, pos)
             store.submit(view.assignment_id, parse_answers(protocol, answer(protocol, view, ann.name), 1),
                          shown_at=now - seconds[ann.name], now=now)
@@ -219,6 +221,33 @@ def test_dashboard_flags_default_answers_and_implausible_times(tmp_path: Path) -
     fill(store, cid, lambda p, v, n: {f"{a.name}.0": "80" for a in p.aspects}, seconds=None)
     (only,) = dashboard(store, cid).quality
     assert only.untimed == 9 and only.flagged and "without a time" in only.reasons[-1]
+    store.close()
+
+
+def test_padded_stamps_do_not_hide_fast_submissions(tmp_path: Path) -> None:
+    """Issue 33, finding 7: open every item, wait, then submit them all within a fraction of a second. The time
+    from each stamp looks careful; the time between consecutive submissions does not, and is flagged."""
+    spec = CampaignSpec("padded", "direct-assessment", ["padder", "careful"], controls=0, repeats=0, degraded=0)
+    store = Store(tmp_path / "p.db")
+    cid = store.create_campaign(build_campaign(spec, records(6))).id
+    protocol = get_protocol("direct-assessment")
+    start = 1_700_000_000.0
+    for ann in store.annotators(cid):
+        now = start
+        while (pos := store.next_position(ann.id)) is not None:
+            view = store.assignment(ann.id, pos)
+            if ann.name == "padder":  # every page shown at start, all answers sent 0.01 s apart after a minute
+                shown, now = start, (now + 60.0 if now == start else now + 0.01)
+            else:  # one page after the other, 12 s each
+                shown, now = now, now + 12.0
+            form = {f"{a.name}.0": str(40 + pos) for a in protocol.aspects}
+            store.submit(view.assignment_id, parse_answers(protocol, form, 1), shown_at=shown, now=now)
+    q = {r.annotator: r for r in dashboard(store, cid).quality}
+    padder, careful = q["padder"], q["careful"]
+    assert padder.median_seconds is not None and padder.median_seconds > 60  # the stamp alone says "careful"
+    assert padder.median_gap_seconds == pytest.approx(0.01, abs=1e-6)
+    assert padder.flagged and any("implausibly fast submissions" in r for r in padder.reasons), padder.reasons
+    assert careful.median_seconds == 12.0 and careful.median_gap_seconds == 12.0 and not careful.flagged
     store.close()
 
 

@@ -163,3 +163,42 @@ def test_admin_sessions_on_postgresql(pg_url: str) -> None:
         assert not store.admin_session_valid(gone, "fp-old", now=110.0)
     finally:
         store.close()
+
+
+def test_numeric_campaign_name_never_hides_another_campaigns_id_on_postgresql(pg_url: str, tmp_path: Path) -> None:
+    """Issue 33, finding 3 on PostgreSQL: the store, the admin pages and the download reach campaigns by id only;
+    a name that is another campaign's id is refused as ambiguous (the SQLite twin is in test_human_web.py)."""
+    pytest.importorskip("fastapi")
+    from fastapi.testclient import TestClient
+    from test_human_web import ADMIN, check_ids_and_names_stay_apart
+
+    from styleval.human.web import create_app
+
+    store = Store(pg_url)
+    try:
+        check_ids_and_names_stay_apart(store, lambda: TestClient(
+            create_app(store, admin_token=ADMIN, export_dir=tmp_path / "exports"), base_url="http://127.0.0.1"))
+    finally:
+        store.close()
+
+
+def test_foreign_postgresql_database_is_refused_untouched(pg_url: str) -> None:
+    """Issue 33, finding 12 on PostgreSQL: a schema holding someone else's tables is left alone."""
+    import sqlalchemy as sa
+
+    from styleval.human.storage import StorageError
+
+    admin = sa.create_engine(pg_url.replace("postgresql://", "postgresql+psycopg://"))
+    try:
+        with admin.begin() as conn:
+            conn.exec_driver_sql("CREATE SCHEMA foreign_shop")
+            conn.exec_driver_sql("CREATE TABLE foreign_shop.campaigns (id INTEGER PRIMARY KEY, budget REAL)")
+        with pytest.raises(StorageError, match="not created by styleval"):
+            Store(pg_url + "&options=-csearch_path%3Dforeign_shop")
+        with admin.connect() as conn:
+            names = conn.exec_driver_sql("SELECT table_name FROM information_schema.tables "
+                                         "WHERE table_schema = 'foreign_shop'").scalars().all()
+        assert names == ["campaigns"]
+    finally:
+        admin.dispose()
+    Store(pg_url).close()  # the plain URL (the public schema, styleval's own) still opens

@@ -2,7 +2,9 @@
 idempotent resubmission, malicious outputs shown as text, export confined to its directory."""
 from __future__ import annotations
 
+import os
 import re
+import stat
 from pathlib import Path
 
 import pytest
@@ -277,7 +279,8 @@ def test_login_throttling_grows_and_blocks_even_the_right_token(env) -> None:
         return c.post("/admin/login", data={"csrf": csrf, "token": token}, follow_redirects=False)
 
     assert [attempt(f"wrong-token-{i:04d}").status_code for i in range(3)] == [401, 401, 401]
-    assert attempt("wrong-token-0003").status_code == 401  # the 4th wrong token: now a 1 s wait
+    fourth = attempt("wrong-token-0003")  # after 3 wrong tokens the wait has begun: the 4th is not compared
+    assert fourth.status_code == 429 and fourth.headers["retry-after"] == "1"
     blocked = attempt(ADMIN)
     assert blocked.status_code == 429 and blocked.headers["retry-after"] == "1"
     assert "wait 1 s" in blocked.text and "styleval_admin" not in blocked.headers.get("set-cookie", "")
@@ -292,6 +295,7 @@ def test_login_throttling_grows_and_blocks_even_the_right_token(env) -> None:
     assert bearer.status_code == 429
     clock.now += 9
     assert attempt(ADMIN).status_code == 303  # after the wait the right token works, and resets the count
+    csrf = _csrf(c.get("/admin/login").text)  # logged in now: forms carry tokens bound to the session
     assert attempt("wrong-token-9999").status_code == 401 and attempt(ADMIN).status_code == 303
 
 
@@ -300,10 +304,10 @@ def test_throttle_is_per_client_and_forgets() -> None:
 
     clock = FakeClock()
     t = LoginThrottle(free_attempts=1, base_delay_s=2.0, max_delay_s=10.0, clock=clock)
-    assert t.failed("a") == 0 and t.failed("a") == 2.0 and t.failed("a") == 4.0
-    assert t.wait("a") == 4.0 and t.wait("b") == 0
+    assert t.failed("a") == 2.0 and t.failed("a") == 4.0 and t.failed("a") == 8.0  # the wait starts at once
+    assert t.wait("a") == 8.0 and t.wait("b") == 0
     clock.now += 21  # quiet for longer than twice the longest delay
-    assert t.wait("a") == 0 and t.failed("a") == 0
+    assert t.wait("a") == 0 and t.failed("a") == 2.0
 
 
 # ---------------------------------------------------------------------- honest judgments
@@ -496,7 +500,7 @@ def test_export_on_a_full_disk_leaves_no_file(env, monkeypatch) -> None:
 
     monkeypatch.setattr(Judgments, "write", full_disk)
     r = c.post(f"/admin/campaigns/{cid}/export", data={"csrf": csrf, "filename": "full.csv"})
-    assert r.status_code == 200 and "Export refused" in r.text and "No space left on device" in r.text
+    assert r.status_code == 422 and "Export refused" in r.text and "No space left on device" in r.text
     exports = tmp / "exports"
     assert not exports.exists() or list(exports.iterdir()) == []
 
@@ -506,3 +510,90 @@ def test_short_admin_token_is_refused(env) -> None:
 
     with pytest.raises(InputError, match="at least 12"):
         create_app(env["store"], admin_token="short", export_dir=env["tmp"])
+
+
+# ---------------------------------------------------------------------- issue 33
+def test_planted_csrf_cookie_earns_no_admin_form_token(env) -> None:
+    """Finding 6: a client chose the styleval_csrf cookie, got the token for it from GET /admin/login, and an
+    admin session carrying that cookie accepted it. Admin form tokens now derive from the server-side session."""
+    cid = env["cid"]
+    attacker = _app(env)
+    attacker.cookies.set("styleval_csrf", "planted-by-the-attacker-0123456789")
+    planted_token = _csrf(attacker.get("/admin/login").text)
+    victim = _app(env)
+    _login(victim)
+    victim.cookies.set("styleval_csrf", "planted-by-the-attacker-0123456789")
+    r = victim.post(f"/admin/campaigns/{cid}/export", data={"csrf": planted_token, "filename": "stolen.csv"})
+    assert r.status_code == 403 and not (env["tmp"] / "exports" / "stolen.csv").exists()
+    own = _csrf(victim.get(f"/admin/campaigns/{cid}").text)  # the admin's own page carries the bound token
+    assert own != planted_token
+    r = victim.post(f"/admin/campaigns/{cid}/export", data={"csrf": own, "filename": "mine.csv"})
+    assert r.status_code == 200 and (env["tmp"] / "exports" / "mine.csv").exists()
+    # a session ended by logout takes its tokens with it
+    victim.post("/admin/logout", data={"csrf": own}, follow_redirects=False)
+    assert victim.post(f"/admin/campaigns/{cid}/export", data={"csrf": own, "filename": "x.csv"},
+                       follow_redirects=False).status_code in (401, 403)
+
+
+def test_throttle_details(env) -> None:
+    """Finding 11: Retry-After 0 for a client still blocked; the 4th wrong token compared although the wait
+    starts after 3; a refused export answered 200."""
+    from styleval.human.web.sessions import LoginThrottle
+
+    clock = FakeClock()
+    c = _app(env, throttle=LoginThrottle(free_attempts=3, base_delay_s=0.25, max_delay_s=8.0, clock=clock))
+    csrf = _csrf(c.get("/admin/login").text)
+
+    def attempt(token: str):
+        return c.post("/admin/login", data={"csrf": csrf, "token": token}, follow_redirects=False)
+
+    assert [attempt(f"wrong-token-{i:04d}").status_code for i in range(3)] == [401, 401, 401]
+    blocked = attempt(ADMIN)  # the right token as the 4th try: not compared, the client waits first
+    assert blocked.status_code == 429 and blocked.headers["retry-after"] == "1" and "wait 1 s" in blocked.text
+    bearer = c.get("/admin", headers={"Authorization": f"Bearer {ADMIN}"})
+    assert bearer.status_code == 429 and bearer.headers["retry-after"] == "1"  # 0.25 s left: never "0"
+    clock.now += 0.3
+    assert attempt(ADMIN).status_code == 303
+    # a refused export says so in its status, not only in the page
+    cid = env["cid"]
+    page_csrf = _csrf(c.get(f"/admin/campaigns/{cid}").text)
+    r = c.post(f"/admin/campaigns/{cid}/export", data={"csrf": page_csrf, "filename": "../escape.csv"})
+    assert r.status_code == 422 and "Export refused" in r.text
+    (env["tmp"] / "exports").mkdir(exist_ok=True)
+    os.mkfifo(env["tmp"] / "exports" / "pipe.csv")  # never replaced by an export
+    r = c.post(f"/admin/campaigns/{cid}/export", data={"csrf": page_csrf, "filename": "pipe.csv"})
+    assert r.status_code == 422 and "not a regular file" in r.text
+    assert stat.S_ISFIFO(os.lstat(env["tmp"] / "exports" / "pipe.csv").st_mode)
+
+
+def test_numeric_campaign_name_never_hides_another_campaigns_id_on_the_web(env) -> None:
+    """Finding 3 (web, SQLite): routes take ids only; a campaign named after another's id is not reached by it."""
+    check_ids_and_names_stay_apart(env["store"], lambda: _app(env))
+
+
+def check_ids_and_names_stay_apart(store, client_factory) -> None:
+    """Create campaigns named str(k+2) (id k+1) and "other-k" (id k+2); every way in reaches the right one."""
+    from styleval.errors import InputError
+
+    probe = store.create_campaign(build_campaign(
+        CampaignSpec(f"probe-{id(store)}", "direct-assessment", 1, controls=0, repeats=0, degraded=0), _records()))
+    k = probe.id
+    numeric = store.create_campaign(build_campaign(
+        CampaignSpec(str(k + 2), "direct-assessment", 1, controls=0, repeats=0, degraded=0), _records()))
+    other = store.create_campaign(build_campaign(
+        CampaignSpec(f"other-{k}", "direct-assessment", 1, controls=0, repeats=0, degraded=0), _records()))
+    assert (numeric.id, other.id) == (k + 1, k + 2)
+    assert store.campaign(k + 2).name == f"other-{k}" and store.campaign(k + 1).name == str(k + 2)
+    with pytest.raises(InputError, match="ambiguous"):
+        store.campaign(str(k + 2))
+    assert store.campaign(f"other-{k}").id == k + 2
+    c = client_factory()
+    _login(c)
+    index = c.get("/admin").text
+    assert f'href="/admin/campaigns/{k + 2}"' in index
+    page = c.get(f"/admin/campaigns/{k + 2}")
+    assert page.status_code == 200 and f"other-{k}" in page.text
+    download = c.get(f"/admin/campaigns/{k + 2}/export.csv")
+    assert download.headers["content-disposition"] == f'attachment; filename="campaign-{k + 2}.csv"'
+    assert c.get(f"/admin/campaigns/{k + 1}").status_code == 200
+    assert str(k + 2) in c.get(f"/admin/campaigns/{k + 1}").text

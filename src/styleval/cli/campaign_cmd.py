@@ -2,12 +2,14 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from pathlib import Path
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from ..errors import InputError, ResourceUnavailableError
+
+if TYPE_CHECKING:
+    from ..human import CampaignSpec
 
 MISSING = "campaigns need SQLAlchemy (run scripts/setup_human_eval_deps.sh)"
 
@@ -47,16 +49,15 @@ def _arguments(p: argparse.ArgumentParser) -> None:
     _db(ls)
     st = verbs.add_parser("status", help="progress, quality control, agreement and per-system scores")
     _db(st)
-    st.add_argument("campaign", help="name or id")
+    _which(st)
     ex = verbs.add_parser("export", help="judgments in the long format (read by 'styleval meta')")
     _db(ex)
-    ex.add_argument("campaign", help="name or id")
+    _which(ex)
     ex.add_argument("--output", "-o", required=True, help="a .csv, .tsv or .jsonl file")
     rv = verbs.add_parser("revoke-link", help="a new link for an annotator; the old one stops working, "
                                                "their judgments are kept")
     _db(rv)
-    rv.add_argument("campaign", help="name or id")
-    rv.add_argument("annotator", help="the annotator's name")
+    _which(rv, annotator=True)
     rv.add_argument("--base-url", default="http://127.0.0.1:8000", help="server address used in the printed link")
     rv.add_argument("--links-out", help="write annotator<TAB>link to this file (mode 600) instead of printing it")
     verbs.add_parser("protocols", help="the available protocols")
@@ -64,6 +65,34 @@ def _arguments(p: argparse.ArgumentParser) -> None:
 
 def _db(p: argparse.ArgumentParser) -> None:
     p.add_argument("--db", default="styleval-human.db", help="SQLite file or postgresql:// URL")
+
+
+def _which(p: argparse.ArgumentParser, annotator: bool = False) -> None:
+    """The campaign: its name, or its id with --id (a name that is also another campaign's id is refused)."""
+    p.add_argument("campaign", nargs="?", help="the campaign's name (or its id when no campaign has that name)")
+    if annotator:
+        p.add_argument("annotator", nargs="?", help="the annotator's name")
+    p.add_argument("--id", type=int, dest="campaign_id", metavar="N", help="the campaign's id (as 'campaign list' "
+                                                                           "shows it) instead of its name")
+
+
+def _campaign_ref(args: argparse.Namespace) -> int | str:
+    """What names the campaign: an id (``int``, from --id) or a name (``str``); exactly one of them."""
+    if args.campaign_id is not None:
+        if getattr(args, "annotator", None) is None and args.campaign is not None and args.action == "revoke-link":
+            args.annotator, args.campaign = args.campaign, None  # revoke-link --id N ANNOTATOR
+        if args.campaign is not None:
+            raise InputError(f"give the campaign by name or by --id, not both (got {args.campaign!r} and --id "
+                             f"{args.campaign_id})")
+        return int(args.campaign_id)
+    if args.campaign is None:
+        raise InputError("name the campaign (see 'styleval campaign list'), or give --id N")
+    return str(args.campaign)
+
+
+def _db_file(db: str) -> str | None:
+    """The SQLite file of --db (None for a server URL): an output must never be that file."""
+    return None if "://" in db else db
 
 
 def _records(args: argparse.Namespace) -> list:
@@ -92,38 +121,57 @@ def run(args: argparse.Namespace) -> int:
     try:
         import sqlalchemy as sa
 
-        from ..human import CampaignSpec, Store, build_campaign
+        from ..human import Store, build_campaign
         from ..human.analysis import dashboard, write_export
         from ..human.storage import describe_database_error
     except ImportError as exc:
         raise ResourceUnavailableError(f"{MISSING}; missing: {exc.name}") from None
+    from ..outputs import check_destinations
+
+    db_input = [("--db", _db_file(args.db))]
+    ref: int | str = 0
+    if args.action in ("status", "export", "revoke-link"):
+        ref = _campaign_ref(args)
+        if args.action == "revoke-link" and not args.annotator:
+            raise InputError("name the annotator whose link to replace")
+    # every destination is checked before the database is touched (a refused path changes nothing)
+    if args.action == "create":
+        spec = _spec(args)
+        check_destinations(("--links-out", args.links_out), inputs=[*db_input, *_input_files(args)])
+    elif args.action == "revoke-link":
+        check_destinations(("--links-out", args.links_out), inputs=db_input)
+    elif args.action == "export":
+        check_destinations(("--output", args.output), inputs=db_input)
     store = Store(args.db)
     try:
         if args.action == "create":
-            names = args.annotators.strip()
-            mask = None
-            if args.mask_lexicon:
-                mask = [w.strip() for w in Path(args.mask_lexicon).read_text(encoding="utf-8").split() if w.strip()]
-            spec = CampaignSpec(args.name, args.protocol, int(names) if names.isdigit() else names.split(","),
-                                per_item=args.per_item, controls=args.controls, repeats=args.repeats,
-                                degraded=args.degraded, training=args.training, seed=args.seed, mask_words=mask,
-                                max_segments=args.max_segments)
             built = build_campaign(spec, _records(args))
             created = store.create_campaign(built)
             base = args.base_url.rstrip("/")
             lines = [f"{name}\t{base}/a/{token}" for name, token in created.tokens.items()]
+            failed: InputError | None = None
             if args.links_out:
-                _write_private(args.links_out, lines)
+                try:
+                    _write_private(args.links_out, lines, "the links above are the campaign's only copy")
+                except InputError as exc:  # committed already: the links are printed below, then the error
+                    failed = exc
             n_normal = sum(it.kind == "normal" for it in built.items)
             print(f"campaign {created.name!r} (id {created.id}): {n_normal} items, {len(built.items)} with quality "
                   f"control, systems {', '.join(built.systems)}", file=sys.stderr)
-            print("\n".join(lines))
+            print("\n".join(lines), flush=True)
+            if failed is not None:
+                raise failed
         elif args.action == "revoke-link":
-            ann = store.annotator(args.campaign, args.annotator)
+            ann = store.annotator(ref, args.annotator)
             token = store.reset_token(ann.id)
             line = f"{ann.name}\t{args.base_url.rstrip('/')}/a/{token}"
             if args.links_out:
-                _write_private(args.links_out, [line])
+                try:
+                    _write_private(args.links_out, [line], "")
+                except InputError as exc:  # committed already: the new link must not be lost with the file
+                    print(line, flush=True)
+                    raise InputError(f"the new link for {ann.name} is printed above (the old link no longer works); "
+                                     f"{exc}") from None
                 print(f"new link for {ann.name} written to {args.links_out}; the old link no longer works, their "
                       "judgments are kept", file=sys.stderr)
             else:
@@ -132,12 +180,12 @@ def run(args: argparse.Namespace) -> int:
                 print(line)
         elif args.action == "list":
             for c in store.campaigns():
-                print(f"{c.id}\t{c.name}\t{c.protocol}\t{', '.join(c.config.get('systems', []))}")
+                print(f"{c.id}\t{_printable(c.name)}\t{c.protocol}\t{', '.join(c.config.get('systems', []))}")
         elif args.action == "status":
-            _print_status(dashboard(store, args.campaign))
+            _print_status(dashboard(store, store.campaign(ref).id))
         elif args.action == "export":
             out = Path(args.output)
-            path = write_export(store, args.campaign, out.parent if str(out.parent) else ".", out.name)
+            path = write_export(store, store.campaign(ref).id, out.parent if str(out.parent) else ".", out.name)
             print(f"wrote {path}", file=sys.stderr)
     except sa.exc.SQLAlchemyError as exc:  # e.g. locked or made read-only while we ran: one line, no SQL
         raise describe_database_error(exc, store.where) from None
@@ -146,18 +194,48 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _write_private(path: str, lines: list[str]) -> None:
-    """Write links (credentials) to a file only its owner can read; an existing file is replaced."""
-    target = Path(path)
-    temp = target.with_name(f".{target.name}.partial")
+def _write_private(path: str, lines: list[str], note: str) -> None:
+    """Write links (credentials) to a file only its owner can read, atomically (see :mod:`styleval.outputs`: a
+    device or pipe is written through, a symbolic link followed, nothing else replaced)."""
+    from ..errors import OutputError
+    from ..outputs import write_text
+
     try:
-        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write("\n".join(lines) + "\n")
-        os.chmod(temp, 0o600)
-        os.replace(temp, target)
-    except OSError as exc:
-        raise InputError(f"cannot write the links: {exc.strerror}", path) from None
+        write_text(path, "\n".join(lines) + "\n", private=True)
+    except OutputError as exc:
+        raise InputError(f"cannot write the links ({exc.problem})" + (f"; {note}" if note else ""), path) from None
+
+
+def _printable(name: str) -> str:
+    """A name for the terminal: control characters (refused in new names, possible in old databases) escaped."""
+    return "".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in name)
+
+
+def _spec(args: argparse.Namespace) -> "CampaignSpec":
+    """The campaign spec of ``create``, validated (before the database is opened)."""
+    from ..human import CampaignSpec
+
+    names = args.annotators.strip()
+    mask = None
+    if args.mask_lexicon:
+        mask = [w.strip() for w in Path(args.mask_lexicon).read_text(encoding="utf-8").split() if w.strip()]
+    spec = CampaignSpec(args.name, args.protocol, int(names) if names.isdigit() else names.split(","),
+                        per_item=args.per_item, controls=args.controls, repeats=args.repeats,
+                        degraded=args.degraded, training=args.training, seed=args.seed, mask_words=mask,
+                        max_segments=args.max_segments)
+    spec.validate()
+    spec.annotator_names()
+    return spec
+
+
+def _input_files(args: argparse.Namespace) -> list[tuple[str, str]]:
+    from ..outputs import input_files
+
+    found = input_files("--sources", args.sources) + input_files("--mask-lexicon", args.mask_lexicon)
+    for option, paths in (("--outputs", args.outputs), ("--table", args.table), ("--references", args.references)):
+        for path in paths:
+            found += input_files(option, path)
+    return found
 
 
 def _print_status(d: object) -> None:
@@ -187,7 +265,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="styleval campaign")
     _arguments(parser)
     try:
-        return run(parser.parse_args(argv))
+        status = run(parser.parse_args(argv))
+        sys.stdout.flush()
+        return status
+    except BrokenPipeError:
+        from .main import quiet_broken_pipe
+
+        return quiet_broken_pipe()
     except StyleEvalError as exc:
         print(f"styleval: error: {exc}", file=sys.stderr)
         return 2

@@ -81,7 +81,7 @@ def run(args: argparse.Namespace) -> int:
 
     from ..outputs import check_destinations, write_text
 
-    check_destinations(args.json)
+    check_destinations(("--json", args.json), inputs=[("table", args.table), ("--scores", args.scores)])
     from ..analysis import analyze_errors
     from .progress import make as make_progress
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
 from . import progress, score_cmd
 from .score_options import statistics_options
@@ -68,9 +67,10 @@ def run(args: argparse.Namespace) -> int:
         if not sep or not style.strip() or not path.strip():
             raise InputError(f"--style-lm {item!r}: expected STYLE=DIR")
         style_lms[style.strip()] = path.strip()
-    from ..outputs import check_destinations
+    from ..outputs import check_destinations, shown
 
-    check_destinations(args.json, args.html, args.markdown)
+    check_destinations(("--json", args.json), ("--html", args.html), ("--markdown", args.markdown),
+                       inputs=score_cmd.input_files(args) + [("--style-lm", d) for d in style_lms.values()])
     human = None
     if args.exclude_system and not args.human:
         raise InputError("--exclude-system leaves systems out of the correlations with human judgments: give --human")
@@ -98,5 +98,5 @@ def run(args: argparse.Namespace) -> int:
             print(f"  {metric}: {sig}")
     for path in (args.json, args.html, args.markdown):
         if path:
-            print(f"wrote {Path(path)}", file=sys.stderr)
+            print(f"wrote {shown(path)}", file=sys.stderr)
     return 0

@@ -33,8 +33,10 @@ def run(args: argparse.Namespace) -> int:
     from ..style_models.lexicon import build_lexicon, load_lexicon, mask_style_words, remove_style_words, write_lexicon
 
     if args.lexicon_verb == "build":
+        from ..outputs import check_destinations
         from ..style_models import read_labelled
 
+        check_destinations(("--output", args.output), inputs=[("data", args.data)])
         data = read_labelled(args.data, text_col=args.text_col, label_col=args.label_col)
         lex = build_lexicon(data.texts, data.labels, C=args.C, penalty=args.penalty, n_std=args.n_std,
                             top_k=args.top_k, origin=str(args.data))
@@ -44,5 +46,5 @@ def run(args: argparse.Namespace) -> int:
     words = load_lexicon(args.lexicon).words
     edit = (lambda t: mask_style_words(t, words, args.placeholder)) if args.mode == "mask" else \
         (lambda t: remove_style_words(t, words))
-    map_lines(args.input, args.output, edit)
+    map_lines(args.input, args.output, edit, inputs=[("lexicon", args.lexicon)])
     return 0

@@ -2,17 +2,20 @@
 from __future__ import annotations
 
 import sys
-from typing import Callable
+from typing import Callable, Sequence
 
 
-def map_lines(source: str, output: str | None, rewrite: Callable[[str], str]) -> None:
-    """Apply ``rewrite`` to every line of ``source`` ('-': standard input), writing to ``output`` or stdout."""
+def map_lines(source: str, output: str | None, rewrite: Callable[[str], str],
+              inputs: Sequence[tuple[str, str]] = ()) -> None:
+    """Apply ``rewrite`` to every line of ``source`` ('-': standard input), writing to ``output`` or stdout.
+    ``output`` is checked first (see :mod:`styleval.outputs`): it must not be ``source`` or one of ``inputs``."""
+    from ..outputs import check_destinations, write_text
     from ..readers.text import read_lines
 
+    check_destinations(("--output", output), inputs=[("input", source), *inputs])
     lines = sys.stdin.read().splitlines() if source == "-" else read_lines(source)
     text = "".join(rewrite(line) + "\n" for line in lines)
     if output:
-        with open(output, "w", encoding="utf-8") as fh:
-            fh.write(text)
+        write_text(output, text)
     else:
         sys.stdout.write(text)

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from typing import Sequence
 
@@ -50,11 +51,28 @@ def missing_dependency(exc: ModuleNotFoundError) -> MissingDependencyError | Non
     return MissingDependencyError(package, extra)
 
 
+def quiet_broken_pipe() -> int:
+    """The reader of standard output went away (``styleval ... | head``): stop quietly. Standard output is pointed
+    at the null device so that Python's final flush does not complain either; the exit status is 0, as for a
+    command that had written everything."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):  # no real descriptor behind sys.stdout (a test's capture)
+        pass
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        return int(args.run(args) or 0)
+        status = int(args.run(args) or 0)
+        sys.stdout.flush()  # a closed pipe shows here, inside the handler, not at interpreter exit
+        return status
+    except BrokenPipeError:
+        return quiet_broken_pipe()
     except StyleEvalError as exc:
         print(f"styleval: error: {exc}", file=sys.stderr)
         return 2

@@ -10,7 +10,6 @@ import argparse
 import json
 import math
 import sys
-from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -271,9 +270,11 @@ def wide_table(results: list[MetaResult], digits: int = 3) -> tuple[list[str], l
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..outputs import atomic_writer, check_destinations, write_text
+    from ..outputs import atomic_writer, check_destinations, shown, write_text
 
-    check_destinations(args.json, args.csv, args.curves_csv, args.latex)
+    check_destinations(("--json", args.json), ("--csv", args.csv), ("--curves-csv", args.curves_csv),
+                       ("--latex", args.latex),
+                       inputs=[("--human", args.human)] + [("--scores", s) for s in args.scores])
     human, metric_table, lower = load_inputs(args)
     tasks = build_tasks(args, human)
     metrics = _split(args.metrics) or None
@@ -306,5 +307,5 @@ def run(args: argparse.Namespace) -> int:
     print("\n\n".join(blocks))
     for path in (args.json, args.csv, args.latex, args.curves_csv):
         if path:
-            print(f"wrote {Path(path)}", file=sys.stderr)
+            print(f"wrote {shown(path)}", file=sys.stderr)
     return 0

@@ -38,7 +38,8 @@ def run(args: argparse.Namespace) -> int:
 
     if not (args.html or args.markdown):
         raise InputError("nothing to write: give --html FILE and/or --markdown FILE")
-    check_destinations(args.html, args.markdown)
+    check_destinations(("--html", args.html), ("--markdown", args.markdown),
+                       inputs=[("evaluation", args.evaluation), ("--human", args.human)])
     human = None
     if args.exclude_system and not args.human:
         raise InputError("--exclude-system leaves systems out of the correlations with human judgments: give --human")

@@ -9,7 +9,8 @@ from ..errors import InputError
 from ..records import Record
 from ..scoring import score
 from . import progress, stream_cmd
-from .score_options import add_statistics_arguments, build_modifiers, split_specs, statistics_options
+from .score_options import (add_statistics_arguments, build_modifiers, check_metrics, input_files, split_specs,
+                            statistics_options)
 from .score_table import format_table, significance_marks
 
 __all__ = ["add_input_arguments", "add_parser", "add_statistics_arguments", "format_table", "load_records", "run",
@@ -119,14 +120,16 @@ def load_records(args: argparse.Namespace) -> list[Record]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..outputs import check_destinations
+    from ..outputs import check_destinations, shown
 
     if stream_cmd.wanted(args):
         return stream_cmd.run(args)
-    check_destinations(args.json, args.csv, args.segments_csv, args.jsonl)
+    specs = check_metrics(args.metrics)
+    check_destinations(("--json", args.json), ("--csv", args.csv), ("--segments-csv", args.segments_csv),
+                       ("--jsonl", args.jsonl), inputs=input_files(args))
     records = load_records(args)
     bar = progress.make(not (args.no_progress or args.quiet))
-    result = score(records, split_specs(args.metrics), against=[a.strip() for a in args.against.split(",")],
+    result = score(records, specs, against=[a.strip() for a in args.against.split(",")],
                    modifiers=build_modifiers(args), options=statistics_options(args), progress=bar)
     if args.json:
         result.write_json(args.json)
@@ -157,5 +160,5 @@ def run(args: argparse.Namespace) -> int:
         print(f"  {metric}: {sig}")
     for path in (args.json, args.csv, args.segments_csv, args.jsonl):
         if path:
-            print(f"wrote {Path(path)}", file=sys.stderr)
+            print(f"wrote {shown(path)}", file=sys.stderr)
     return 0

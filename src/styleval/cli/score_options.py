@@ -4,6 +4,7 @@ from __future__ import annotations
 import argparse
 
 from ..engine.metric_specs import Modifier
+from ..errors import InputError
 from ..engine.options import SIGNIFICANCE_METHODS, StatisticsOptions
 
 
@@ -52,3 +53,43 @@ def build_modifiers(args: argparse.Namespace) -> list[Modifier]:
             modifiers.append(lambda m: SentimentAware(inner=m, lexicon=args.sentiment_aware) if m.higher_is_better
                              else None)
     return modifiers
+
+
+def input_files(args: argparse.Namespace) -> list[tuple[str, str]]:
+    """Every file the records, lexicons and models of ``score``/``evaluate`` are read from, with its option: an
+    output path must not be one of them."""
+    from ..outputs import input_files as files
+
+    found: list[tuple[str, str]] = []
+    if getattr(args, "example", None):
+        from ..examples import get
+
+        ex = get(args.example)
+        found += files("--example", ex.systems_dir) + files("--example", ex.source)
+        for ref in ex.references:
+            found += files("--example", ref)
+    for table in args.input:
+        found += files("--input", table)
+    for item in args.system:
+        name, sep, path = item.partition("=")
+        found += files("--system", path if sep else item)
+    for option, value in (("--systems-dir", args.systems_dir), ("--source", args.source), ("--gyafc", args.gyafc),
+                          ("--style-mask", getattr(args, "style_mask", None)),
+                          ("--style-remove", getattr(args, "style_remove", None)),
+                          ("--human", getattr(args, "human", None))):
+        found += files(option, value)
+    for ref in args.reference:
+        found += files("--reference", ref)
+    lexicon = getattr(args, "sentiment_aware", None)
+    if lexicon and ":" in lexicon:
+        found += files("--sentiment-aware", lexicon.split(":", 1)[1])
+    return found
+
+
+def check_metrics(text: str) -> list[str]:
+    """The metric specs of ``--metrics``; an empty list is a one-line error (not a complaint about references)."""
+    specs = split_specs(text)
+    if not specs:
+        raise InputError(f"--metrics names no metric (got {text!r}); give at least one, e.g. -m bleu "
+                         "(`styleval metrics` lists them)")
+    return specs

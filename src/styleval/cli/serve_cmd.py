@@ -55,6 +55,10 @@ def _arguments(p: argparse.ArgumentParser) -> None:
                    help="largest campaign upload on the admin page in MiB (default 20); refused before reading")
     p.add_argument("--ssl-certfile", help="serve HTTPS with this certificate (admin cookies are then Secure)")
     p.add_argument("--ssl-keyfile", help="the certificate's private key")
+    p.add_argument("--forwarded-allow-ips", metavar="ADDRESSES",
+                   help="behind a reverse proxy: the proxies (comma-separated addresses or networks) whose "
+                        "X-Forwarded-For/-Proto headers are trusted; by default these headers are ignored and the "
+                        "login throttle counts wrong tokens per connecting address")
     p.add_argument("--exit-after", type=_positive, help="stop by itself after this many seconds")
     p.add_argument("--log-level", default="warning", choices=["critical", "error", "warning", "info", "debug"])
 
@@ -123,7 +127,7 @@ def run(args: argparse.Namespace) -> int:
     run_server(args.db, admin_token=token, export_dir=args.export_dir, host=args.host, port=args.port,
                exit_after=args.exit_after, log_level=args.log_level,
                max_upload_bytes=int(args.max_upload_mb * 2**20), ssl_certfile=args.ssl_certfile,
-               ssl_keyfile=args.ssl_keyfile, on_ready=ready)
+               ssl_keyfile=args.ssl_keyfile, on_ready=ready, forwarded_allow_ips=args.forwarded_allow_ips)
     return 0
 
 

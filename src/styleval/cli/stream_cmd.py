@@ -6,12 +6,12 @@ when one of them asks for the streaming engine (the options both read are in :mo
 from __future__ import annotations
 
 import argparse
+import os
 import sys
-from pathlib import Path
 
 from ..errors import InputError
 from . import progress
-from .score_options import build_modifiers, split_specs, statistics_options
+from .score_options import build_modifiers, check_metrics, input_files, statistics_options
 from .score_table import format_table
 
 
@@ -38,9 +38,23 @@ def wanted(args: argparse.Namespace) -> bool:
     return bool(getattr(args, "stream", False) or getattr(args, "engine", "local") == "ray")
 
 
+def _segments_file(path: str | None) -> str | None:
+    """Where the engine may put its segment file: it writes ``<name>.partial`` beside it and renames that into
+    place, so what is not a regular file (``-``, a device, a pipe) is refused, never replaced, and a symbolic
+    link is followed (its target is written, the link stays)."""
+    from ..errors import OutputError
+
+    if path is None:
+        return None
+    if path == "-" or (os.path.exists(path) and not os.path.isfile(path)):
+        raise OutputError("--segments (--jsonl with --stream) needs a file name: the segment file is renamed "
+                          "into place, so standard output, a device, a pipe or a folder cannot receive it", path)
+    return os.path.realpath(path) if os.path.islink(path) else path
+
+
 def run(args: argparse.Namespace) -> int:
     from ..engine import TableOptions, score_stream
-    from ..outputs import check_destinations
+    from ..outputs import atomic_writer, check_destinations, shown
 
     if not args.input or args.system or args.systems_dir or args.gyafc or args.example:
         raise InputError("--stream reads tables: give --input TABLE (TSV/CSV/JSONL), repeatable")
@@ -48,10 +62,12 @@ def run(args: argparse.Namespace) -> int:
         raise InputError("--stream writes segment scores with --segments FILE (.jsonl or .parquet), not --segments-csv")
     if args.jsonl and args.segments:
         raise InputError("give the segment file once: --segments FILE (or --jsonl FILE)")
-    segments = args.segments or args.jsonl
-    check_destinations(args.json, args.csv, segments)
+    segments = _segments_file(args.segments or args.jsonl)
+    specs = check_metrics(args.metrics)
+    check_destinations(("--json", args.json), ("--csv", args.csv), ("--segments", segments),
+                       inputs=input_files(args))
     bar = progress.make(not (args.no_progress or args.quiet))
-    out = score_stream(args.input, split_specs(args.metrics), against=[a.strip() for a in args.against.split(",")],
+    out = score_stream(args.input, specs, against=[a.strip() for a in args.against.split(",")],
                        modifiers=build_modifiers(args), options=statistics_options(args), segments=segments,
                        chunk_size=args.chunk_size, cache=args.cache,
                        table=TableOptions(default_direction=args.direction), engine=args.engine,
@@ -61,7 +77,8 @@ def run(args: argparse.Namespace) -> int:
     if args.csv:
         frame = out.result.to_dataframe("corpus")
         frame["n"] = [out.counts.get(s, 0) for s in frame["system"]]
-        frame.to_csv(args.csv, index=False)
+        with atomic_writer(args.csv) as fh:
+            frame.to_csv(fh, index=False)
     if args.quiet:
         return 0
     print(format_table(out.result))
@@ -77,5 +94,5 @@ def run(args: argparse.Namespace) -> int:
         print(f"  {metric}: {sig}")
     for path in (args.json, args.csv, segments):
         if path:
-            print(f"wrote {Path(path)}", file=sys.stderr)
+            print(f"wrote {shown(path)}", file=sys.stderr)
     return 0

@@ -32,6 +32,11 @@ def run(args: argparse.Namespace) -> int:
     from ..readers.text import read_lines
     from .progress import make
 
+    if args.kind == "ngram":
+        from ..outputs import refuse_inputs
+
+        arpa = args.out or f"lm-{args.style}.arpa"
+        refuse_inputs(("--out", arpa), ("--out card", arpa + ".json"), inputs=[("--data", args.data)])
     sentences = read_lines(args.data)
     if args.kind == "ngram":
         out = train_ngram_lm(sentences, args.out or f"lm-{args.style}.arpa", style=args.style, order=args.order)

@@ -49,6 +49,10 @@ def _run_model(args: argparse.Namespace) -> int:
     from ..training.transfer.neural.model import load_transfer_model
     from .progress import make
 
+    from ..outputs import check_destinations, input_files, write_text
+
+    check_destinations(("--output", args.output), inputs=input_files("input", args.input)
+                       + input_files("--model", args.model))
     torch.set_num_threads(max(1, args.threads))
     lines = sys.stdin.read().splitlines() if args.input == "-" else read_lines(args.input)
     bar = make(not args.no_progress)
@@ -56,8 +60,7 @@ def _run_model(args: argparse.Namespace) -> int:
     out = model.rewrite(lines, batch_size=args.batch_size, progress=bar)
     text = "".join(o.replace("\n", " ") + "\n" for o in out)
     if args.output:
-        with open(args.output, "w", encoding="utf-8") as fh:
-            fh.write(text)
+        write_text(args.output, text)
     else:
         sys.stdout.write(text)
     return 0

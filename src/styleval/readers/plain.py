@@ -12,13 +12,15 @@ from .text import StrPath, read_lines
 Column = tuple[str, list[str]]
 
 
-def check_lengths(columns: Sequence[Column], sources: Column) -> None:
-    """Every column must have as many lines as the sources; the error names both files and both counts."""
+def check_lengths(columns: Sequence[Column], sources: Column, role: str = "file") -> None:
+    """Every column must have as many lines as the sources; the error names both files, their roles (``role``:
+    what the columns are, e.g. "reference file") and both counts."""
     src_path, src_lines = sources
     for path, lines in columns:
         if len(lines) != len(src_lines):
-            raise InputError(f"{len(lines)} lines, but the sources file {src_path} has {len(src_lines)} lines "
-                             f"(line i of each file must belong to segment i)", path)
+            raise InputError(f"this {role} has {len(lines)} line{'' if len(lines) == 1 else 's'}, but the sources "
+                             f"file {src_path} has {len(src_lines)} lines (line i of each file must belong to "
+                             "segment i)", path)
 
 
 def build_records(outputs: Column, sources: Column, references: Sequence[Column] = (), *, system: str,
@@ -31,7 +33,8 @@ def build_records(outputs: Column, sources: Column, references: Sequence[Column]
     ``record.meta["missing_references"]``. ``ids`` default to line numbers ``"1"``..``"n"``; ``meta`` is copied
     into every record.
     """
-    check_lengths([outputs, *references], sources)
+    check_lengths([outputs], sources, "output file")
+    check_lengths(references, sources, "reference file")
     src_path, src_lines = sources
     if ids is None:
         ids = [str(i) for i in range(1, len(src_lines) + 1)]

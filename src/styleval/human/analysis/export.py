@@ -59,6 +59,8 @@ def export_path(directory: str | Path, filename: str) -> Path:
     target = root / filename
     if target.is_symlink() or target.resolve().parent != root:
         raise InputError(f"export file {filename!r} would be written outside {root}")
+    if target.exists() and not target.is_file():  # a folder, device or pipe of that name is never replaced
+        raise InputError(f"export file {filename!r} exists in {root} and is not a regular file; choose another name")
     return target
 
 

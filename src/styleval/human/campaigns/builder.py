@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import random
+import re
+import unicodedata
 from dataclasses import dataclass, field
 from itertools import combinations
 from typing import Any, Sequence
@@ -24,6 +26,19 @@ class CampaignLimits:
 
 
 LIMITS = CampaignLimits()
+
+_NUMBER = re.compile(r"\s*[+-]?\s*[0-9]+\s*")
+_CONTROL_NAMES = {0x09: "tab", 0x0A: "line feed", 0x0D: "carriage return", 0x1B: "escape", 0x00: "null"}
+
+
+def check_printable(what: str, name: str) -> None:
+    """Raise :class:`InputError` when ``name`` holds a control or line-separator character (they would break the
+    annotator<TAB>link files and print raw escape sequences on terminals), naming the character."""
+    for position, ch in enumerate(name, start=1):
+        if unicodedata.category(ch) in ("Cc", "Zl", "Zp"):
+            label = _CONTROL_NAMES.get(ord(ch), "") or unicodedata.name(ch, "") or "control character"
+            raise InputError(f"the {what} {name!r} contains U+{ord(ch):04X} ({label.lower()}) at character "
+                             f"{position}; names must be printable text")
 
 
 @dataclass
@@ -53,8 +68,13 @@ class CampaignSpec:
                 raise InputError(f"a campaign needs 1 to {LIMITS.annotators} annotators (got {self.annotators})")
             return [f"annotator-{i:02d}" for i in range(1, self.annotators + 1)]
         names = [str(n).strip() for n in self.annotators]
+        if len(names) == 1 and _NUMBER.fullmatch(names[0]):
+            raise InputError(f"annotators: {names[0]!r} is neither a count from 1 to {LIMITS.annotators} nor a list "
+                             "of names; give a number like 3 or names like alice,bob")
         if not names or any(not n for n in names) or len(set(names)) != len(names):
             raise InputError("annotator names must be non-empty and distinct")
+        for n in names:
+            check_printable("annotator name", n)
         if len(names) > LIMITS.annotators:
             raise InputError(f"a campaign needs 1 to {LIMITS.annotators} annotators (got {len(names)})")
         return names
@@ -66,6 +86,7 @@ class CampaignSpec:
             raise InputError("give the campaign a name")
         if len(name) > LIMITS.name_chars:
             raise InputError(f"the campaign name has {len(name)} characters; at most {LIMITS.name_chars}")
+        check_printable("campaign name", self.name)
         for field_name in ("controls", "repeats", "degraded", "training"):
             value = getattr(self, field_name)
             if value is None:

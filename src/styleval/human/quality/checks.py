@@ -11,7 +11,9 @@
   client, still gives the middle);
 * time per item: the median from the signed stamp to the commit, flagged below ``min_median_seconds`` (nobody
   reads a source and a rewrite and answers every question in under two seconds) or above
-  ``max_median_seconds``; judgments without a time are counted and flagged too.
+  ``max_median_seconds``; judgments without a time are counted and flagged too. The stamp alone can be padded
+  (open every item, wait, then submit them all at once), so the median time between one commit and the next is
+  flagged below ``min_median_seconds`` as well.
 """
 from __future__ import annotations
 
@@ -43,6 +45,7 @@ class AnnotatorQuality:
     default_share: float | None = None  # share of slider answers at the starting value
     untimed: int = 0  # judgments stored without a time
     thresholds: QualityThresholds | None = None
+    median_gap_seconds: float | None = None  # median time between consecutive commits
 
     @property
     def reasons(self) -> list[str]:
@@ -58,6 +61,9 @@ class AnnotatorQuality:
             out.append(f"mostly default answers ({self.default_share:.0%} at the start value)")
         if self.median_seconds is not None and self.median_seconds < th.min_median_seconds:
             out.append(f"implausibly fast (median {self.median_seconds:.1f} s per item)")
+        if self.median_gap_seconds is not None and self.median_gap_seconds < th.min_median_seconds:
+            out.append(f"implausibly fast submissions (median {self.median_gap_seconds:.2f} s from one answer to "
+                       "the next)")
         if self.median_seconds is not None and self.median_seconds > th.max_median_seconds:
             out.append(f"implausibly slow (median {self.median_seconds:.0f} s per item)")
         if self.untimed:
@@ -143,6 +149,8 @@ def quality_report(protocol: Protocol, rows: Sequence[JudgedRow], annotators: Se
             p = paired_degradation_test([o for o, _ in deg], [d for _, d in deg])
             passed_test = p < alpha
         seconds = [r.seconds for r in mine if r.seconds is not None]
+        commits = sorted(r.submitted_at for r in mine if r.submitted_at is not None)
+        gaps = [b - a for a, b in zip(commits, commits[1:])]
         sliders, at_start = slider_defaults(protocol, mine)
         report.append(AnnotatorQuality(
             annotator=name, judged=len(mine), median_seconds=statistics.median(seconds) if seconds else None,
@@ -151,5 +159,6 @@ def quality_report(protocol: Protocol, rows: Sequence[JudgedRow], annotators: Se
             degraded_mean_drop=float(np.mean([o - d for o, d in deg])) if deg else None, degraded_p=p,
             degraded_passed=passed_test, slider_answers=sliders,
             default_share=at_start / sliders if sliders else None, untimed=len(mine) - len(seconds),
-            thresholds=thresholds or QualityThresholds()))
+            thresholds=thresholds or QualityThresholds(),
+            median_gap_seconds=statistics.median(gaps) if gaps else None))
     return report

@@ -103,6 +103,7 @@ class JudgedRow:
     answers: dict[str, Any]
     seconds: float | None
     position: int
+    submitted_at: float | None = None  # when the judgment was committed (server clock)
 
 
 class Store:
@@ -112,6 +113,7 @@ class Store:
         self.engine = make_engine(target)
         self.where = self.engine.url.render_as_string(hide_password=True).replace("sqlite:///", "")
         try:
+            self._refuse_foreign_database()
             t.metadata.create_all(self.engine)
             with self._write() as conn:
                 conn.execute(insert_ignore(self.engine, t.meta, ["key"]),
@@ -127,6 +129,31 @@ class Store:
             self.engine.dispose()
             raise StorageError(f"database {self.where} holds a damaged server secret; restore it from a backup "
                                "or start with a new --db file") from None
+
+    def _refuse_foreign_database(self) -> None:
+        """Raise :class:`StorageError` for a database that holds tables but was not made by styleval (no
+        ``styleval_meta`` table with a schema version) or was made for another schema version: styleval adds its
+        tables only to an empty database or one of its own."""
+        # SQLite: looked at through a plain connection, since the engine's own switches the file to WAL
+        sqlite = self.engine.dialect.name == "sqlite"
+        probe = sa.create_engine(self.engine.url, poolclass=sa.pool.NullPool) if sqlite else self.engine
+        try:
+            tables = set(sa.inspect(probe).get_table_names())
+            if not tables:
+                return
+            if t.meta.name not in tables:
+                shown = ", ".join(sorted(tables)[:5]) + (", ..." if len(tables) > 5 else "")
+                raise StorageError(f"database {self.where} was not created by styleval (it has tables {shown} but "
+                                   f"no {t.meta.name} table); styleval leaves it untouched: give a new --db file or "
+                                   "an empty database")
+            with probe.connect() as conn:
+                version = conn.execute(sa.select(t.meta.c.value).where(t.meta.c.key == "schema_version")).scalar()
+        finally:
+            if sqlite:
+                probe.dispose()
+        if version is not None and version != t.SCHEMA_VERSION:  # no version yet: a first start cut short
+            raise StorageError(f"database {self.where} has styleval schema version {version!r}, this styleval "
+                               f"needs {t.SCHEMA_VERSION!r}; styleval leaves it untouched")
 
     def close(self) -> None:
         self.engine.dispose()
@@ -181,11 +208,25 @@ class Store:
         return [CampaignInfo(r.id, r.name, r.protocol, json.loads(r.config), r.created_at) for r in rows]
 
     def campaign(self, ref: int | str) -> CampaignInfo:
-        """A campaign by id or name."""
-        for c in self.campaigns():
-            if c.id == ref or c.name == str(ref) or str(c.id) == str(ref):
-                return c
-        raise UnknownNameError("campaign", str(ref), [c.name for c in self.campaigns()])
+        """A campaign by id (an ``int``) or by name (a ``str``). Ids and names never share one namespace: a name
+        made of digits is tried as an id only when no campaign has that name, and a name that is also another
+        campaign's id is refused as ambiguous."""
+        every = self.campaigns()
+        if isinstance(ref, int) and not isinstance(ref, bool):
+            for c in every:
+                if c.id == ref:
+                    return c
+            raise UnknownNameError("campaign id", str(ref), [str(c.id) for c in every])
+        text = str(ref)
+        by_name = next((c for c in every if c.name == text), None)
+        by_id = next((c for c in every if str(c.id) == text), None)
+        if by_name is not None and by_id is not None and by_name.id != by_id.id:
+            raise InputError(f"campaign {text!r} is ambiguous: it is the name of campaign id {by_name.id} and the id "
+                             f"of campaign {by_id.name!r}; give --id {by_id.id} or --id {by_name.id}")
+        found = by_name or by_id
+        if found is None:
+            raise UnknownNameError("campaign", text, [c.name for c in every])
+        return found
 
     # ------------------------------------------------------------------ annotators
     def annotator_by_token(self, token: str) -> Annotator | None:
@@ -320,7 +361,7 @@ class Store:
         """Every judgment of a campaign with its item (systems included: for analysis, never for annotators)."""
         a, i, j, n = t.assignments, t.items, t.judgments, t.annotators
         q = (sa.select(n.c.name, i.c.key, i.c.kind, i.c.segment, i.c.direction, i.c.candidates, i.c.truth,
-                       j.c.answers, j.c.seconds, a.c.position)
+                       j.c.answers, j.c.seconds, a.c.position, j.c.submitted_at)
              .select_from(j.join(a, a.c.id == j.c.assignment_id).join(i, i.c.id == a.c.item_id)
                           .join(n, n.c.id == a.c.annotator_id))
              .where(i.c.campaign_id == campaign_id).order_by(n.c.name, a.c.position))
@@ -328,7 +369,7 @@ class Store:
             rows = conn.execute(q).all()
         return [JudgedRow(r.name, r.key, r.kind, r.segment, r.direction,
                           [c["system"] for c in json.loads(r.candidates)], json.loads(r.truth),
-                          json.loads(r.answers), r.seconds, r.position) for r in rows]
+                          json.loads(r.answers), r.seconds, r.position, r.submitted_at) for r in rows]
 
     def assignment_counts(self, campaign_id: int) -> dict[str, tuple[int, int]]:
         """Per annotator name: (judged, total)."""

@@ -105,8 +105,8 @@ class _App:
             ok = self.auth.is_admin(request)
         except TooManyAttempts as exc:
             raise StarletteHTTPException(429, f"Too many wrong admin tokens from your address; wait "
-                                              f"{exc.wait_s:.0f} s.",
-                                         headers={"Retry-After": f"{exc.wait_s:.0f}"}) from None
+                                              f"{exc.retry_after} s.",
+                                         headers={"Retry-After": str(exc.retry_after)}) from None
         if not ok:
             raise StarletteHTTPException(401, "Admin login required.")
 
@@ -259,14 +259,14 @@ class _App:
         return self.render(request, "admin_created.html", campaign=self.store.campaign(created.id), links=links)
 
     def dashboard(self, request: Request, cid: int, message: str | None = None,
-                  new_link: tuple[str, str] | None = None) -> HTMLResponse:
+                  new_link: tuple[str, str] | None = None, status: int = 200) -> HTMLResponse:
         self.require_admin(request)
         try:
             data = build_dashboard(self.store, cid)
         except StyleEvalError:
             raise StarletteHTTPException(404, "No such campaign.") from None
         ids = {a.name: a.id for a in self.store.annotators(data.campaign.id)}
-        return self.render(request, "dashboard.html", d=data, formats=EXPORT_FORMATS, message=message,
+        return self.render(request, "dashboard.html", status=status, d=data, formats=EXPORT_FORMATS, message=message,
                            export_dir=str(self.export_dir), annotator_ids=ids, new_link=new_link)
 
     def download(self, request: Request, cid: int, fmt: str) -> Response:
@@ -286,10 +286,9 @@ class _App:
         self.require_csrf(request, form)
         try:
             path = write_export(self.store, cid, self.export_dir, str(form.get("filename", "")))
-            message = f"Exported to {path}"
-        except StyleEvalError as exc:
-            message = f"Export refused: {exc}"
-        return self.dashboard(request, cid, message=message)
+        except StyleEvalError as exc:  # refused: the page says why, and the status says it was refused
+            return self.dashboard(request, cid, message=f"Export refused: {exc}", status=422)
+        return self.dashboard(request, cid, message=f"Exported to {path}")
 
     def revoke_link(self, request: Request, cid: int, aid: int, form: FormData) -> HTMLResponse:
         """A new link for one annotator; the old one stops working, their judgments stay."""
@@ -311,8 +310,8 @@ class _App:
             ok = self.auth.token_matches(request, str(form.get("token", "")))
         except TooManyAttempts as exc:
             response = self.render(request, "admin_login.html", status=429, error=(
-                f"Too many wrong admin tokens from your address: wait {exc.wait_s:.0f} s before the next try."))
-            response.headers["Retry-After"] = f"{exc.wait_s:.0f}"
+                f"Too many wrong admin tokens from your address: wait {exc.retry_after} s before the next try."))
+            response.headers["Retry-After"] = str(exc.retry_after)
             return response
         if not ok:
             return self.render(request, "admin_login.html", status=401, error="Wrong admin token.")

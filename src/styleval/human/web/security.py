@@ -33,16 +33,32 @@ def sign(secret: bytes, message: str) -> str:
     return hmac.new(secret, message.encode("utf-8"), hashlib.sha256).hexdigest()
 
 
+ADMIN_SESSION_COOKIE = "styleval_admin"  # the admin session (see .sessions), named here to bind tokens to it
+
+
+def _csrf_basis(request: Request, nonce: str | None) -> str | None:
+    """What a form token is an HMAC of. With an admin session cookie: that session's random id, which only the
+    server and the browser holding the session know, so a CSRF cookie planted by someone else (a sibling domain,
+    a shared machine) earns no valid admin form token. Without one (the login form, annotator pages): the
+    browser's CSRF cookie nonce (double submit, signed)."""
+    session = request.cookies.get(ADMIN_SESSION_COOKIE)
+    if session:
+        return "admin-session:" + session
+    return "csrf:" + nonce if nonce else None
+
+
 def csrf_token(request: Request, secret: bytes) -> str:
-    """The form token for this browser: an HMAC of its CSRF cookie nonce (double submit, signed)."""
-    return sign(secret, "csrf:" + request.state.csrf_nonce)[:40]
+    """The form token for this browser (see :func:`_csrf_basis`)."""
+    basis = _csrf_basis(request, request.state.csrf_nonce)
+    assert basis is not None  # the middleware always sets a nonce
+    return sign(secret, basis)[:40]
 
 
 def csrf_ok(request: Request, secret: bytes, submitted: object) -> bool:
-    nonce = request.cookies.get(CSRF_COOKIE)
-    if not nonce or not isinstance(submitted, str):
+    basis = _csrf_basis(request, request.cookies.get(CSRF_COOKIE))
+    if basis is None or not isinstance(submitted, str):
         return False
-    return hmac.compare_digest(submitted, sign(secret, "csrf:" + nonce)[:40])
+    return hmac.compare_digest(submitted, sign(secret, basis)[:40])
 
 
 # ---------------------------------------------------------------------- time stamps

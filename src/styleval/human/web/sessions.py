@@ -3,12 +3,14 @@
 A login stores only the SHA-256 of a random session id, with the fingerprint of the admin token it was opened
 under; logout deletes it, and starting the server with another admin token deletes every session opened under
 the old one. Wrong tokens (on the login form or in an ``Authorization: Bearer`` header) count against the
-client's address: after ``free_attempts`` the client must wait ``base_delay_s``, then twice as long after each
-further wrong token (up to ``max_delay_s``), and no token is even compared while it waits.
+client's address (the connecting address: forwarded headers count only from proxies named with
+``--forwarded-allow-ips``): after ``free_attempts`` the client must wait ``base_delay_s`` before its next try, then
+twice as long after each further wrong token (up to ``max_delay_s``), and no token is even compared while it waits.
 """
 from __future__ import annotations
 
 import hmac
+import math
 import threading
 import time
 from collections import OrderedDict
@@ -18,9 +20,9 @@ from typing import Callable
 from starlette.requests import Request
 
 from ..storage import Store
-from .security import sign
+from .security import ADMIN_SESSION_COOKIE, sign
 
-ADMIN_COOKIE = "styleval_admin"
+ADMIN_COOKIE = ADMIN_SESSION_COOKIE
 Clock = Callable[[], float]
 
 
@@ -61,8 +63,8 @@ class LoginThrottle:
         self._wait(client)  # forget an old record first
         failures = self._clients.get(client, (0, 0.0, 0.0))[0] + 1
         now = self.clock()
-        over = failures - self.free_attempts
-        delay = 0.0 if over <= 0 else min(self.max_delay_s, self.base_delay_s * 2 ** (over - 1))
+        over = failures - self.free_attempts  # the wait starts with the free_attempts-th wrong token
+        delay = 0.0 if over < 0 else min(self.max_delay_s, self.base_delay_s * 2 ** over)
         self._clients[client] = (failures, now + delay, now)
         self._clients.move_to_end(client)
         while len(self._clients) > self.max_clients:
@@ -78,8 +80,14 @@ class TooManyAttempts(Exception):
     """A client that is still waiting after wrong admin tokens."""
 
     def __init__(self, wait_s: float) -> None:
-        super().__init__(f"wait {wait_s:.0f} s")
+        super().__init__(f"wait {math.ceil(wait_s)} s")
         self.wait_s = wait_s
+
+    @property
+    def retry_after(self) -> int:
+        """Whole seconds to wait, rounded up and never 0 (``Retry-After: 0`` would invite an immediate retry that
+        is refused again)."""
+        return max(1, math.ceil(self.wait_s))
 
 
 def client_key(request: Request) -> str:
