@@ -269,7 +269,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stdout.flush()
         return status
     except BrokenPipeError:
-        from .main import quiet_broken_pipe
+        from .pipes import quiet_broken_pipe
 
         return quiet_broken_pipe()
     except StyleEvalError as exc:

@@ -2,12 +2,12 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from typing import Sequence
 
 from .. import __version__
 from ..errors import MissingDependencyError, StyleEvalError
+from .pipes import quiet_broken_pipe
 from . import (calibrate_style_cmd, campaign_cmd, errors_cmd, evaluate_cmd, lexicon_cmd, meta_cmd, metrics_cmd,
                models_cmd, report_cmd, score_cmd, serve_cmd, setup_cmd, train_content_cmd, train_lm_cmd,
                train_style_cmd, train_transfer_cmd, transfer_cmd)
@@ -49,19 +49,6 @@ def missing_dependency(exc: ModuleNotFoundError) -> MissingDependencyError | Non
         return None
     package, extra = OPTIONAL_MODULES[top]
     return MissingDependencyError(package, extra)
-
-
-def quiet_broken_pipe() -> int:
-    """The reader of standard output went away (``styleval ... | head``): stop quietly. Standard output is pointed
-    at the null device so that Python's final flush does not complain either; the exit status is 0, as for a
-    command that had written everything."""
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        os.close(devnull)
-    except (OSError, ValueError):  # no real descriptor behind sys.stdout (a test's capture)
-        pass
-    return 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -9,13 +9,10 @@ twice is an error naming both requests.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, Iterable, Sequence
+from typing import Any, Iterable, Protocol, Sequence
 
 from ..errors import InputError
 from ..signature import format_value
-
-if TYPE_CHECKING:
-    from .base import Metric
 
 Params = tuple[tuple[str, str], ...]
 
@@ -121,6 +118,13 @@ def assign_labels(ids: Sequence[MetricId], origins: Sequence[str] | None = None)
     return out
 
 
-def labels_of(metrics: Iterable["Metric"], origins: Sequence[str] | None = None) -> list[MetricId]:
+class Identified(Protocol):
+    """Anything with a metric identity (every :class:`~styleval.metrics.base.Metric`)."""
+
+    @property
+    def metric_id(self) -> "MetricId": ...
+
+
+def labels_of(metrics: Iterable[Identified], origins: Sequence[str] | None = None) -> list[MetricId]:
     """Unique ids (and so labels) of metric instances in one run."""
     return assign_labels([m.metric_id for m in metrics], origins)
