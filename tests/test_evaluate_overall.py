@@ -11,7 +11,8 @@ from sacrebleu.metrics.bleu import BLEU
 
 from styleval.cli.score_cmd import load_records
 from styleval.evaluation import evaluate
-from styleval.evaluation.summary import fmt, text_report
+from styleval.evaluation.summary import fmt
+from styleval.report.text import text_report
 from styleval.report.html import render_html, render_markdown
 
 N_RESAMPLES = 300

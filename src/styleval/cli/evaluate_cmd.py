@@ -59,7 +59,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from ..errors import InputError
     from ..evaluation import evaluate
-    from ..evaluation.summary import text_report
+    from ..report.text import text_report
 
     style_lms = {}
     for item in args.style_lm:

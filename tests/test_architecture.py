@@ -1,0 +1,93 @@
+"""The package's shape: no import cycle but the metric registry's, the core free of training and the web app
+(import-linter contracts in pyproject.toml, run by .ci/run), nothing in src/ reaching scripts/ or studies/, and
+studies using public names only."""
+from __future__ import annotations
+
+import ast
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+grimp = pytest.importorskip("grimp")
+
+#: The registry loads every built-in metric module, and each registers itself with the registry: that one cycle
+#: is by design (metric families import ``registry.register``; ``registry.available`` imports the families).
+REGISTRY_CYCLE = "styleval.metrics.registry"
+
+
+def strongly_connected(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Tarjan's components of size > 1 (the import cycles)."""
+    sys.setrecursionlimit(max(10000, sys.getrecursionlimit()))
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in graph[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for v in graph:
+        if v not in index:
+            visit(v)
+    return found
+
+
+def test_no_import_cycle_but_the_registry():
+    graph = grimp.build_graph("styleval", cache_dir=None)
+    edges = {m: set(graph.find_modules_directly_imported_by(m)) for m in graph.modules}
+    cycles = [c for c in strongly_connected(edges) if REGISTRY_CYCLE not in c]
+    assert cycles == []
+
+
+def python_files(folder: str) -> list[Path]:
+    return sorted((ROOT / folder).rglob("*.py"))
+
+
+def imported_modules(path: Path) -> list[tuple[int, str, list[str]]]:
+    """(line, module, names) of every import statement."""
+    out = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and not node.level:
+            out.append((node.lineno, node.module or "", [a.name for a in node.names]))
+        elif isinstance(node, ast.Import):
+            out += [(node.lineno, a.name, []) for a in node.names]
+    return out
+
+
+def test_src_never_imports_scripts_or_studies():
+    bad = [f"{p.relative_to(ROOT)}:{line}: {module}" for p in python_files("src")
+           for line, module, _ in imported_modules(p) if module.split(".")[0] in {"scripts", "studies", "benchmarks"}]
+    assert bad == []
+
+
+def test_studies_use_public_names_only():
+    bad = []
+    for p in python_files("studies"):
+        for line, module, names in imported_modules(p):
+            if not module.startswith("styleval"):
+                continue
+            private = [part for part in module.split(".") + names if part.startswith("_") and part != "__version__"]
+            if private:
+                bad.append(f"{p.relative_to(ROOT)}:{line}: {module} {names}")
+    assert bad == []
