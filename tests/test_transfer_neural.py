@@ -9,7 +9,8 @@ import pytest
 from styleval.cli.main import main
 from styleval.errors import InputError
 from styleval.datasets.paradetox import parallel_splits as load_paradetox_splits
-from styleval.training.transfer.neural.data import Group, ParallelData, holdout, read_parallel_files, split_by_source
+from styleval.training.transfer.neural.data import (ParallelData, RewriteGroup, holdout, read_parallel_files,
+                                                    split_by_source)
 
 torch = pytest.importorskip("torch")
 pytest.importorskip("transformers")
@@ -26,8 +27,8 @@ def test_parallel_files_and_errors(tmp_path):
     t1 = _write(tmp_path / "t1.txt", ["you are wrong", "please be quiet"])
     t2 = _write(tmp_path / "t2.txt", ["you are mistaken", ""])
     data = read_parallel_files(src, [t1, t2])
-    assert data.groups == [Group("you are an idiot", ("you are wrong", "you are mistaken")),
-                           Group("shut up", ("please be quiet",))]
+    assert data.groups == [RewriteGroup("you are an idiot", ("you are wrong", "you are mistaken")),
+                           RewriteGroup("shut up", ("please be quiet",))]
     assert len(data.pairs()) == 3 and len(data.data_hash()) == 64
     short = _write(tmp_path / "short.txt", ["x"])
     with pytest.raises(InputError, match="1 lines, but the source file"):
@@ -40,7 +41,7 @@ def test_parallel_files_and_errors(tmp_path):
 
 
 def test_split_by_source_never_cuts_a_group():
-    groups = [Group(f"s{i}", (f"t{i}a", f"t{i}b")) for i in range(100)] + [Group("s3", ("dup",))]
+    groups = [RewriteGroup(f"s{i}", (f"t{i}a", f"t{i}b")) for i in range(100)] + [RewriteGroup("s3", ("dup",))]
     parts = split_by_source(groups, seed=1)
     assert [len(parts[k]) for k in ("train", "dev", "test")] == [80, 10, 10] or \
         sum(len(p) for p in parts.values()) == 100  # the duplicate "s3" is dropped when it is held out
@@ -173,12 +174,12 @@ def test_lora_examples_mask_the_prompt_and_end_with_im_end():
 @pytest.mark.slow
 def test_lora_rewriter_trains_saves_and_rewrites(tmp_path):
     """Two LoRA steps on four pairs: a small adapter folder with a card, and one rewrite per input through the CLI."""
-    from styleval.training.transfer.neural.data import Group
+    from styleval.training.transfer.neural.data import RewriteGroup
 
     _smollm_tokenizer()
     from styleval.training.transfer.neural.model import train_transfer_model
 
-    data = ParallelData([Group(f"you are a damn fool {i}", (f"you are wrong {i}",)) for i in range(4)])
+    data = ParallelData([RewriteGroup(f"you are a damn fool {i}", (f"you are wrong {i}",)) for i in range(4)])
     card = train_transfer_model("lora", data, data, tmp_path / "lora", direction="toxic->neutral", threads=2,
                                 settings={"max_steps": 2, "batch_size": 2, "dev_pairs": 2})
     assert card["training"]["log"]["steps"] == 2 and card["training"]["log"]["trained_parameters"] == 921600
@@ -201,7 +202,7 @@ def test_gyafc_layout_through_the_gyafc_reader(tmp_path):
         _write(folder / "informal.ref0", ["You are great.", "I do not know."])
         _write(folder / "informal.ref1", ["You are wonderful.", ""])
     data = read_gyafc_groups(tmp_path, "informal->formal", domain="Family_Relationships", split="tune")
-    assert data.groups == [Group("u r gr8", ("You are great.", "You are wonderful.")),
-                           Group("lol idk", ("I do not know.",))]
+    assert data.groups == [RewriteGroup("u r gr8", ("You are great.", "You are wonderful.")),
+                           RewriteGroup("lol idk", ("I do not know.",))]
     with pytest.raises(InputError, match="formal.*not found|no reference|does not exist"):
         read_gyafc_groups(tmp_path, "formal->informal", domain="Family_Relationships")

@@ -20,7 +20,7 @@ from __future__ import annotations
 from . import gyafc, lai2022, mir2019, paradetox, pt16, sgdd_tst, yelp_dualrl, yelp_shen
 from .gyafc import GyafcSegment, gyafc_inputs, read_gyafc
 from .labelled import LabelledData, read_labelled, split_data
-from .parallel import Group, ParallelData, holdout, split_by_source
+from .parallel import RewriteGroup, ParallelData, holdout, split_by_source
 from .paths import dataset_dir, default_root
 from .split import shuffled_parts
 from .yelp_dualrl import records as read_yelp_dualrl
@@ -39,6 +39,6 @@ def read_lai2022(root: StrPath | None) -> list[Record]:
 
 
 __all__ = ["gyafc", "lai2022", "mir2019", "paradetox", "pt16", "sgdd_tst", "yelp_dualrl", "yelp_shen",
-           "GyafcSegment", "gyafc_inputs", "read_gyafc", "LabelledData", "read_labelled", "split_data", "Group",
+           "GyafcSegment", "gyafc_inputs", "read_gyafc", "LabelledData", "read_labelled", "split_data", "RewriteGroup",
            "ParallelData", "holdout", "split_by_source", "dataset_dir", "default_root", "shuffled_parts",
            "read_lai2022", "read_lai2022_aspect", "read_mir2019", "read_sgdd_tst", "read_yelp_dualrl"]

@@ -21,7 +21,7 @@ from ..errors import InputError
 from ..readers.plain import build_records
 from ..readers.text import StrPath, read_lines
 from ..records import Direction, Record
-from .parallel import Group, ParallelData
+from .parallel import RewriteGroup, ParallelData
 
 DOMAINS = ("Entertainment_Music", "Family_Relationships")
 DIRECTIONS = ("informal->formal", "formal->informal")
@@ -127,7 +127,7 @@ def parallel(root: StrPath, direction: str, *, domain: str | None = None, split:
     """A GYAFC split as :class:`ParallelData`: each source (stripped) with its non-blank rewrites; sources without
     any rewrite are left out."""
     segments = gyafc_inputs(root, domain, direction, split)
-    groups = [Group(s.source.strip(), tuple(r.strip() for r in s.references if r.strip())) for s in segments]
+    groups = [RewriteGroup(s.source.strip(), tuple(r.strip() for r in s.references if r.strip())) for s in segments]
     groups = [g for g in groups if g.targets]
     if not groups:
         raise InputError(f"no GYAFC sources with a rewrite for {direction}, split {split}", root)

@@ -19,7 +19,7 @@ from pathlib import Path
 from ..errors import InputError
 from ..readers.text import StrPath, read_lines
 from .labelled import LabelledData
-from .parallel import Group, ParallelData, split_by_source
+from .parallel import RewriteGroup, ParallelData, split_by_source
 from .paths import default_root
 from .split import shuffled_parts
 
@@ -92,11 +92,11 @@ def labelled_splits(root: StrPath | None, *, seed: int = SEED, fractions: tuple[
     return out
 
 
-def groups(root: StrPath | None) -> tuple[list[Group], Path]:
-    """Each row with a toxic sentence as a :class:`Group` (stripped texts), in file order, and the file. A row
+def groups(root: StrPath | None) -> tuple[list[RewriteGroup], Path]:
+    """Each row with a toxic sentence as a :class:`RewriteGroup` (stripped texts), in file order, and the file. A row
     without a rewrite is kept (an empty group; :func:`split_by_source` leaves it out)."""
     file, kept = _with_toxic(root)
-    return [Group(r.toxic.strip(), tuple(f.strip() for f in r.rewrites if f.strip())) for r in kept], file
+    return [RewriteGroup(r.toxic.strip(), tuple(f.strip() for f in r.rewrites if f.strip())) for r in kept], file
 
 
 def parallel_splits(root: StrPath | None, *, seed: int = SEED, fractions: tuple[float, float] = (0.8, 0.1)

@@ -1,6 +1,6 @@
 """Parallel pairs: the view of a dataset that transfer models train on.
 
-A :class:`ParallelData` is a list of :class:`Group` s: one source sentence with one or more target rewrites.
+A :class:`ParallelData` is a list of :class:`RewriteGroup` s: one source sentence with one or more target rewrites.
 Training uses every (source, rewrite) pair; evaluation uses each source once with all its rewrites as references.
 Splits are made by **source** (a group is never cut), so no rewrite of a held-out source is seen in training.
 """
@@ -15,7 +15,7 @@ from .split import shuffled_parts
 
 
 @dataclass(frozen=True)
-class Group:
+class RewriteGroup:
     """A source sentence and its target-style rewrites (at least one)."""
 
     source: str
@@ -26,7 +26,7 @@ class Group:
 class ParallelData:
     """Source/target groups with where they came from (``origin``) and how they were split (``split``)."""
 
-    groups: list[Group]
+    groups: list[RewriteGroup]
     origin: str = ""
     split: str = ""
 
@@ -53,7 +53,7 @@ class ParallelData:
                 "pairs": len(self.pairs()), "sha256": self.data_hash()[:16]}
 
 
-def split_by_source(groups: Sequence[Group], *, seed: int = 13, fractions: tuple[float, float] = (0.8, 0.1),
+def split_by_source(groups: Sequence[RewriteGroup], *, seed: int = 13, fractions: tuple[float, float] = (0.8, 0.1),
                     origin: str = "") -> dict[str, ParallelData]:
     """Cut the groups into train/dev/test by ``fractions`` (train, dev) with :func:`~.split.shuffled_parts`.
 

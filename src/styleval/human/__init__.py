@@ -13,7 +13,7 @@ python-multipart (PostgreSQL also psycopg); storage and analysis need SQLAlchemy
 from __future__ import annotations
 
 from .campaigns import CampaignSpec, build_campaign
-from .protocols import PROTOCOLS, Aspect, Protocol, get_protocol
+from .protocols import PROTOCOLS, Question, Protocol, get_protocol
 from .storage import Store
 
-__all__ = ["PROTOCOLS", "Aspect", "Protocol", "get_protocol", "CampaignSpec", "build_campaign", "Store"]
+__all__ = ["PROTOCOLS", "Question", "Protocol", "get_protocol", "CampaignSpec", "build_campaign", "Store"]

@@ -10,7 +10,7 @@ from typing import Any, Mapping
 
 from styleval.errors import StyleEvalError
 
-from .base import Aspect, Protocol
+from .base import Question, Protocol
 
 TIE = -1
 
@@ -19,7 +19,7 @@ class AnswerError(StyleEvalError, ValueError):
     """A submitted answer is missing or out of range; the message names the question."""
 
 
-def _number(raw: Any, aspect: Aspect, where: str) -> float:
+def _number(raw: Any, aspect: Question, where: str) -> float:
     if raw is None or str(raw).strip() == "":
         raise AnswerError(f"please answer {where}")
     try:
@@ -79,14 +79,14 @@ def slot_label(slot: int) -> str:
     return chr(ord("A") + slot)
 
 
-def slot_value(aspect: Aspect, answer: Any, slot: int) -> float:
+def slot_value(aspect: Question, answer: Any, slot: int) -> float:
     """One candidate's raw score for an aspect (choice: 1 chosen, 0 not chosen, 0.5 tie)."""
     if aspect.kind == "choice":
         return 0.5 if answer == TIE else float(answer == slot)
     return float(answer[slot])
 
 
-def normalised_value(aspect: Aspect, answer: Any, slot: int, n_candidates: int) -> float:
+def normalised_value(aspect: Question, answer: Any, slot: int, n_candidates: int) -> float:
     """A candidate's score mapped to [0, 1], higher = better (ranks reversed)."""
     value = slot_value(aspect, answer, slot)
     if aspect.kind == "rank":

@@ -9,7 +9,7 @@ Layout = Literal["single", "pair", "multi"]
 
 
 @dataclass(frozen=True)
-class Aspect:
+class Question:
     """One question.
 
     ``scale``: a number in ``[low, high]`` per candidate (``widget`` slider or radio, ``labels`` name points);
@@ -81,7 +81,7 @@ class Protocol:
     title: str
     citation: str
     layout: Layout
-    aspects: tuple[Aspect, ...]
+    aspects: tuple[Question, ...]
     instructions: tuple[str, ...]
     examples: tuple[Example, ...]
     controls: dict[str, dict[str, tuple[float, float]]] = field(default_factory=dict)
@@ -89,14 +89,14 @@ class Protocol:
     qc_aspects: tuple[str, ...] = ()
     training: bool = False
 
-    def aspect(self, name: str) -> Aspect:
+    def aspect(self, name: str) -> Question:
         for a in self.aspects:
             if a.name == name:
                 return a
         raise KeyError(name)
 
     @property
-    def quality_aspects(self) -> tuple[Aspect, ...]:
+    def quality_aspects(self) -> tuple[Question, ...]:
         names = self.qc_aspects or tuple(a.name for a in self.aspects if a.kind == "scale")
         return tuple(self.aspect(n) for n in names)
 

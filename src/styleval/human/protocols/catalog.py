@@ -6,13 +6,13 @@ from __future__ import annotations
 
 from styleval.errors import UnknownNameError
 
-from .base import Aspect, Example, Protocol
+from .base import Question, Example, Protocol
 
-_DA_STYLE = Aspect("style", "scale", "How well does the text match the target style?", 0, 100, widget="slider",
+_DA_STYLE = Question("style", "scale", "How well does the text match the target style?", 0, 100, widget="slider",
                    anchors=("not the target style at all", "completely in the target style"))
-_DA_CONTENT = Aspect("content", "scale", "How much of the original meaning does the text keep?", 0, 100,
+_DA_CONTENT = Question("content", "scale", "How much of the original meaning does the text keep?", 0, 100,
                      widget="slider", anchors=("none of the meaning is kept", "all of the meaning is kept"))
-_DA_FLUENCY = Aspect("fluency", "scale", "How fluent and grammatical is the text?", 0, 100, widget="slider",
+_DA_FLUENCY = Question("fluency", "scale", "How fluent and grammatical is the text?", 0, 100, widget="slider",
                      anchors=("incomprehensible", "perfectly fluent and grammatical"))
 
 DIRECT_ASSESSMENT = Protocol(
@@ -47,17 +47,17 @@ RAO_TETREAULT = Protocol(
     citation="Rao & Tetreault (2018), GYAFC human evaluation",
     layout="multi",
     aspects=(
-        Aspect("formality", "scale", "How formal is the text?", -3, 3, labels=(
+        Question("formality", "scale", "How formal is the text?", -3, 3, labels=(
             (-3, "very informal"), (-2, "informal"), (-1, "somewhat informal"), (0, "neutral"),
             (1, "somewhat formal"), (2, "formal"), (3, "very formal"))),
-        Aspect("fluency", "scale", "How fluent is the text?", 1, 5, labels=(
+        Question("fluency", "scale", "How fluent is the text?", 1, 5, labels=(
             (1, "incomprehensible"), (2, "very awkward"), (3, "understandable with errors"), (4, "minor errors"),
             (5, "perfect"))),
-        Aspect("meaning", "scale", "How close is the meaning to the original?", 1, 6, labels=(
+        Question("meaning", "scale", "How close is the meaning to the original?", 1, 6, labels=(
             (1, "completely dissimilar"), (2, "not equivalent, shares some details"),
             (3, "roughly equivalent"), (4, "mostly equivalent"), (5, "equivalent, minor differences"),
             (6, "completely equivalent"))),
-        Aspect("overall", "rank", "Rank the rewrites overall (1 = best; equal ranks allowed)", widget="select"),
+        Question("overall", "rank", "Rank the rewrites overall (1 = best; equal ranks allowed)", widget="select"),
     ),
     instructions=(
         "You will see one informal (or formal) sentence and several rewrites of it, in random order.",
@@ -82,11 +82,11 @@ MIR_RELATIVE = Protocol(
     citation="Mir et al. (2019), Evaluating Style Transfer for Text",
     layout="pair",
     aspects=(
-        Aspect("naturalness", "choice", "Which text is more natural, i.e. more likely written by a person?"),
-        Aspect("style_difference", "scale", "How different is the style of this text from the original?", 1, 5,
+        Question("naturalness", "choice", "Which text is more natural, i.e. more likely written by a person?"),
+        Question("style_difference", "scale", "How different is the style of this text from the original?", 1, 5,
                labels=((1, "same style"), (2, "slightly different"), (3, "different"), (4, "very different"),
                        (5, "completely different"))),
-        Aspect("content", "scale", "Style words are hidden. How similar is the remaining content to the original?",
+        Question("content", "scale", "Style words are hidden. How similar is the remaining content to the original?",
                1, 5, labels=((1, "unrelated"), (2, "a little similar"), (3, "somewhat similar"),
                              (4, "very similar"), (5, "identical")), masked=True),
     ),
@@ -112,7 +112,7 @@ BABAKOV_SIMILARITY = Protocol(
     citation="Babakov et al. (2022), content preservation in style transfer (SGDD-TST)",
     layout="single",
     aspects=(
-        Aspect("similarity", "scale", "Do the two texts mean the same?", 0, 2, labels=(
+        Question("similarity", "scale", "Do the two texts mean the same?", 0, 2, labels=(
             (0, "different meaning"), (1, "similar, with some differences"), (2, "same meaning"))),
     ),
     instructions=(
@@ -140,7 +140,7 @@ SAADANY_SENTIMENT = Protocol(
     citation="Saadany et al. (2021), human evaluation of sentiment transfer",
     layout="single",
     aspects=(
-        Aspect("sentiment_transfer", "scale",
+        Question("sentiment_transfer", "scale",
                "How well does the rewrite express the target sentiment while keeping the topic? (1 = not at all, "
                "10 = perfectly)", 1, 10, labels=((1, "not at all"), (10, "perfectly"))),
     ),

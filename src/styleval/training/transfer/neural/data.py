@@ -11,7 +11,7 @@ import os
 import random
 from typing import Callable, Iterable, Sequence
 
-from ....datasets.parallel import Group, ParallelData, holdout, split_by_source
+from ....datasets.parallel import RewriteGroup, ParallelData, holdout, split_by_source
 from ....errors import InputError
 from ....readers.text import StrPath, read_lines
 
@@ -47,7 +47,7 @@ def read_parallel_files(sources: StrPath, targets: StrPath | Sequence[StrPath]) 
         first_path, first = columns[0]
         targets_i = [_check_text(first[i], first_path, i + 1, "target")]
         targets_i += [lines[i].strip() for _, lines in columns[1:] if lines[i].strip()]
-        groups.append(Group(s, tuple(targets_i)))
+        groups.append(RewriteGroup(s, tuple(targets_i)))
     if not groups:
         raise InputError("no sentence pairs", sources)
     return ParallelData(groups, origin=f"{sources} -> {', '.join(map(str, target_files))}")
@@ -73,7 +73,7 @@ def preprocess_groups(data: ParallelData, name: str) -> ParallelData:
     if name == "none":
         return data
     rule = preprocessor(name)
-    return ParallelData([Group(rule(g.source), g.targets) for g in data.groups], data.origin,
+    return ParallelData([RewriteGroup(rule(g.source), g.targets) for g in data.groups], data.origin,
                         f"{data.split}; sources preprocessed with {name}")
 
 
@@ -86,5 +86,5 @@ def iter_batches(items: Sequence[int], batch_size: int, rnd: random.Random | Non
         yield order[i:i + batch_size]
 
 
-__all__ = ["Group", "ParallelData", "PREPROCESSING", "read_parallel_files", "split_by_source", "holdout",
+__all__ = ["RewriteGroup", "ParallelData", "PREPROCESSING", "read_parallel_files", "split_by_source", "holdout",
            "preprocessor", "preprocess_groups", "iter_batches"]
