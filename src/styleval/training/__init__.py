@@ -18,8 +18,16 @@ EXTRA = "train"
 REQUIREMENTS = {"peft": "peft", "accelerate": "accelerate"}
 
 
+def installed(module: str) -> bool:
+    """Whether ``module`` can be imported (found without importing it)."""
+    try:
+        return find_spec(module) is not None
+    except (ImportError, ValueError):  # a finder that refuses it, or a module entry without a spec
+        return False
+
+
 def require(verb: str) -> None:
     """Raise a one-line :class:`MissingDependencyError` naming the extra when the training extra is missing."""
     for module, package in REQUIREMENTS.items():
-        if find_spec(module) is None:
+        if not installed(module):
             raise MissingDependencyError(package, EXTRA, needed_for=f"styleval {verb}")
