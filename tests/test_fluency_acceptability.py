@@ -92,7 +92,7 @@ def test_separates_held_out_pairs_near_the_card_figure(smollm, shared_data):
 
     from styleval.acceptability.model import load_acceptability
 
-    sys.path.insert(0, str(PROJECT_ROOT / "scripts"))
+    sys.path.insert(0, str(PROJECT_ROOT / "studies" / "shipped_models"))
     import fluency_data
 
     from styleval.training.acceptability_examples import make_examples

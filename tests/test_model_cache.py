@@ -49,11 +49,11 @@ def corpus(result) -> dict[tuple[str, str], float]:
 
 def forget_in_memory() -> None:
     """What a new process starts without: the in-memory embedding and LM-pass memos."""
-    from styleval.metrics.fluency import _lm
+    from styleval.metrics.fluency import lm_shared
     from styleval.models.pool import embedding_cache
 
     embedding_cache().clear()
-    _lm.clear_cache()
+    lm_shared.clear_cache()
 
 
 # -- the store itself -----------------------------------------------------------------------------------
@@ -168,6 +168,28 @@ def test_lm_pass_is_reused_by_other_metrics(smollm, one_torch_thread, tmp_path, 
     more = write_table(tmp_path / "more.jsonl", outputs=[*OUTPUTS[:3], "a brand new sentence for the last one"])
     score_stream(more, ["perplexity"], cache=cache, options=NO_CI)
     assert count_lm_texts == [["a brand new sentence for the last one"], ["a brand new sentence for a last one"]]
+
+
+def test_lm_pass_snapshot_restores_in_memory(smollm, one_torch_thread, tmp_path, count_lm_texts):
+    """What studies/figures/fluency_judgment_figures.py does between its stages: a snapshot of the in-memory LM
+    passes, pickled, restored in a fresh cache, scores the same texts without running the LM, to the same scores."""
+    import pickle
+
+    from styleval.metrics.fluency import lm_shared
+
+    table = write_table(tmp_path / "t.jsonl")
+    forget_in_memory()
+    first = styleval.score(read_table(table), ["perplexity:normalize=none"], options=NO_CI)
+    assert sum(map(len, count_lm_texts)) == 8 and lm_shared.cache_size() == 8
+    saved = pickle.dumps(lm_shared.cache_snapshot())
+
+    forget_in_memory()
+    assert lm_shared.cache_size() == 0
+    count_lm_texts.clear()
+    lm_shared.restore_cache(pickle.loads(saved))
+    again = styleval.score(read_table(table), ["perplexity:normalize=none"], options=NO_CI)
+    assert count_lm_texts == []
+    assert corpus(again) == corpus(first)
 
 
 def test_lm_option_that_changes_outputs_misses(smollm, one_torch_thread, tmp_path, count_lm_texts):

@@ -90,7 +90,7 @@ SHIPPED = ["formality-regressor-pt16", "formality-classifier-pt16", "sentiment-c
 
 def _shipped(name: str) -> StyleModel:
     if name not in shipped_models():
-        pytest.skip(f"{name} is not built (scripts/train_style_models.py)")
+        pytest.skip(f"{name} is not built (studies/shipped_models/train_style_models.py)")
     return load_style_model(name)
 
 

@@ -3,7 +3,8 @@
 A logistic regression over :data:`styleval.acceptability.features.FEATURES` (optionally their degree-2 products),
 computed on the text after ``detok+truecase`` normalisation, so lower-cased tokenized and ordinary text are scored
 alike. It was trained on human-written sentences of several registers against automatically corrupted copies
-(``scripts/train_acceptability.py``, :mod:`styleval.training.acceptability`); its decision threshold, chosen on held-out
+(``studies/shipped_models/train_acceptability.py``, :mod:`styleval.training.acceptability`); its decision
+threshold, chosen on held-out
 selection data so that human text of every register passes, is folded into the intercept: a text is acceptable
 when its score is at least 0.5. An empty text scores 0.
 

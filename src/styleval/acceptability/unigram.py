@@ -9,7 +9,8 @@ another's ids), and the smoothing.
 
 Probabilities are add-``alpha`` smoothed over the vocabulary: ``p(t) = (c(t) + alpha) / (N + alpha * V)``.
 
-Shipped models live in ``styleval/acceptability/data/`` and are built by ``scripts/build_unigram_counts.py``;
+Shipped models live in ``styleval/acceptability/data/`` and are built by
+``studies/shipped_models/build_unigram_counts.py``;
 :func:`load_unigram` takes a shipped name or a path to such a file.
 """
 from __future__ import annotations
@@ -68,7 +69,7 @@ class UnigramModel:
         size = int(self.meta.get("vocab_size", len(self.counts)))
         if len(tokenizer) != size or any(tokenizer.decode([int(i)]) != s for i, s in probes.items()):
             raise InputError(f"unigram model {self.name!r} was counted with another tokenizer (vocabulary "
-                             f"{size}); build one for this LM with scripts/build_unigram_counts.py",
+                             f"{size}); build one for this LM with studies/shipped_models/build_unigram_counts.py",
                              self.path)
 
     def identity(self) -> dict[str, str]:

@@ -1,7 +1,7 @@
 """A hook through which model wrappers persist their per-text outputs, without knowing where they go.
 
 The sentence encoder's embeddings (through :class:`~styleval.models.pool.EmbeddingCache`) and the LM pass of the
-fluency metrics (``metrics/fluency/_lm.py``) ask :func:`active_store` after their in-memory caches miss, and hand
+fluency metrics (``metrics/fluency/lm_shared.py``) ask :func:`active_store` after their in-memory caches miss, and hand
 what they computed to it. No store is active by default, so the default path only pays one ``None`` check;
 :func:`use_store` activates one for a block (the streaming engine does so with ``--cache``; the SQLite
 implementation is :class:`styleval.engine.model_cache.ModelOutputCache`).

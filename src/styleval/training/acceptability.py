@@ -136,7 +136,8 @@ def fit_acceptability(examples: Mapping[str, Examples], lm_out: Mapping[str, Any
         "test": test,
         "libraries": {"scikit-learn": library_version("scikit-learn"), "torch": library_version("torch")},
         "data_notes": data_note.strip(), "command": command or
-        "STYLEVAL_THREADS=1 .venv/bin/python scripts/train_acceptability.py --work /tmp/styleval-acceptability",
+        "STYLEVAL_THREADS=1 .venv/bin/python studies/shipped_models/train_acceptability.py "
+        "--work /tmp/styleval-acceptability",
     }
     model.card = card
     model.save(out or PRETRAINED_DIR / DEFAULT_ACCEPTABILITY)

@@ -9,7 +9,7 @@ matching, weights from idf (computed on the batch's comparison texts, as bert_sc
 references) or uniform with [CLS]/[SEP] at 0. With several comparisons each of P, R, F1 is the maximum
 over them (as bert_score). Rescaling with a baseline maps ``x`` to ``(x - b) / (1 - b)`` with ``b`` from a
 ``LAYER,P,R,F`` table; styleval ships such a table for MiniLM (``models/baselines/minilm_L6.tsv``), made by
-``scripts/make_bertscore_baseline.py`` the way bert_score's baselines were made.
+``studies/shipped_models/make_bertscore_baseline.py`` the way bert_score's baselines were made.
 
 One known difference from ``bert_score.score``: bert_score pads the texts of a batch and multiplies the
 similarities by the padding mask, so a padded position counts as similarity 0 in the greedy max. When every
@@ -264,7 +264,8 @@ class BERTScore(ContentMetric):
         if not name or not (BASELINE_DIR / str(name)).is_file():
             raise ResourceUnavailableError(
                 f"bertscore: no rescaling baseline ships for model {self.model!r}; pass baseline_path= a "
-                "LAYER,P,R,F file (scripts/make_bertscore_baseline.py makes one) or rescale_with_baseline=false")
+                "LAYER,P,R,F file (studies/shipped_models/make_bertscore_baseline.py makes one) or "
+                "rescale_with_baseline=false")
         return BASELINE_DIR / str(name)
 
     def baseline(self) -> np.ndarray | None:

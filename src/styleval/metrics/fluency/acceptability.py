@@ -17,7 +17,7 @@ import numpy as np
 
 from ..base import Aspect, Batch, Metric, SegmentStats
 from ..registry import register
-from ._lm import scored_texts
+from .lm_shared import scored_texts
 
 P, ACCEPTABLE, TRUNC = 0, 1, 2
 

@@ -23,7 +23,7 @@ import numpy as np
 from ...errors import InputError
 from ..base import Aspect, Batch, Metric, SegmentStats
 from ..registry import register
-from ._lm import StyleLMs, scored_texts
+from .lm_shared import StyleLMs, scored_texts
 
 NLL, NTOK, TRUNC = 0, 1, 2
 

@@ -25,7 +25,7 @@ import numpy as np
 from ...errors import InputError
 from ..base import Aspect, Batch, Metric, SegmentStats
 from ..registry import register
-from ._lm import StyleLMs, lm_params, scored_texts
+from .lm_shared import StyleLMs, lm_params, scored_texts
 from .perplexity import parse_style_lms
 
 

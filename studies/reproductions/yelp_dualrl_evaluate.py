@@ -2,7 +2,8 @@
 """`styleval evaluate` on the yelp-dualrl outputs (both directions, four human references): overall scores with
 their joint-bootstrap intervals, for docs/results.md.
 
-    .venv/bin/python scripts/yelp_dualrl_evaluate.py [--systems DualRL UnsuperMT_Zhang ...] [--html report.html]
+    .venv/bin/python studies/reproductions/yelp_dualrl_evaluate.py [--systems DualRL UnsuperMT_Zhang ...]
+        [--html report.html]
 
 Each system's 1,000 outputs (500 negative->positive, 500 positive->negative) are scored with the full battery; the
 sentiment classifier shipped with styleval is chosen for both directions.
@@ -16,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "src"))
 
 from styleval.evaluation import evaluate  # noqa: E402

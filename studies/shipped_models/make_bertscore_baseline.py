@@ -10,7 +10,7 @@ so the mean is the score of unrelated text; rescaling maps it to 0.
 This script does the same with a local model folder and a local corpus (by default the sentences of
 ../shared/data/yelp-shen, which are not shipped; only the resulting numbers are), e.g.::
 
-    python scripts/make_bertscore_baseline.py --model minilm --pairs 20000 \\
+    python studies/shipped_models/make_bertscore_baseline.py --model minilm --pairs 20000 \\
         --out src/styleval/models/baselines/minilm_L6.tsv
 
 It uses the ``bert-score`` package itself (offline: the model is a local folder).

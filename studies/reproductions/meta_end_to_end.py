@@ -16,7 +16,8 @@ Two stages, both cached under ``--cache`` (default ``/tmp/styleval-meta-e2e``):
 
 Usage::
 
-    .venv/bin/python scripts/meta_end_to_end.py [--data ../shared/data] [--cache DIR] [--only lai2022|sgdd]
+    .venv/bin/python studies/reproductions/meta_end_to_end.py [--data ../shared/data] [--cache DIR]
+        [--only lai2022|sgdd]
 """
 from __future__ import annotations
 
@@ -35,7 +36,7 @@ from styleval.meta.scores import lower_is_better_from_registry, read_metric_tabl
 from styleval.datasets import read_lai2022, read_sgdd_tst
 from styleval.report.tables import text_table
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 METRICS = ["bleu", "chrf", "rouge1", "rougeL", "meteor", "wmd", "embedding_average", "sentence_cosine", "bertscore"]
 # our metric name -> the stored column of Lai et al. (data/outputs/*.content.{src,ref}.txt) for the same metric
 LAI_STORED = {"bleu": "bleu", "chrf": "chrf", "rouge1": "rouge-1", "rougeL": "rouge-l", "meteor": "meteor",

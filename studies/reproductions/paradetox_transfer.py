@@ -1,9 +1,9 @@
 #!/usr/bin/env python
 """Neural transfer baselines on ParaDetox (toxic -> neutral): train, rewrite the test inputs, `styleval evaluate`.
 
-    .venv/bin/python scripts/paradetox_transfer.py train [--kinds nmt nmt-copy lora] [--minutes 20]
-    .venv/bin/python scripts/paradetox_transfer.py rewrite [--n 200]
-    .venv/bin/python scripts/paradetox_transfer.py evaluate [--bootstrap 1000]
+    .venv/bin/python studies/reproductions/paradetox_transfer.py train [--kinds nmt nmt-copy lora] [--minutes 20]
+    .venv/bin/python studies/reproductions/paradetox_transfer.py rewrite [--n 200]
+    .venv/bin/python studies/reproductions/paradetox_transfer.py evaluate [--bootstrap 1000]
 
 Split: ParaDetox's toxic sources shuffled with seed 13 and cut 80/10/10 (train/selection/test) by source, the
 split of the shipped toxicity classifier (so its test sources were never trained on by the classifier either).
@@ -23,7 +23,7 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT.parent / "shared" / "data"
 OUT = ROOT / "out" / "transfer"
 EVAL = OUT / "paradetox-eval"
@@ -130,7 +130,7 @@ def record_on_cards() -> None:
                         if o["system"] == kind})
         add_evaluation(folder, {"data": "ParaDetox (toxic->neutral)", "split": f"test: the first {n} of the 1,194 "
                                 "test sources of the seed-13 80/10/10 split by toxic source (never trained on)",
-                                "figures": figures, "command": "scripts/paradetox_transfer.py evaluate"})
+                                "figures": figures, "command": "studies/reproductions/paradetox_transfer.py evaluate"})
 
 
 def summarise() -> None:

@@ -1,10 +1,10 @@
 #!/usr/bin/env python
-"""Rebuild the style models shipped in src/styleval/style/pretrained/ from ../shared/data.
+"""Rebuild the style models shipped in src/styleval/style_models/pretrained/ from ../shared/data.
 
-    .venv/bin/python scripts/train_style_models.py                    # all four models
-    .venv/bin/python scripts/train_style_models.py --only formality-regressor-pt16
-    .venv/bin/python scripts/train_style_models.py --compare pt16     # feature sets, chosen on the tune split
-    .venv/bin/python scripts/train_style_models.py --only formality-regressor-pt16 --linear   # no fine-tuning
+    .venv/bin/python studies/shipped_models/train_style_models.py                    # all four models
+    .venv/bin/python studies/shipped_models/train_style_models.py --only formality-regressor-pt16
+    .venv/bin/python studies/shipped_models/train_style_models.py --compare pt16     # feature sets, chosen on tune
+    .venv/bin/python studies/shipped_models/train_style_models.py --only formality-regressor-pt16 --linear  # ridge only
 
 The PT16 regressor is MiniLM fine-tuned with low-rank adapters (as Lai et al.'s R-PT16 is a fine-tuned
 transformer), then a ridge on its features plus hand features: about 11 minutes on 2 CPU cores, about one on a
@@ -28,7 +28,7 @@ from pathlib import Path
 import numpy as np
 from scipy.stats import spearmanr
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "src"))
 
 from styleval.datasets import lai2022, yelp_dualrl  # noqa: E402
@@ -364,8 +364,8 @@ def main() -> int:
                   f"{sc['before']['balanced_accuracy']:.4f}, after (cross-validated) "
                   f"{sc['after_cross_validated']['balanced_accuracy']:.4f}", flush=True)
         return 0
-    command = ("python scripts/train_style_models.py" + (" --only " + " ".join(args.only) if args.only else "")
-               + (" --linear" if args.linear else ""))
+    command = ("python studies/shipped_models/train_style_models.py"
+               + (" --only " + " ".join(args.only) if args.only else "") + (" --linear" if args.linear else ""))
     builders = {"formality-regressor-pt16": "pt16", "formality-classifier-pt16": "robust",
                 "sentiment-classifier-yelp": "yelp", "toxicity-classifier-paradetox": "paradetox"}
     wanted = args.only or list(builders)

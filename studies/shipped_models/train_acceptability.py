@@ -1,8 +1,8 @@
-"""Train the shipped acceptability classifier (styleval/fluency/pretrained/acceptability-smollm2).
+"""Train the shipped acceptability classifier (styleval/acceptability/pretrained/acceptability-smollm2).
 
 Stages (each cached in --work, so a later stage re-runs without the LM):
-  1. examples: human-written sentences of four registers (scripts/fluency_data.py: PT16, Yelp dev, ParaDetox
-     neutral rewrites and toxic originals) in random forms (as is, lower-cased tokenized, normalised) plus one
+  1. examples: human-written sentences of four registers (studies/shipped_models/fluency_data.py: PT16, Yelp dev,
+     ParaDetox neutral rewrites and toxic originals) in random forms (as is, lower-cased tokenized, normalised) plus one
      corrupted copy each (styleval.training.corrupt), for the train / select / test splits;
   2. lm: SmolLM2-135M token log-probabilities of every example after detok+truecase normalisation;
   3. fit: logistic regression on the LM features (styleval.acceptability.features), C chosen on the selection split by
@@ -10,7 +10,7 @@ Stages (each cached in --work, so a later stage re-runs without the LM):
      human sentences of every register) and folded into the intercept, so acceptable <=> score >= 0.5; the test
      split is scored once and its figures written to the model card.
 
-    STYLEVAL_THREADS=1 .venv/bin/python scripts/train_acceptability.py --work /tmp/styleval-acceptability
+    STYLEVAL_THREADS=1 .venv/bin/python studies/shipped_models/train_acceptability.py --work /tmp/styleval-acceptability
 """
 from __future__ import annotations
 

@@ -10,7 +10,8 @@ forward pass (``lm_backend``).
 normalised outputs and remembers the result per (LM, max_tokens, scored text), so the metrics that read the same
 LM pass (``perplexity``, ``slor``, ``mean_logprob``, ``acceptability`` with the same normalisation) run it once per
 process; while a model-output store is active (:mod:`styleval.models.outputs`, the streaming engine's ``--cache``)
-the pass is also read from and written to it, so it runs once across runs.
+the pass is also read from and written to it, so it runs once across runs. :func:`cache_snapshot` and
+:func:`restore_cache` carry the in-memory cache from one process to another (studies that run the LM pass once).
 """
 from __future__ import annotations
 
@@ -123,6 +124,22 @@ def _store_namespace(lm: Any, max_tokens: int) -> str:
 
 def clear_cache() -> None:
     _CACHE.clear()
+
+
+def cache_snapshot() -> dict[tuple[str, int, str], tuple[np.ndarray, np.ndarray, float, bool]]:
+    """A copy of the per-process cache of LM passes, keyed by (LM key, max_tokens, scored text), to be saved and
+    handed to :func:`restore_cache` in a later process."""
+    return dict(_CACHE)
+
+
+def restore_cache(rows: dict[tuple[str, int, str], tuple[np.ndarray, np.ndarray, float, bool]]) -> None:
+    """Add the rows of an earlier :func:`cache_snapshot` to the per-process cache."""
+    _CACHE.update(rows)
+
+
+def cache_size() -> int:
+    """How many LM passes the per-process cache holds."""
+    return len(_CACHE)
 
 
 def lm_params(metric: Any, params: dict[str, Any]) -> dict[str, Any]:

@@ -11,7 +11,7 @@ r13 = human~plain, r23 = plain~merged, one-sided p in the direction the data fav
 
 Usage::
 
-    .venv/bin/python scripts/sgdd_entities.py [--data ../shared/data] [--cache /tmp/styleval-entity]
+    .venv/bin/python studies/reproductions/sgdd_entities.py [--data ../shared/data] [--cache /tmp/styleval-entity]
         [--stage stored|own|e2e|all] [--json FILE]
 
 Entity columns and metric scores are cached in ``--cache`` (``entities.npz``, ``e2e_scores.npz``).
@@ -35,7 +35,7 @@ from styleval.metrics.base import Batch
 from styleval.stats.correlation import spearman
 from styleval.stats.significance import williams_test
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 E2E_METRICS = ["bleu", "chrf", "rouge1", "rouge2", "rougeL", "meteor", "sentence_cosine", "bertscore"]
 PAPER = {  # Table 4 / repository README (plain -> merged)
     "Elron/bleurt-large-512": (0.562, 0.558), "bertscore/microsoft/deberta-xlarge-mnli": (0.466, 0.452),

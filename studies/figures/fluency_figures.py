@@ -11,7 +11,7 @@ Mir et al. 2019 (Yelp): adversarial naturalness (unigram and embedding classifie
 agreement with the relative A/B judgments; the same agreement for plain SmolLM2 perplexity (output preferred
 when its perplexity is lower than the input's) and Pearson of perplexity with absolute naturalness.
 
-    .venv/bin/python scripts/fluency_figures.py --work /tmp/styleval-fluency [--lora-steps 150]
+    .venv/bin/python studies/figures/fluency_figures.py --work /tmp/styleval-fluency [--lora-steps 150]
 """
 from __future__ import annotations
 
@@ -29,7 +29,7 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 import numpy as np
 import pandas as pd
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT.parent / "shared" / "data"
 
 
