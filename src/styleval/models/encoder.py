@@ -1,0 +1,131 @@
+"""Local transformers encoders (MiniLM and the like) for learned models: load, tokenize, run, mean-pool.
+
+Every learned model that reads a local encoder folder goes through here: the preservation features and
+cross-encoder (shared, frozen copies from the model pool; torch or ONNX Runtime via :mod:`.onnx_encoder`) and the
+fine-tuned style models and adapter training (private copies whose weights are adapted). Pooling is one function,
+:func:`mean_pool`, for torch tensors (training, with gradients) and numpy arrays (scoring) alike.
+
+The sentence-transformers and bert_score loaders of :mod:`.pool` serve the checkpoint metrics
+(``sentence_cosine``, ``bertscore``), whose tokenizers and pooling follow those libraries.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..errors import InputError
+from .resolve import ModelSpec
+
+
+def local_spec(model: str, what: str = "preservation models") -> ModelSpec:
+    """The resolved spec of a local encoder folder (catalog name or path); ``what`` names the user in errors."""
+    from .resolve import resolve
+
+    spec = resolve(model)
+    if spec.path is None:
+        raise InputError(f"{what} need a local encoder folder, not {model!r}")
+    return spec
+
+
+def load_tokenizer(model: str) -> Any:
+    """The fast tokenizer of a local encoder folder, loaded once per process (without the encoder's weights)."""
+    from .pool import get_pool, quiet_transformers, transformers_dir
+
+    spec = local_spec(model)
+
+    def load() -> Any:
+        from transformers import AutoTokenizer
+
+        with quiet_transformers():
+            return AutoTokenizer.from_pretrained(str(transformers_dir(spec)), local_files_only=True, use_fast=True)
+
+    return get_pool().get("preservation-tokenizer:" + spec.key, load)
+
+
+def _from_folder(spec: ModelSpec) -> Any:
+    """A freshly loaded float32 torch encoder (train mode, as transformers returns it)."""
+    from .pool import configure_torch, quiet_transformers, transformers_dir
+
+    configure_torch()
+    import torch
+    from transformers import AutoModel
+
+    with quiet_transformers():  # library code stays quiet; callers get a progress callback
+        return AutoModel.from_pretrained(str(transformers_dir(spec)), local_files_only=True, dtype=torch.float32)
+
+
+def load_encoder(model: str) -> tuple[Any, Any]:
+    """(fast tokenizer, torch encoder in eval mode) for a local encoder folder, loaded once per process and shared:
+    callers that change weights take a copy (or :func:`private_encoder`)."""
+    from .pool import get_pool
+
+    spec = local_spec(model)
+    return get_pool().get("preservation-encoder:" + spec.key,
+                          lambda: (load_tokenizer(model), _from_folder(spec).eval()))
+
+
+def load_onnx(model: str) -> tuple[Any, Any]:
+    """(fast tokenizer, ONNX Runtime encoder) for a local encoder folder, exported once per machine."""
+    from .onnx_encoder import load_onnx_encoder
+    from .pool import get_pool
+
+    spec = local_spec(model)
+
+    def load() -> tuple[Any, Any]:  # the torch encoder is loaded only to export it, once per machine
+        return load_tokenizer(model), load_onnx_encoder(spec.name, spec.content_hash(), lambda: load_encoder(model))
+
+    return get_pool().get("preservation-encoder-onnx:" + spec.key, load)
+
+
+def load_for_backend(model: str, backend: str) -> tuple[Any, Any]:
+    """(tokenizer, encoder) on a resolved backend (``torch`` or ``onnx``), for :func:`run_encoder`."""
+    return load_onnx(model) if backend == "onnx" else load_encoder(model)
+
+
+def private_encoder(model: str, what: str = "fine-tuned style models") -> tuple[Any, Any]:
+    """A fresh (tokenizer, torch encoder) loaded from the folder, private to the caller (its weights get adapted),
+    so the model pool's shared copy is not touched."""
+    from .pool import quiet_transformers, transformers_dir
+
+    spec = local_spec(model, what)
+    enc = _from_folder(spec)
+    from transformers import AutoTokenizer
+
+    with quiet_transformers():
+        tok = AutoTokenizer.from_pretrained(str(transformers_dir(spec)), local_files_only=True)
+    return tok, enc
+
+
+def run_encoder(tok: Any, enc: Any, backend: str, texts: list[str], pairs: list[str] | None = None, *,
+                max_length: int, offsets: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """Tokenize ``texts`` (with ``pairs`` as second segments, if given) and run the encoder on torch (call inside
+    ``torch.inference_mode``) or ONNX Runtime: last hidden states, attention mask and, if asked, character
+    offsets, all as numpy arrays."""
+    args = (texts,) if pairs is None else (texts, pairs)
+    x = tok(*args, padding=True, truncation=True, max_length=max_length, return_offsets_mapping=offsets,
+            return_tensors="np" if backend == "onnx" else "pt")
+    offs = x.pop("offset_mapping") if offsets else None
+    if backend == "onnx":
+        return enc(x), np.asarray(x["attention_mask"]), offs
+    hidden = enc(**x).last_hidden_state.numpy()
+    return hidden, x["attention_mask"].numpy(), None if offs is None else offs.numpy()
+
+
+def run_torch(tok: Any, enc: Any, texts: list[str], pairs: list[str] | None = None, *, max_length: int) -> Any:
+    """Tokenize and run a torch encoder on its own device, keeping gradients: the mean-pooled last hidden state
+    (a torch tensor), as training needs it."""
+    args = (texts,) if pairs is None else (texts, pairs)
+    x = tok(*args, padding=True, truncation=True, max_length=max_length,
+            return_tensors="pt").to(next(enc.parameters()).device)
+    return mean_pool(enc(**x).last_hidden_state, x["attention_mask"])
+
+
+def mean_pool(hidden: Any, mask: Any) -> Any:
+    """Mean of the hidden states over real (unmasked) tokens, as sentence-transformers pools MiniLM; numpy arrays
+    give a numpy array, torch tensors a torch tensor (computed by torch, so gradients flow)."""
+    if isinstance(hidden, np.ndarray):
+        m = mask[..., None].astype(np.float32)
+        return (hidden * m).sum(1) / np.maximum(m.sum(1), 1.0)
+    tm = mask.unsqueeze(-1).to(hidden.dtype)
+    return (hidden * tm).sum(1) / tm.sum(1).clamp(min=1.0)
