@@ -47,7 +47,7 @@ def train_style_lm(sentences: Sequence[str], out_dir: str | Path, *, style: str,
         raise ResourceUnavailableError("training a style LM needs peft: pip install peft") from None
     import torch
 
-    from .loading import ADAPTER_CARD, _load_transformers, ensure_converted, resolve_causal_lm
+    from .loading import _load_transformers, ensure_converted, resolve_causal_lm
     from ..models.pool import configure_torch
     from .causal import prefix_token_id
 
@@ -111,7 +111,9 @@ def train_style_lm(sentences: Sequence[str], out_dir: str | Path, *, style: str,
         "train_seconds": round(time.time() - start, 1),
         "libraries": {k: library_version(k) for k in ("torch", "transformers", "peft", "styleval")},
     }
-    (out / ADAPTER_CARD).write_text(json.dumps(card, indent=1), encoding="utf-8")
+    from ..models.cards import LM, write_card
+
+    write_card(out, LM, card)
     return out
 
 
