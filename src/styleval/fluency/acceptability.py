@@ -20,11 +20,12 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..errors import InputError
+from ..models import registry
 from ..models.cards import ACCEPTABILITY, read_card
 from .features import FEATURES
 
-PRETRAINED_DIR = Path(__file__).resolve().parent / "pretrained"
-DEFAULT_ACCEPTABILITY = "acceptability-smollm2"
+PRETRAINED_DIR = registry.shipped_dir(registry.ACCEPTABILITY)
+DEFAULT_ACCEPTABILITY = str(registry.default(registry.ACCEPTABILITY))
 FORMAT = "styleval-acceptability/1"
 
 
@@ -113,8 +114,7 @@ class AcceptabilityModel:
 
 
 def shipped_models() -> list[str]:
-    return sorted(p.name for p in PRETRAINED_DIR.iterdir() if (p / "model.json").is_file()) \
-        if PRETRAINED_DIR.is_dir() else []
+    return sorted(registry.shipped(registry.ACCEPTABILITY))
 
 
 def load_acceptability(name_or_path: str | Path = DEFAULT_ACCEPTABILITY) -> AcceptabilityModel:

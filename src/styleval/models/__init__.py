@@ -1,5 +1,9 @@
 """Models: a catalog of offline models, resolution of names and paths, content hashes, one pool per process.
 
+The model layer shared by every learned model: :mod:`.registry` (every shipped model and installed asset,
+``resolve(kind, name)``), :mod:`.encoder` (local encoder folders: load, run, mean-pool; torch or ONNX),
+:mod:`.lora` (low-rank adapters: attach, merge) and :mod:`.cards` (model cards and their READMEs).
+
 Importing this package is cheap: torch, transformers and pyarrow are imported only when a model loads.
 """
 from __future__ import annotations
