@@ -301,3 +301,20 @@ def test_mean_pool_averages_real_tokens_in_numpy_and_torch():
     got = mean_pool(torch.from_numpy(hidden), torch.from_numpy(mask))
     assert isinstance(got, torch.Tensor)
     np.testing.assert_array_equal(got.numpy(), want)
+
+
+def test_peft_targets_checks_the_layers_it_names():
+    import torch
+
+    from styleval.models.lora import CAUSAL_LM_TARGETS, peft_targets
+
+    class Attention(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            for name in CAUSAL_LM_TARGETS:
+                setattr(self, name, torch.nn.Linear(4, 4))
+
+    model = torch.nn.Sequential(Attention(), torch.nn.Linear(4, 2))
+    assert peft_targets(model) == ["q_proj", "k_proj", "v_proj", "o_proj"]
+    with pytest.raises(InputError, match="none of the layers query, value is a linear layer"):
+        peft_targets(model, ("query", "value"))

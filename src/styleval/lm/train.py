@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from ..errors import InputError, ResourceUnavailableError
+from ..models.lora import peft_targets
 from ..signature import library_version
 from ..progress import Progress
 
@@ -63,7 +64,7 @@ def train_style_lm(sentences: Sequence[str], out_dir: str | Path, *, style: str,
     rnd = random.Random(seed)
     tok, model = _load_transformers(ensure_converted(spec, progress))
     cfg = peft.LoraConfig(r=rank, lora_alpha=alpha, lora_dropout=0.0, task_type="CAUSAL_LM",
-                          target_modules=["q_proj", "k_proj", "v_proj", "o_proj"])
+                          target_modules=peft_targets(model))
     model = peft.get_peft_model(model, cfg)
     model.train()
     prefix = prefix_token_id(tok)

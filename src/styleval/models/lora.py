@@ -22,6 +22,8 @@ from ..errors import InputError
 
 #: The linear layers of BERT-like encoders (MiniLM, BERT, RoBERTa...), by the last part of their module name.
 DEFAULT_TARGETS = ("query", "key", "value", "attention.output.dense", "intermediate.dense", "output.dense")
+#: The attention projections of Llama-like causal LMs (SmolLM2), adapted through peft.
+CAUSAL_LM_TARGETS = ("q_proj", "k_proj", "v_proj", "o_proj")
 
 
 def target_modules(model: Any, targets: Sequence[str]) -> list[str]:
@@ -33,6 +35,13 @@ def target_modules(model: Any, targets: Sequence[str]) -> list[str]:
     if not names:
         raise InputError(f"none of the layers {', '.join(targets)} is a linear layer of this encoder")
     return names
+
+
+def peft_targets(model: Any, targets: Sequence[str] = CAUSAL_LM_TARGETS) -> list[str]:
+    """``target_modules`` for a peft ``LoraConfig``: ``targets`` as given (peft matches a layer by its name or name
+    suffix, as :func:`target_modules` does), once checked to name linear layers of ``model``."""
+    target_modules(model, targets)
+    return list(targets)
 
 
 class LoraAdapter:
