@@ -5,23 +5,110 @@ cross-encoder (shared, frozen copies from the model pool; torch or ONNX Runtime 
 fine-tuned style models and adapter training (private copies whose weights are adapted). Pooling is one function,
 :func:`mean_pool`, for torch tensors (training, with gradients) and numpy arrays (scoring) alike.
 
-The sentence-transformers and bert_score loaders of :mod:`.pool` serve the checkpoint metrics
-(``sentence_cosine``, ``bertscore``), whose tokenizers and pooling follow those libraries.
+The checkpoint metrics load here too: :func:`sentence_encoder` (a ``SentenceTransformer``, whose own pooling
+``sentence_cosine``, the style embedding blocks and the naturalness classifier keep, so their figures stay those of
+sentence-transformers) and :func:`transformer` (tokenizer and model as bert_score loads them). Every model is
+loaded once per process through the model pool (:mod:`.pool`, which re-exports these loaders).
 """
 from __future__ import annotations
 
-from typing import Any
+import contextlib
+from pathlib import Path
+from typing import Any, Iterator
 
 import numpy as np
 
-from ..errors import InputError
-from .resolve import ModelSpec
+from ..errors import InputError, ResourceUnavailableError
+from . import catalog as cat
+from .resolve import ModelSpec, resolve
+
+# -- sentence-transformers and transformers models (checkpoint metrics) ------------------------------------
+def _need(module: str, extra: str) -> None:
+    import importlib.util
+
+    if importlib.util.find_spec(module) is None:
+        raise ResourceUnavailableError(f"this needs the {module!r} library: pip install 'styleval[{extra}]'")
 
 
+def sentence_encoder(name: str = cat.DEFAULT_ENCODER, *, allow_hub: bool | None = None):
+    """A ``SentenceTransformer`` (a plain transformers folder gets mean pooling), on CPU unless CUDA is there."""
+    from .pool import configure_torch, get_pool
+
+    spec = resolve(name, expect=cat.SENTENCE_TRANSFORMERS, allow_hub=allow_hub)
+    _need("sentence_transformers", "neural")
+
+    def load():
+        configure_torch()
+        from sentence_transformers import SentenceTransformer
+
+        target = str(spec.path) if spec.path is not None else spec.hub_id
+        kwargs = {} if spec.source == "hub" else {"local_files_only": True}
+        try:
+            return SentenceTransformer(target, **kwargs)
+        except TypeError:  # older sentence-transformers without local_files_only
+            return SentenceTransformer(target)
+
+    return get_pool().get("st:" + spec.key, load)
+
+
+def transformer(name: str = cat.DEFAULT_ENCODER, *, allow_hub: bool | None = None):
+    """``(tokenizer, model)`` from transformers' Auto classes; a sentence-transformers folder works too.
+
+    The tokenizer is loaded as bert_score loads it (``use_fast=False``) so token ids match.
+    """
+    from .pool import configure_torch, get_pool
+
+    spec = resolve(name, expect=cat.TRANSFORMERS, allow_hub=allow_hub)
+    _need("transformers", "neural")
+
+    def load():
+        configure_torch()
+        from transformers import AutoModel, AutoTokenizer
+
+        target = str(transformers_dir(spec)) if spec.path is not None else spec.hub_id
+        local = spec.source != "hub"
+        tok = AutoTokenizer.from_pretrained(target, use_fast=False, local_files_only=local)
+        model = AutoModel.from_pretrained(target, local_files_only=local)
+        model.eval()
+        if hasattr(model, "decoder") and hasattr(model, "encoder"):  # encoder-decoder: use the encoder
+            model = model.encoder
+        return tok, model
+
+    return get_pool().get("hf:" + spec.key, load)
+
+
+@contextlib.contextmanager
+def quiet_transformers() -> Iterator[None]:
+    """No transformers progress bars ("Loading weights") while loading: library code does not print."""
+    from transformers.utils import logging as hf_logging
+
+    bars = hf_logging.is_progress_bar_enabled()
+    hf_logging.disable_progress_bar()
+    try:
+        yield
+    finally:
+        if bars:
+            hf_logging.enable_progress_bar()
+
+
+def transformers_dir(spec: ModelSpec) -> Path:
+    """The folder with ``config.json``: the folder itself, or a sentence-transformers module's path."""
+    assert spec.path is not None  # noqa: S101
+    if (spec.path / "config.json").is_file():
+        return spec.path
+    modules = spec.path / "modules.json"
+    if modules.is_file():
+        import json
+
+        for m in json.loads(modules.read_text(encoding="utf-8")):
+            if m.get("type", "").endswith("Transformer") and (spec.path / m.get("path", "") / "config.json").is_file():
+                return spec.path / m.get("path", "")
+    raise InputError("no transformers model (config.json) in this folder", spec.path)
+
+
+# -- local encoder folders (learned models) ----------------------------------------------------------------
 def local_spec(model: str, what: str = "preservation models") -> ModelSpec:
     """The resolved spec of a local encoder folder (catalog name or path); ``what`` names the user in errors."""
-    from .resolve import resolve
-
     spec = resolve(model)
     if spec.path is None:
         raise InputError(f"{what} need a local encoder folder, not {model!r}")
@@ -30,7 +117,7 @@ def local_spec(model: str, what: str = "preservation models") -> ModelSpec:
 
 def load_tokenizer(model: str) -> Any:
     """The fast tokenizer of a local encoder folder, loaded once per process (without the encoder's weights)."""
-    from .pool import get_pool, quiet_transformers, transformers_dir
+    from .pool import get_pool
 
     spec = local_spec(model)
 
@@ -45,7 +132,7 @@ def load_tokenizer(model: str) -> Any:
 
 def _from_folder(spec: ModelSpec) -> Any:
     """A freshly loaded float32 torch encoder (train mode, as transformers returns it)."""
-    from .pool import configure_torch, quiet_transformers, transformers_dir
+    from .pool import configure_torch
 
     configure_torch()
     import torch
@@ -86,8 +173,6 @@ def load_for_backend(model: str, backend: str) -> tuple[Any, Any]:
 def private_encoder(model: str, what: str = "fine-tuned style models") -> tuple[Any, Any]:
     """A fresh (tokenizer, torch encoder) loaded from the folder, private to the caller (its weights get adapted),
     so the model pool's shared copy is not touched."""
-    from .pool import quiet_transformers, transformers_dir
-
     spec = local_spec(model, what)
     enc = _from_folder(spec)
     from transformers import AutoTokenizer

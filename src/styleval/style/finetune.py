@@ -20,7 +20,7 @@ from typing import Any, Callable, ClassVar, Sequence
 import numpy as np
 import scipy.sparse as sp
 
-from ..models.encoder import mean_pool, private_encoder
+from ..models.encoder import private_encoder, run_torch
 from ..models.lora import DEFAULT_TARGETS, attach_adapters, merge_adapters
 from ..signature import library_version
 from .data import LabelledData
@@ -93,13 +93,10 @@ class AdaptedEncoderBlock(Block):
         import torch
 
         tok, enc = self._encoder()
-        dev = next(enc.parameters()).device
         out = np.zeros((len(texts), self._dim), dtype=np.float32)
         with torch.inference_mode():
             for idx in _batches(texts, self.batch_size):
-                x = tok([texts[i] for i in idx], padding=True, truncation=True, max_length=self.max_length,
-                        return_tensors="pt").to(dev)
-                pooled = mean_pool(enc(**x).last_hidden_state, x["attention_mask"])
+                pooled = run_torch(tok, enc, [texts[i] for i in idx], max_length=self.max_length)
                 out[idx] = pooled.float().cpu().numpy()
         return out
 
@@ -218,9 +215,7 @@ def finetune_style_model(train: LabelledData, *, kind: str = CLASSIFIER, selecti
         losses = []
         for start in range(0, len(order), batch_size):
             idx = order[start:start + batch_size]
-            x = tok([texts[i] for i in idx], padding=True, truncation=True, max_length=max_length,
-                    return_tensors="pt").to(dev)
-            out = head(mean_pool(enc(**x).last_hidden_state, x["attention_mask"]))
+            out = head(run_torch(tok, enc, [texts[i] for i in idx], max_length=max_length))
             target = y_t[idx].to(dev)
             if kind == REGRESSOR:
                 loss = torch.nn.functional.mse_loss(out[:, 0], target)
