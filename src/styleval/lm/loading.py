@@ -138,7 +138,7 @@ def ensure_converted(spec: CausalLMSpec, progress: Progress | None = None) -> Pa
         import torch
         from transformers import AutoModelForCausalLM, AutoTokenizer
 
-        from ..models.pool import quiet_transformers
+        from ..models.encoder import quiet_transformers
 
         folder = str(spec.path.parent)
         with quiet_transformers():  # progress goes through the callback
@@ -195,7 +195,7 @@ def _load_transformers(folder: Path) -> tuple[Any, Any]:
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    from ..models.pool import quiet_transformers
+    from ..models.encoder import quiet_transformers
 
     with quiet_transformers():
         tok = AutoTokenizer.from_pretrained(str(folder), local_files_only=True)

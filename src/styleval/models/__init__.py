@@ -9,9 +9,9 @@ Importing this package is cheap: torch, transformers and pyarrow are imported on
 from __future__ import annotations
 
 from .catalog import CATALOG, CatalogEntry, DEFAULT_ENCODER, DEFAULT_SPACY, DEFAULT_WORD_VECTORS
+from .encoder import sentence_encoder, transformer
 from .hashing import content_hash, short_hash
-from .pool import (EmbeddingCache, ModelPool, configure_torch, embedding_cache, get_pool, sentence_encoder,
-                   spacy_pipeline, transformer, word_vectors)
+from .pool import EmbeddingCache, ModelPool, configure_torch, embedding_cache, get_pool, spacy_pipeline, word_vectors
 from .resolve import ModelSpec, resolve
 from .vectors import WordVectors
 

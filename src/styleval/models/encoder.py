@@ -8,7 +8,7 @@ fine-tuned style models and adapter training (private copies whose weights are a
 The checkpoint metrics load here too: :func:`sentence_encoder` (a ``SentenceTransformer``, whose own pooling
 ``sentence_cosine``, the style embedding blocks and the naturalness classifier keep, so their figures stay those of
 sentence-transformers) and :func:`transformer` (tokenizer and model as bert_score loads them). Every model is
-loaded once per process through the model pool (:mod:`.pool`, which re-exports these loaders).
+loaded once per process through the model pool (:mod:`.pool`).
 """
 from __future__ import annotations
 
@@ -18,22 +18,14 @@ from typing import Any, Iterator
 
 import numpy as np
 
-from ..errors import InputError, ResourceUnavailableError
+from ..errors import InputError
 from . import catalog as cat
+from .pool import _need, configure_torch, get_pool
 from .resolve import ModelSpec, resolve
 
 # -- sentence-transformers and transformers models (checkpoint metrics) ------------------------------------
-def _need(module: str, extra: str) -> None:
-    import importlib.util
-
-    if importlib.util.find_spec(module) is None:
-        raise ResourceUnavailableError(f"this needs the {module!r} library: pip install 'styleval[{extra}]'")
-
-
 def sentence_encoder(name: str = cat.DEFAULT_ENCODER, *, allow_hub: bool | None = None):
     """A ``SentenceTransformer`` (a plain transformers folder gets mean pooling), on CPU unless CUDA is there."""
-    from .pool import configure_torch, get_pool
-
     spec = resolve(name, expect=cat.SENTENCE_TRANSFORMERS, allow_hub=allow_hub)
     _need("sentence_transformers", "neural")
 
@@ -56,8 +48,6 @@ def transformer(name: str = cat.DEFAULT_ENCODER, *, allow_hub: bool | None = Non
 
     The tokenizer is loaded as bert_score loads it (``use_fast=False``) so token ids match.
     """
-    from .pool import configure_torch, get_pool
-
     spec = resolve(name, expect=cat.TRANSFORMERS, allow_hub=allow_hub)
     _need("transformers", "neural")
 
@@ -117,8 +107,6 @@ def local_spec(model: str, what: str = "preservation models") -> ModelSpec:
 
 def load_tokenizer(model: str) -> Any:
     """The fast tokenizer of a local encoder folder, loaded once per process (without the encoder's weights)."""
-    from .pool import get_pool
-
     spec = local_spec(model)
 
     def load() -> Any:
@@ -132,8 +120,6 @@ def load_tokenizer(model: str) -> Any:
 
 def _from_folder(spec: ModelSpec) -> Any:
     """A freshly loaded float32 torch encoder (train mode, as transformers returns it)."""
-    from .pool import configure_torch
-
     configure_torch()
     import torch
     from transformers import AutoModel
@@ -145,8 +131,6 @@ def _from_folder(spec: ModelSpec) -> Any:
 def load_encoder(model: str) -> tuple[Any, Any]:
     """(fast tokenizer, torch encoder in eval mode) for a local encoder folder, loaded once per process and shared:
     callers that change weights take a copy (or :func:`private_encoder`)."""
-    from .pool import get_pool
-
     spec = local_spec(model)
     return get_pool().get("preservation-encoder:" + spec.key,
                           lambda: (load_tokenizer(model), _from_folder(spec).eval()))
@@ -155,8 +139,6 @@ def load_encoder(model: str) -> tuple[Any, Any]:
 def load_onnx(model: str) -> tuple[Any, Any]:
     """(fast tokenizer, ONNX Runtime encoder) for a local encoder folder, exported once per machine."""
     from .onnx_encoder import load_onnx_encoder
-    from .pool import get_pool
-
     spec = local_spec(model)
 
     def load() -> tuple[Any, Any]:  # the torch encoder is loaded only to export it, once per machine

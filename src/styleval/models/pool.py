@@ -2,7 +2,7 @@
 
 ``get_pool().get(key, loader)`` runs ``loader`` at most once per key, even when threads ask at the same
 time (a lock per key; other keys load in parallel). The helpers :func:`word_vectors` and :func:`spacy_pipeline`
-here, and :func:`sentence_encoder` and :func:`transformer` (defined in :mod:`.encoder`, re-exported here), resolve a
+here, and :func:`~.encoder.sentence_encoder` and :func:`~.encoder.transformer` in :mod:`.encoder`, resolve a
 name (catalog, local path, or hub id when allowed) and load it through the pool. :class:`EmbeddingCache` keeps per-text
 embeddings keyed by model hash (and layer), in memory and optionally on disk (``STYLEVAL_CACHE`` or an
 explicit folder), so that BERTScore, sentence cosine and their variants encode each distinct text once; while a
@@ -20,13 +20,8 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..errors import InputError
+from ..errors import InputError, ResourceUnavailableError
 from . import catalog as cat
-from .encoder import _need
-from .encoder import quiet_transformers as quiet_transformers  # re-exported: callers import it from here
-from .encoder import sentence_encoder as sentence_encoder
-from .encoder import transformer as transformer
-from .encoder import transformers_dir as transformers_dir
 from .outputs import active_store
 from .resolve import resolve
 
@@ -110,6 +105,13 @@ def word_vectors(name: str = cat.DEFAULT_WORD_VECTORS, *, allow_hub: bool | None
     if path is None or fmt is None:
         raise InputError(f"word vectors {name!r} resolved to no local file")
     return _POOL.get(spec.key, lambda: load_vectors(path, fmt))
+
+
+def _need(module: str, extra: str) -> None:
+    import importlib.util
+
+    if importlib.util.find_spec(module) is None:
+        raise ResourceUnavailableError(f"this needs the {module!r} library: pip install 'styleval[{extra}]'")
 
 
 def spacy_pipeline(name: str = cat.DEFAULT_SPACY):
