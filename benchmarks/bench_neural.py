@@ -84,7 +84,7 @@ def peak_rss() -> int:
 
 
 def minilm_dir() -> str:
-    from styleval.models.pool import transformers_dir
+    from styleval.models.encoder import transformers_dir
     from styleval.models.resolve import resolve
 
     return str(transformers_dir(resolve("minilm")))

@@ -187,7 +187,7 @@ def perplexity_pass_check(table: Path, repeat: int = 1) -> None:
     import numpy as np
 
     from styleval.lm.causal import token_nll
-    from styleval.metrics.fluency import _lm
+    from styleval.metrics.fluency import lm_shared
     from styleval.lm.loading import load_causal_lm
     from styleval.readers import read_table
 
@@ -198,11 +198,11 @@ def perplexity_pass_check(table: Path, repeat: int = 1) -> None:
         t0 = time.perf_counter()
         nll = token_nll(lm, texts).nll
         own.append(time.perf_counter() - t0)
-        _lm.clear_cache()
+        lm_shared.clear_cache()
         t0 = time.perf_counter()
-        scored, _ = _lm.scored_texts(lm.spec.name, texts)
+        scored, _ = lm_shared.scored_texts(lm.spec.name, texts)
         shared.append(time.perf_counter() - t0)
-        _lm.clear_cache()
+        lm_shared.clear_cache()
     shared_nll = np.array([-float(lp.sum()) for lp in scored.logprobs])
     same = np.array_equal(nll, shared_nll)
     rel = float(np.max(np.abs(nll - shared_nll) / np.maximum(np.abs(nll), 1e-300)))

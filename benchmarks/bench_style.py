@@ -46,7 +46,8 @@ def child(role: str, name: str, n: int) -> dict:
     import torch
     from transformers import AutoModel, AutoTokenizer
 
-    from styleval.models.pool import configure_torch, transformers_dir
+    from styleval.models.encoder import transformers_dir
+    from styleval.models.pool import configure_torch
     from styleval.models.resolve import resolve
 
     configure_torch()

@@ -55,11 +55,11 @@ def random_adapted(kind: type, head_w: object, head_b: float, rank: int = 2, see
     """A cross-encoder (``kind``) with random LoRA adapters on the local MiniLM's first 4 adapted layers."""
     import numpy as np
 
-    from styleval.preservation.features import _load_encoder
+    from styleval.models.encoder import load_encoder
     from styleval.models import catalog as cat
     from styleval.models.lora import DEFAULT_TARGETS, target_modules
 
-    _, enc = _load_encoder(cat.DEFAULT_ENCODER)
+    _, enc = load_encoder(cat.DEFAULT_ENCODER)
     rng = np.random.default_rng(seed)
     modules = dict(enc.named_modules())
     adapters = {name: (rng.normal(0, 0.05, (rank, modules[name].in_features)).astype(np.float32),

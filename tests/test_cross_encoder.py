@@ -25,11 +25,11 @@ def _random_cross(rank: int = 2, seed: int = 0) -> CrossEncoder:
 
 def test_merged_weights_equal_the_adapters_run_beside_the_encoder():
     """W + s*B@A in the merged copy gives the hidden states of the base encoder with the adapters added on the side."""
-    from styleval.preservation.features import _load_encoder, load_tokenizer
+    from styleval.models.encoder import load_encoder, load_tokenizer
 
     cross = _random_cross()
     tok = load_tokenizer(cat.DEFAULT_ENCODER)
-    _, base = _load_encoder(cat.DEFAULT_ENCODER)
+    _, base = load_encoder(cat.DEFAULT_ENCODER)
     x = tok([p[0] for p in PAIRS], [p[1] for p in PAIRS], padding=True, return_tensors="pt")
     handles = []
     modules = dict(base.named_modules())

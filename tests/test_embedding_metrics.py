@@ -35,7 +35,7 @@ def minilm_dir():
     import torch
 
     torch.set_num_threads(2)
-    from styleval.models.pool import transformers_dir
+    from styleval.models.encoder import transformers_dir
     from styleval.models.resolve import resolve
 
     return str(transformers_dir(resolve("minilm")))

@@ -208,3 +208,113 @@ def test_models_cli_lists_catalog(capsys):
     out = capsys.readouterr().out
     for name in cat.names():
         assert f'"name": "{name}"' in out
+
+
+# -- the registry of shipped models and installed assets ------------------------------------------------------------
+def test_registry_resolves_every_shipped_kind_to_its_package_folder():
+    from pathlib import Path
+
+    import styleval
+    from styleval.models import registry
+
+    package = Path(styleval.__file__).resolve().parent
+    assert registry.resolve(registry.PRESERVATION) == package / "content/pretrained/preservation-minilm"
+    assert registry.resolve(registry.ACCEPTABILITY) == package / "fluency/pretrained/acceptability-smollm2"
+    assert registry.names(registry.STYLE) == ["formality-classifier-pt16", "formality-regressor-pt16",
+                                              "sentiment-classifier-yelp", "toxicity-classifier-paradetox"]
+    folder = registry.resolve(registry.STYLE, "formality-classifier-pt16")
+    assert (folder / "model.json").is_file()
+    assert registry.resolve(registry.STYLE, str(folder)) == folder  # a folder path works too
+    with pytest.raises(UnknownNameError, match="available: formality-classifier-pt16"):
+        registry.resolve(registry.STYLE, "no-such-model")
+    with pytest.raises(InputError, match="no default"):
+        registry.resolve(registry.STYLE)
+    with pytest.raises(InputError, match="unknown kind of model 'nope'"):
+        registry.resolve("nope", "x")
+
+
+def test_registry_resolves_installed_assets_through_the_catalog():
+    from styleval.models import registry
+
+    assert registry.names(registry.ENCODER) == ["minilm"]
+    assert registry.default(registry.WORD_VECTORS) == "glove-6b-50d"
+    assert registry.resolve(registry.ENCODER) == cat.lookup("minilm").locate()
+    with pytest.raises(UnknownNameError, match="available: minilm"):
+        registry.resolve(registry.ENCODER, "glove")  # a catalog name of another kind
+    with pytest.raises(InputError, match="installed from PyPI"):
+        registry.shipped_dir(registry.SPACY)
+
+
+# -- model cards ----------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("kind,directory", [("style", "style/pretrained"), ("preservation", "content/pretrained"),
+                                            ("acceptability", "fluency/pretrained")])
+def test_card_module_rewrites_the_shipped_cards_byte_for_byte(tmp_path, kind, directory):
+    """Content hashes in signatures cover the card files, so the one writer must keep each kind's layout."""
+    from pathlib import Path
+
+    import styleval
+    from styleval.models import cards
+
+    folders = [p for p in sorted((Path(styleval.__file__).parent / directory).iterdir())
+               if (p / "model_card.json").is_file()]
+    assert folders
+    for folder in folders:
+        card = cards.read_card(folder, kind)
+        assert card["name"] == folder.name
+        out = tmp_path / folder.name
+        out.mkdir()
+        cards.write_card(out, kind, card)
+        for name in ("model_card.json", "README.md"):
+            assert (out / name).read_bytes() == (folder / name).read_bytes(), (folder.name, name)
+
+
+def test_card_layouts_per_kind(tmp_path):
+    from styleval.models import cards
+
+    card = {"name": "m", "description": "Grüße"}
+    cards.write_card(tmp_path, cards.TRANSFER, card)
+    written = (tmp_path / "transfer-card.json").read_text(encoding="utf-8")
+    assert written == '{\n "name": "m",\n "description": "Grüße"\n}'
+    assert (tmp_path / "README.md").read_text(encoding="utf-8").startswith("# m\n\nGrüße.\n")
+    cards.write_card(tmp_path, cards.LM, card)
+    assert (tmp_path / "styleval-lm.json").read_text() == '{\n "name": "m",\n "description": "Gr\\u00fc\\u00dfe"\n}'
+    assert cards.read_card(tmp_path, cards.LM) == card
+    cards.write_card(tmp_path / "x", cards.ACCEPTABILITY, {})  # an empty acceptability card writes nothing
+    assert cards.read_card(tmp_path / "x", cards.ACCEPTABILITY) == {}
+    with pytest.raises(InputError, match="transfer-card.json is missing"):
+        cards.read_card(tmp_path / "x", cards.TRANSFER)
+    (tmp_path / "model_card.json").write_text("{\n oops", encoding="utf-8")
+    with pytest.raises(InputError, match="unreadable style model card"):
+        cards.read_card(tmp_path, cards.STYLE)
+
+
+# -- the encoder's pooling ------------------------------------------------------------------------------------------
+def test_mean_pool_averages_real_tokens_in_numpy_and_torch():
+    import torch
+
+    from styleval.models.encoder import mean_pool
+
+    hidden = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
+    mask = np.asarray([[1, 1, 0], [1, 1, 1]])
+    want = np.stack([hidden[0, :2].mean(0), hidden[1].mean(0)])
+    np.testing.assert_array_equal(mean_pool(hidden, mask), want)
+    got = mean_pool(torch.from_numpy(hidden), torch.from_numpy(mask))
+    assert isinstance(got, torch.Tensor)
+    np.testing.assert_array_equal(got.numpy(), want)
+
+
+def test_peft_targets_checks_the_layers_it_names():
+    import torch
+
+    from styleval.models.lora import CAUSAL_LM_TARGETS, peft_targets
+
+    class Attention(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            for name in CAUSAL_LM_TARGETS:
+                setattr(self, name, torch.nn.Linear(4, 4))
+
+    model = torch.nn.Sequential(Attention(), torch.nn.Linear(4, 2))
+    assert peft_targets(model) == ["q_proj", "k_proj", "v_proj", "o_proj"]
+    with pytest.raises(InputError, match="none of the layers query, value is a linear layer"):
+        peft_targets(model, ("query", "value"))

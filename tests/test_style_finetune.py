@@ -14,7 +14,7 @@ from styleval.errors import InputError
 from styleval.style_models import AdaptedEncoderBlock, LabelledData, StyleModel
 from styleval.style_models.finetune import finetune_style_model
 from styleval.models.lora import target_modules
-from styleval.style_models.finetune import _LoraLinear
+from styleval.models.lora import LoraAdapter
 
 FORMAL = ["I would be grateful if you could send the report.", "We regret to inform you of the delay.",
           "Please find the requested documents attached.", "The committee will convene on Monday.",
@@ -28,7 +28,7 @@ INFORMAL = ["lol thats so funny dude", "omg i cant believe it!!!", "gonna grab s
 def test_hooked_adapter_equals_merged_weight():
     torch.manual_seed(0)
     layer = torch.nn.Linear(6, 5)
-    adapter = _LoraLinear(layer, rank=2, scale=3.0, dropout=0.0)
+    adapter = LoraAdapter(layer, rank=2, scale=3.0, dropout=0.0)
     with torch.no_grad():
         adapter.B.normal_()
     x = torch.randn(4, 6)
@@ -43,9 +43,9 @@ def test_hooked_adapter_equals_merged_weight():
 
 
 def test_target_modules_of_minilm_and_unknown_targets():
-    from styleval.style_models.finetune import _load_base
+    from styleval.models.encoder import private_encoder
 
-    _, enc = _load_base("minilm")
+    _, enc = private_encoder("minilm")
     ident = AdaptedEncoderBlock().resources()
     names = target_modules(enc, ("query", "value"))
     layers = enc.config.num_hidden_layers

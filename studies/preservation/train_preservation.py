@@ -1,4 +1,4 @@
-"""Rebuild the shipped preservation models (styleval/content/pretrained/preservation-minilm[-fast]) from
+"""Rebuild the shipped preservation models (styleval/preservation/pretrained/preservation-minilm[-fast]) from
 ../shared/data, with public APIs only.
 
     .venv/bin/python studies/preservation/train_preservation.py [--data ../shared/data] [--cache DIR] [--fast]

@@ -62,7 +62,8 @@ def main(argv: list[str] | None = None) -> int:
     import torch
     from bert_score import BERTScorer
 
-    from styleval.models.pool import configure_torch, transformers_dir
+    from styleval.models.encoder import transformers_dir
+    from styleval.models.pool import configure_torch
     from styleval.models.resolve import resolve
 
     configure_torch()

@@ -21,10 +21,12 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..errors import InputError
+from ..models import registry
+from ..models.cards import ACCEPTABILITY, read_card
 from .features import FEATURES
 
-PRETRAINED_DIR = Path(__file__).resolve().parent / "pretrained"
-DEFAULT_ACCEPTABILITY = "acceptability-smollm2"
+PRETRAINED_DIR = registry.shipped_dir(registry.ACCEPTABILITY)
+DEFAULT_ACCEPTABILITY = str(registry.default(registry.ACCEPTABILITY))
 FORMAT = "styleval-acceptability/1"
 
 
@@ -101,20 +103,19 @@ class AcceptabilityModel:
         return out
 
     def save(self, folder: str | Path) -> Path:
-        from ..training.acceptability import write_card
+        from ..models.cards import write_card
 
         folder = Path(folder)
         folder.mkdir(parents=True, exist_ok=True)
         np.savez(folder / "weights.npz", mean=self.mean, scale=self.scale, coef=self.coef,
                  intercept=np.array([self.intercept]))
         (folder / "model.json").write_text(json.dumps({"format": FORMAT, **self.config}, indent=1), encoding="utf-8")
-        write_card(self.card, folder)
+        write_card(folder, ACCEPTABILITY, self.card)
         return folder
 
 
 def shipped_models() -> list[str]:
-    return sorted(p.name for p in PRETRAINED_DIR.iterdir() if (p / "model.json").is_file()) \
-        if PRETRAINED_DIR.is_dir() else []
+    return sorted(registry.shipped(registry.ACCEPTABILITY))
 
 
 def load_acceptability(name_or_path: str | Path = DEFAULT_ACCEPTABILITY) -> AcceptabilityModel:
@@ -134,8 +135,7 @@ def load_acceptability(name_or_path: str | Path = DEFAULT_ACCEPTABILITY) -> Acce
         raise InputError(f"unreadable acceptability model: {exc}", folder) from None
     if config.get("format") != FORMAT or list(config.get("features", [])) != list(FEATURES):
         raise InputError(f"not a {FORMAT} model over the features {', '.join(FEATURES)}", folder / "model.json")
-    card_path = folder / "model_card.json"
-    card = json.loads(card_path.read_text(encoding="utf-8")) if card_path.is_file() else {}
+    card = read_card(folder, ACCEPTABILITY)
     return AcceptabilityModel(mean=arrays["mean"], scale=arrays["scale"], coef=arrays["coef"],
                               intercept=float(arrays["intercept"][0]), config=config, card=card,
                               path=folder.resolve())

@@ -33,7 +33,7 @@ def _fmt_size(size: int) -> str:
 
 
 def _try_load(entry: cat.CatalogEntry) -> str:
-    from ..models import pool
+    from ..models import encoder, pool
 
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
@@ -42,7 +42,7 @@ def _try_load(entry: cat.CatalogEntry) -> str:
             wv = pool.word_vectors(entry.name)
             return f"yes ({len(wv)} words x {wv.dim})"
         if entry.kind == cat.SENTENCE_TRANSFORMERS:
-            enc = pool.sentence_encoder(entry.name)
+            enc = encoder.sentence_encoder(entry.name)
             dim = enc.get_sentence_embedding_dimension() if hasattr(enc, "get_sentence_embedding_dimension") else "?"
             return f"yes ({dim} dimensions)"
         if entry.kind == cat.SPACY:

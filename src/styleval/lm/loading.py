@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError, ResourceUnavailableError
+from ..models.cards import FORMATS, LM
 from ..models.catalog import CATALOG, SMOLLM2_GGUF_FILE
 from ..models.hashing import cache_dir, content_hash
 from ..progress import Progress
@@ -42,7 +43,7 @@ GGUF_FILE = SMOLLM2_GGUF_FILE
 SMOLLM2 = CATALOG["smollm2-135m"]
 DEFAULT_CAUSAL_LM = SMOLLM2.name
 _ALIASES = {"smollm2-135m": SMOLLM2, "smollm2": SMOLLM2, "smollm": SMOLLM2, "smollm2-135m-instruct": SMOLLM2}
-ADAPTER_CARD = "styleval-lm.json"
+ADAPTER_CARD = FORMATS[LM].file
 
 BACKENDS = ("auto", "native", "transformers")
 
@@ -106,13 +107,9 @@ def resolve_causal_lm(name: str | os.PathLike[str] = DEFAULT_CAUSAL_LM) -> Causa
 
 def read_card(folder: str | Path) -> dict[str, Any]:
     """The ``styleval-lm.json`` card of an adapted LM (empty when absent)."""
-    p = Path(folder) / ADAPTER_CARD
-    if not p.is_file():
-        return {}
-    try:
-        return json.loads(p.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise InputError(f"unreadable model card: {exc}", p) from None
+    from ..models.cards import LM, read_card as read
+
+    return read(folder, LM)
 
 
 def converted_dir(spec: CausalLMSpec) -> Path:
@@ -141,7 +138,7 @@ def ensure_converted(spec: CausalLMSpec, progress: Progress | None = None) -> Pa
         import torch
         from transformers import AutoModelForCausalLM, AutoTokenizer
 
-        from ..models.pool import quiet_transformers
+        from ..models.encoder import quiet_transformers
 
         folder = str(spec.path.parent)
         with quiet_transformers():  # progress goes through the callback
@@ -198,7 +195,7 @@ def _load_transformers(folder: Path) -> tuple[Any, Any]:
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    from ..models.pool import quiet_transformers
+    from ..models.encoder import quiet_transformers
 
     with quiet_transformers():
         tok = AutoTokenizer.from_pretrained(str(folder), local_files_only=True)

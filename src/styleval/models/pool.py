@@ -1,30 +1,29 @@
 """One model pool per process: each model is loaded lazily, once, and shared by every metric.
 
 ``get_pool().get(key, loader)`` runs ``loader`` at most once per key, even when threads ask at the same
-time (a lock per key; other keys load in parallel). The helpers :func:`word_vectors`,
-:func:`sentence_encoder`, :func:`transformer` and :func:`spacy_pipeline` resolve a name (catalog, local
-path, or hub id when allowed) and load it through the pool. :class:`EmbeddingCache` keeps per-text
+time (a lock per key; other keys load in parallel). The helpers :func:`word_vectors` and :func:`spacy_pipeline`
+here, and :func:`~.encoder.sentence_encoder` and :func:`~.encoder.transformer` in :mod:`.encoder`, resolve a
+name (catalog, local path, or hub id when allowed) and load it through the pool. :class:`EmbeddingCache` keeps per-text
 embeddings keyed by model hash (and layer), in memory and optionally on disk (``STYLEVAL_CACHE`` or an
 explicit folder), so that BERTScore, sentence cosine and their variants encode each distinct text once; while a
 model-output store is active (:mod:`.outputs`, the streaming engine's ``--cache``) it is consulted and filled too.
 """
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import os
 import sqlite3
 import threading
 from collections import OrderedDict
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Callable
 
 import numpy as np
 
 from ..errors import InputError, ResourceUnavailableError
 from . import catalog as cat
 from .outputs import active_store
-from .resolve import ModelSpec, resolve
+from .resolve import resolve
 
 _torch_configured = False
 _torch_lock = threading.Lock()
@@ -113,78 +112,6 @@ def _need(module: str, extra: str) -> None:
 
     if importlib.util.find_spec(module) is None:
         raise ResourceUnavailableError(f"this needs the {module!r} library: pip install 'styleval[{extra}]'")
-
-
-def sentence_encoder(name: str = cat.DEFAULT_ENCODER, *, allow_hub: bool | None = None):
-    """A ``SentenceTransformer`` (a plain transformers folder gets mean pooling), on CPU unless CUDA is there."""
-    spec = resolve(name, expect=cat.SENTENCE_TRANSFORMERS, allow_hub=allow_hub)
-    _need("sentence_transformers", "neural")
-
-    def load():
-        configure_torch()
-        from sentence_transformers import SentenceTransformer
-
-        target = str(spec.path) if spec.path is not None else spec.hub_id
-        kwargs = {} if spec.source == "hub" else {"local_files_only": True}
-        try:
-            return SentenceTransformer(target, **kwargs)
-        except TypeError:  # older sentence-transformers without local_files_only
-            return SentenceTransformer(target)
-
-    return _POOL.get("st:" + spec.key, load)
-
-
-def transformer(name: str = cat.DEFAULT_ENCODER, *, allow_hub: bool | None = None):
-    """``(tokenizer, model)`` from transformers' Auto classes; a sentence-transformers folder works too.
-
-    The tokenizer is loaded as bert_score loads it (``use_fast=False``) so token ids match.
-    """
-    spec = resolve(name, expect=cat.TRANSFORMERS, allow_hub=allow_hub)
-    _need("transformers", "neural")
-
-    def load():
-        configure_torch()
-        from transformers import AutoModel, AutoTokenizer
-
-        target = str(transformers_dir(spec)) if spec.path is not None else spec.hub_id
-        local = spec.source != "hub"
-        tok = AutoTokenizer.from_pretrained(target, use_fast=False, local_files_only=local)
-        model = AutoModel.from_pretrained(target, local_files_only=local)
-        model.eval()
-        if hasattr(model, "decoder") and hasattr(model, "encoder"):  # encoder-decoder: use the encoder
-            model = model.encoder
-        return tok, model
-
-    return _POOL.get("hf:" + spec.key, load)
-
-
-@contextlib.contextmanager
-def quiet_transformers() -> Iterator[None]:
-    """No transformers progress bars ("Loading weights") while loading: library code does not print."""
-    from transformers.utils import logging as hf_logging
-
-    bars = hf_logging.is_progress_bar_enabled()
-    hf_logging.disable_progress_bar()
-    try:
-        yield
-    finally:
-        if bars:
-            hf_logging.enable_progress_bar()
-
-
-def transformers_dir(spec: ModelSpec) -> Path:
-    """The folder with ``config.json``: the folder itself, or a sentence-transformers module's path."""
-    assert spec.path is not None  # noqa: S101
-    if (spec.path / "config.json").is_file():
-        return spec.path
-    modules = spec.path / "modules.json"
-    if modules.is_file():
-        import json
-
-        for m in json.loads(modules.read_text(encoding="utf-8")):
-            if m.get("type", "").endswith("Transformer") and (spec.path / m.get("path", "") / "config.json").is_file():
-                return spec.path / m.get("path", "")
-    raise InputError("no transformers model (config.json) in this folder", spec.path)
 
 
 def spacy_pipeline(name: str = cat.DEFAULT_SPACY):

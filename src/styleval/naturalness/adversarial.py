@@ -7,7 +7,7 @@ this module uses K-fold cross-fitting: each (input, output) pair stays in one fo
 the classifier trained on the other folds, so no text is scored by a model that saw it.
 
 Classifiers: ``unigram`` (bag of words, logistic regression) and ``embedding`` (sentence embeddings from a
-sentence encoder, default MiniLM through :func:`styleval.models.pool.sentence_encoder`, logistic regression).
+sentence encoder, default MiniLM through :func:`styleval.models.encoder.sentence_encoder`, logistic regression).
 
 Relative human judgments compare two texts; :func:`agreement` measures how often the classifier's preference
 matches them. In ``mir2019`` choice ``A`` is the input and ``B`` the output (checked on the data: where raters
@@ -46,7 +46,7 @@ class AdversarialResult:
 
 def _features(texts: list[str], classifier: str, encoder: str) -> Any:
     if classifier == "embedding":
-        from ..models.pool import sentence_encoder
+        from ..models.encoder import sentence_encoder
 
         enc = sentence_encoder(encoder)
         uniq = list(dict.fromkeys(texts))

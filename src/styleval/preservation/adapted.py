@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import copy
 import hashlib
-import math
 import random
 import time
 from pathlib import Path
@@ -18,7 +17,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from ..errors import InputError
-from ..models.lora import DEFAULT_TARGETS, merge_adapters, target_modules
+from ..models.lora import DEFAULT_TARGETS, LoraAdapter, attach_adapters, merge_adapters
 from ..progress import Progress
 from .data import PairData
 
@@ -85,15 +84,15 @@ class AdaptedEncoder:
     # -- the merged encoder --------------------------------------------------------------------------
     def merged_encoder(self) -> Any:
         """A copy of the local encoder with the adapters merged into its weights (torch, eval mode)."""
-        from .features import _load_encoder
+        from ..models.encoder import load_encoder
 
-        _, base = _load_encoder(self.encoder)
+        _, base = load_encoder(self.encoder)
         return merge_adapters(copy.deepcopy(base), self.adapters, self.scaling, self.encoder).eval()
 
     def _load(self) -> tuple[Any, Any]:
         """(tokenizer, merged encoder on the chosen backend), once per process."""
         from ..models.pool import get_pool
-        from .features import load_tokenizer
+        from ..models.encoder import load_tokenizer
 
         def load() -> tuple[Any, Any]:
             tok = load_tokenizer(self.encoder)
@@ -128,23 +127,23 @@ def training_device(device: str) -> str:
 
 
 def adapted_copy(encoder: str, *, rank: int, alpha: float, epochs: int, seed: int, what: str,
-                 device: str = "cpu") -> tuple[Any, Any, dict[str, tuple[Any, Any]], float]:
+                 device: str = "cpu") -> tuple[Any, Any, dict[str, LoraAdapter], float]:
     """Set up a training run: check the settings, seed torch, and return the tokenizer, a private copy of the
-    encoder on ``device`` with LoRA adapters attached
-    (:func:`attach_adapters`), the adapters and their scaling ``alpha / rank``."""
+    encoder on ``device`` with LoRA adapters attached to its :data:`~styleval.models.lora.DEFAULT_TARGETS` layers
+    (:func:`~styleval.models.lora.attach_adapters`), the adapters and their scaling ``alpha / rank``."""
     import torch
 
     from ..models.pool import configure_torch
-    from .features import _load_encoder, load_tokenizer
+    from ..models.encoder import load_encoder, load_tokenizer
 
     if rank < 1 or epochs < 1:
         raise InputError(f"{what} rank and epochs must be at least 1, got {rank} and {epochs}")
     configure_torch()
     torch.manual_seed(seed)
     tok = load_tokenizer(encoder)
-    enc = copy.deepcopy(_load_encoder(encoder)[1]).to(device)
+    enc = copy.deepcopy(load_encoder(encoder)[1]).to(device)
     scaling = alpha / rank
-    return tok, enc, attach_adapters(enc, rank, scaling), scaling
+    return tok, enc, attach_adapters(enc, DEFAULT_TARGETS, rank, scaling), scaling
 
 
 def to_numpy(t: Any) -> np.ndarray:
@@ -152,38 +151,12 @@ def to_numpy(t: Any) -> np.ndarray:
     return t.detach().cpu().numpy().copy()
 
 
-def attach_adapters(encoder: Any, rank: int, scaling: float) -> dict[str, tuple[Any, Any]]:
-    """Freeze ``encoder`` (a private copy) and hook a trainable LoRA pair (A random-normal / sqrt(in), B zero) onto
-    each of its :data:`~styleval.models.lora.DEFAULT_TARGETS` layers, in module order, on the encoder's device;
-    returns them by layer."""
-    import torch
-
-    for p in encoder.parameters():
-        p.requires_grad_(False)
-    device = next(encoder.parameters()).device
-    modules = dict(encoder.named_modules())
-    lora: dict[str, tuple[Any, Any]] = {}
-    for name in target_modules(encoder, DEFAULT_TARGETS):
-        layer = modules[name]
-        a = torch.nn.Parameter((torch.randn(rank, layer.in_features) / math.sqrt(layer.in_features)).to(device))
-        b = torch.nn.Parameter(torch.zeros(layer.out_features, rank, device=device))
-        lora[name] = (a, b)
-
-        def hook(mod: Any, inputs: Any, output: Any, a: Any = a, b: Any = b) -> Any:
-            return output + scaling * (inputs[0] @ a.T) @ b.T
-
-        layer.register_forward_hook(hook)
-    return lora
-
-
 def pooled(tok: Any, enc: Any, texts: list[str], pairs: list[str], *, max_length: int) -> Any:
     """Training-time forward pass (torch, with gradients) of the (text, pair) sequences on the encoder's device,
     mean-pooled over real tokens as the scorer pools at scoring time."""
-    x = tok(texts, pairs, padding=True, truncation=True, max_length=max_length,
-            return_tensors="pt").to(next(enc.parameters()).device)
-    hidden = enc(**x).last_hidden_state
-    mask = x["attention_mask"].unsqueeze(-1).to(hidden.dtype)
-    return (hidden * mask).sum(1) / mask.sum(1)
+    from ..models.encoder import run_torch
+
+    return run_torch(tok, enc, texts, pairs, max_length=max_length)
 
 
 def _batches(data: PairData, batch_size: int, rng: random.Random) -> list[list[int]]:

@@ -32,7 +32,7 @@ class CrossEncoder(AdaptedEncoder):
         """Probability (0-1) that each output keeps the meaning of its comparison text."""
         import torch
 
-        from .features import mean_pool, run_encoder
+        from ..models.encoder import mean_pool, run_encoder
 
         if len(comparisons) != len(outputs):
             raise InputError(f"{len(comparisons)} comparison texts but {len(outputs)} outputs")
@@ -63,7 +63,7 @@ def train_cross_encoder(data: PairData, *, encoder: str, rank: int = 16, alpha: 
     tok, enc, lora, scaling = adapted_copy(encoder, rank=rank, alpha=alpha, epochs=epochs, seed=seed,
                                            what="cross-encoder", device=device)
     head = torch.nn.Linear(enc.config.hidden_size, 1).to(device)
-    params = [p for pair in lora.values() for p in pair] + list(head.parameters())
+    params = [p for adapter in lora.values() for p in adapter.parameters()] + list(head.parameters())
 
     def logits(idx: list[int]) -> Any:
         return head(pooled(tok, enc, [data.sources[i] for i in idx], [data.outputs[i] for i in idx],
@@ -72,7 +72,7 @@ def train_cross_encoder(data: PairData, *, encoder: str, rank: int = 16, alpha: 
     enc.train()
     summary = fit_adapters(data, params, logits, epochs=epochs, lr=lr, batch_size=batch_size, seed=seed,
                            what="cross-encoder", progress=progress)
-    adapters = {name: (to_numpy(a), to_numpy(b)) for name, (a, b) in lora.items()}
+    adapters = {name: adapter.arrays() for name, adapter in lora.items()}
     model = CrossEncoder(encoder, adapters, scaling, to_numpy(head.weight)[0], float(head.bias.detach()[0]),
                          max_length=max_length, backend="torch")
     return model, {"rank": rank, "alpha": alpha, "adapted_layers": len(lora), **summary,

@@ -26,6 +26,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..models import catalog as cat
+from ..models.encoder import load_for_backend, mean_pool, run_encoder
 from .lexical import ContentView, content_view
 from ..progress import Progress
 
@@ -45,85 +46,9 @@ class TextRep:
     word_vectors: np.ndarray  # (n_content_words, dim) unit-normalised
 
 
-def _local_spec(model: str) -> Any:
-    from ..models.resolve import resolve
-
-    spec = resolve(model)
-    if spec.path is None:
-        raise InputError(f"preservation models need a local encoder folder, not {model!r}")
-    return spec
-
-
-def load_tokenizer(model: str) -> Any:
-    """The fast tokenizer of a local encoder folder, loaded once per process (without the encoder's weights)."""
-    from ..models.pool import get_pool, quiet_transformers, transformers_dir
-
-    spec = _local_spec(model)
-
-    def load() -> Any:
-        from transformers import AutoTokenizer
-
-        with quiet_transformers():
-            return AutoTokenizer.from_pretrained(str(transformers_dir(spec)), local_files_only=True, use_fast=True)
-
-    return get_pool().get("preservation-tokenizer:" + spec.key, load)
-
-
-def _load_encoder(model: str) -> tuple[Any, Any]:
-    """(fast tokenizer, encoder in eval mode) for a local encoder folder, loaded once per process."""
-    from ..models.pool import configure_torch, get_pool, quiet_transformers, transformers_dir
-
-    spec = _local_spec(model)
-
-    def load() -> tuple[Any, Any]:
-        configure_torch()
-        import torch
-        from transformers import AutoModel
-
-        with quiet_transformers():
-            enc = AutoModel.from_pretrained(str(transformers_dir(spec)), local_files_only=True, dtype=torch.float32)
-        return load_tokenizer(model), enc.eval()
-
-    return get_pool().get("preservation-encoder:" + spec.key, load)
-
-
-def _load_onnx_encoder(model: str) -> tuple[Any, Any]:
-    """(fast tokenizer, ONNX Runtime encoder) for a local encoder folder, exported once per machine."""
-    from ..models.onnx_encoder import load_onnx_encoder
-    from ..models.pool import get_pool
-
-    spec = _local_spec(model)
-
-    def load() -> tuple[Any, Any]:  # the torch encoder is loaded only to export it, once per machine
-        return load_tokenizer(model), load_onnx_encoder(spec.name, spec.content_hash(), lambda: _load_encoder(model))
-
-    return get_pool().get("preservation-encoder-onnx:" + spec.key, load)
-
-
 def _unit(x: np.ndarray) -> np.ndarray:
     """Rows scaled to unit length along the last axis (torch's ``normalize`` with its 1e-12 floor)."""
     return x / np.maximum(np.linalg.norm(x, axis=-1, keepdims=True), 1e-12)
-
-
-def mean_pool(hidden: np.ndarray, mask: np.ndarray) -> np.ndarray:
-    """Mean of the hidden states over real (unmasked) tokens, as sentence-transformers pools MiniLM."""
-    m = mask[..., None].astype(np.float32)
-    return (hidden * m).sum(1) / np.maximum(m.sum(1), 1.0)
-
-
-def run_encoder(tok: Any, enc: Any, backend: str, texts: list[str], pairs: list[str] | None = None, *,
-                max_length: int, offsets: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
-    """Tokenize ``texts`` (with ``pairs`` as second segments, if given) and run the encoder on torch (call inside
-    ``torch.inference_mode``) or ONNX Runtime: last hidden states, attention mask and, if asked, character
-    offsets, all as numpy arrays."""
-    args = (texts,) if pairs is None else (texts, pairs)
-    x = tok(*args, padding=True, truncation=True, max_length=max_length, return_offsets_mapping=offsets,
-            return_tensors="np" if backend == "onnx" else "pt")
-    offs = x.pop("offset_mapping") if offsets else None
-    if backend == "onnx":
-        return enc(x), np.asarray(x["attention_mask"]), offs
-    hidden = enc(**x).last_hidden_state.numpy()
-    return hidden, x["attention_mask"].numpy(), None if offs is None else offs.numpy()
 
 
 class PairFeaturizer:
@@ -175,7 +100,7 @@ class PairFeaturizer:
         """Per text: unit sentence embedding, unit token vectors and character offsets (no [CLS]/[SEP])."""
         import torch
 
-        tok, enc = _load_onnx_encoder(self.model) if self.backend == "onnx" else _load_encoder(self.model)
+        tok, enc = load_for_backend(self.model, self.backend)
         order = sorted(range(len(todo)), key=lambda i: len(todo[i]), reverse=True)
         encoded: list[Any] = [None] * len(todo)
         done = 0

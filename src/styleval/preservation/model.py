@@ -178,7 +178,7 @@ class PreservationModel:
 
     # -- storage --------------------------------------------------------------------------------
     def save(self, folder: str | Path) -> Path:
-        from ..style_models.card import write_readme
+        from ..models.cards import PRESERVATION, write_card
 
         path = Path(folder)
         path.mkdir(parents=True, exist_ok=True)
@@ -192,8 +192,7 @@ class PreservationModel:
                  intercept=np.asarray([self.intercept]), ceiling=np.asarray([self.ceiling]))
         (path / "vocab.json").write_text(json.dumps({"style_words": self.style_words}, indent=0) + "\n",
                                          encoding="utf-8")
-        (path / "model_card.json").write_text(json.dumps(self.card, indent=2) + "\n", encoding="utf-8")
-        write_readme(self.card, path / "README.md")
+        write_card(path, PRESERVATION, self.card)
         self.folder = path.resolve()
         self.parts = tuple(parts)
         return path
@@ -219,8 +218,9 @@ class PreservationModel:
                 raise InputError(f"missing {name}", path)
         w = np.load(path / files.get("head", "weights.npz"), allow_pickle=False)
         vocab = json.loads((path / "vocab.json").read_text(encoding="utf-8"))
-        card_path = path / "model_card.json"
-        card = json.loads(card_path.read_text(encoding="utf-8")) if card_path.is_file() else {}
+        from ..models.cards import PRESERVATION, read_card
+
+        card = read_card(path, PRESERVATION)
         cross = None
         if "cross_encoder" in files:
             cross = CrossEncoder.load(path / files["cross_encoder"], config["encoder"],

@@ -147,7 +147,8 @@ def encoder_identity(model: str) -> dict[str, str]:
 
 def encode(model: str, texts: Sequence[str], batch_size: int = 64) -> np.ndarray:
     """Unit-normalised sentence embeddings, through the model pool and the shared embedding cache."""
-    from ..models.pool import embedding_cache, sentence_encoder
+    from ..models.encoder import sentence_encoder
+    from ..models.pool import embedding_cache
     from ..models.resolve import resolve
 
     spec = resolve(model)

@@ -20,33 +20,13 @@ from typing import Any, Callable, ClassVar, Sequence
 import numpy as np
 import scipy.sparse as sp
 
-from ..errors import InputError
-from ..models.lora import DEFAULT_TARGETS, merge_adapters, target_modules
+from ..models.encoder import private_encoder, run_torch
+from ..models.lora import DEFAULT_TARGETS, attach_adapters, merge_adapters
 from ..signature import library_version
 from .data import LabelledData
 from .features import Block, encoder_identity
 from .model import CLASSIFIER, REGRESSOR, StyleModel, preprocess
 from ..progress import Progress
-
-def _load_base(model: str) -> tuple[Any, Any]:
-    """A fresh (tokenizer, encoder) from a catalog name or folder; the encoder is private to the caller (its weights
-    are adapted), so the model pool's shared copy is not used."""
-    from ..models.pool import configure_torch, quiet_transformers, transformers_dir
-    from ..models.resolve import resolve
-
-    configure_torch()
-    import torch
-    from transformers import AutoModel, AutoTokenizer
-
-    spec = resolve(model)
-    if spec.path is None:
-        raise InputError(f"fine-tuned style models need a local encoder folder, not {model!r}")
-    folder = transformers_dir(spec)
-    with quiet_transformers():  # library code stays quiet; callers get a progress callback
-        tok = AutoTokenizer.from_pretrained(str(folder), local_files_only=True)
-        enc = AutoModel.from_pretrained(str(folder), local_files_only=True, dtype=torch.float32)
-    return tok, enc
-
 
 def _device(device: str | None) -> Any:
     import torch
@@ -56,32 +36,10 @@ def _device(device: str | None) -> Any:
     return torch.device("cuda" if torch.cuda.is_available() else "cpu")
 
 
-def _mean_pool(hidden: Any, mask: Any) -> Any:
-    m = mask.unsqueeze(-1).to(hidden.dtype)
-    return (hidden * m).sum(1) / m.sum(1).clamp(min=1.0)
-
-
 def _batches(texts: Sequence[str], size: int) -> list[list[int]]:
     """Index batches of similar length (longest first), so padding stays small."""
     order = sorted(range(len(texts)), key=lambda i: len(texts[i]), reverse=True)
     return [order[i:i + size] for i in range(0, len(order), size)]
-
-
-class _LoraLinear:
-    """Forward hook state of one adapted linear layer: ``y + scale · (x A^T) B^T``."""
-
-    def __init__(self, layer: Any, rank: int, scale: float, dropout: float) -> None:
-        import torch
-
-        self.A = torch.nn.Parameter(torch.empty(rank, layer.in_features, device=layer.weight.device))
-        torch.nn.init.kaiming_uniform_(self.A, a=math.sqrt(5))
-        self.B = torch.nn.Parameter(torch.zeros(layer.out_features, rank, device=layer.weight.device))
-        self.scale = scale
-        self.dropout = torch.nn.Dropout(dropout)
-        self.handle = layer.register_forward_hook(self._hook)
-
-    def _hook(self, module: Any, inputs: tuple[Any, ...], output: Any) -> Any:
-        return output + self.scale * (self.dropout(inputs[0]) @ self.A.T) @ self.B.T
 
 
 class AdaptedEncoderBlock(Block):
@@ -115,7 +73,7 @@ class AdaptedEncoderBlock(Block):
 
     def _encoder(self) -> tuple[Any, Any]:
         if self._runtime is None:
-            tok, enc = _load_base(self.model)
+            tok, enc = private_encoder(self.model)
             merge_adapters(enc, self.lora, self.scale, self.model)
             enc.eval().to(_device(self.device))
             self._dim = int(enc.config.hidden_size)
@@ -135,13 +93,10 @@ class AdaptedEncoderBlock(Block):
         import torch
 
         tok, enc = self._encoder()
-        dev = next(enc.parameters()).device
         out = np.zeros((len(texts), self._dim), dtype=np.float32)
         with torch.inference_mode():
             for idx in _batches(texts, self.batch_size):
-                x = tok([texts[i] for i in idx], padding=True, truncation=True, max_length=self.max_length,
-                        return_tensors="pt").to(dev)
-                pooled = _mean_pool(enc(**x).last_hidden_state, x["attention_mask"])
+                pooled = run_torch(tok, enc, [texts[i] for i in idx], max_length=self.max_length)
                 out[idx] = pooled.float().cpu().numpy()
         return out
 
@@ -212,12 +167,9 @@ def finetune_style_model(train: LabelledData, *, kind: str = CLASSIFIER, selecti
     np.random.seed(seed)
     torch.manual_seed(seed)
     dev = _device(device)
-    tok, enc = _load_base(model)
+    tok, enc = private_encoder(model)
     enc.to(dev).train()
-    for p in enc.parameters():
-        p.requires_grad_(False)
-    modules = dict(enc.named_modules())
-    adapters = {n: _LoraLinear(modules[n], rank, alpha / rank, dropout) for n in target_modules(enc, targets)}
+    adapters = attach_adapters(enc, targets, rank, alpha / rank, dropout)
     head = torch.nn.Linear(int(enc.config.hidden_size), n_out).to(dev)
     lora_params = [t for a in adapters.values() for t in (a.A, a.B)]
     opt = torch.optim.AdamW([{"params": lora_params, "lr": lr}, {"params": head.parameters(), "lr": head_lr}],
@@ -234,8 +186,7 @@ def finetune_style_model(train: LabelledData, *, kind: str = CLASSIFIER, selecti
     block._dim = int(enc.config.hidden_size)
 
     def snapshot() -> tuple[dict[str, tuple[np.ndarray, np.ndarray]], np.ndarray, np.ndarray]:
-        lora = {n: (a.A.detach().float().cpu().numpy().copy(), a.B.detach().float().cpu().numpy().copy())
-                for n, a in adapters.items()}
+        lora = {n: a.arrays() for n, a in adapters.items()}
         w = head.weight.detach().double().cpu().numpy() * std
         b = head.bias.detach().double().cpu().numpy() * std + (mean if kind == REGRESSOR else 0.0)
         return lora, w.astype(np.float32).astype(np.float64), b
@@ -259,14 +210,12 @@ def finetune_style_model(train: LabelledData, *, kind: str = CLASSIFIER, selecti
     for epoch in range(1, epochs + 1):
         enc.train()
         for a in adapters.values():
-            a.dropout.train()
+            a.train()
         order = rng.permutation(len(texts))
         losses = []
         for start in range(0, len(order), batch_size):
             idx = order[start:start + batch_size]
-            x = tok([texts[i] for i in idx], padding=True, truncation=True, max_length=max_length,
-                    return_tensors="pt").to(dev)
-            out = head(_mean_pool(enc(**x).last_hidden_state, x["attention_mask"]))
+            out = head(run_torch(tok, enc, [texts[i] for i in idx], max_length=max_length))
             target = y_t[idx].to(dev)
             if kind == REGRESSOR:
                 loss = torch.nn.functional.mse_loss(out[:, 0], target)
@@ -285,14 +234,14 @@ def finetune_style_model(train: LabelledData, *, kind: str = CLASSIFIER, selecti
                 progress(f"fine-tuning, epoch {epoch}/{epochs}", step, total)
         enc.eval()
         for a in adapters.values():
-            a.dropout.eval()
+            a.train(False)
         live = live_model()
         score = _selection_score(live, sel_part)
         history.append({"epoch": epoch, "train_loss": float(np.mean(losses)), "selection": score})
         if score > best[0]:
             best = (score, epoch, snapshot())
     for a in adapters.values():
-        a.handle.remove()
+        a.remove()
     enc = None  # release the training copy of the encoder
     if dev.type == "cuda":
         torch.cuda.empty_cache()

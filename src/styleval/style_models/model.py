@@ -178,7 +178,7 @@ class StyleModel:
 
     # -- storage --------------------------------------------------------------------------------------
     def save(self, folder: str | Path) -> Path:
-        from .card import write_readme
+        from ..models.cards import STYLE, write_card
 
         folder = Path(folder)
         folder.mkdir(parents=True, exist_ok=True)
@@ -195,9 +195,7 @@ class StyleModel:
         (folder / "model.json").write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
         np.savez_compressed(folder / "weights.npz", **arrays)  # type: ignore[arg-type]  # numpy stubs: kwargs are arrays
         (folder / "vocab.json").write_text(json.dumps(vocab, ensure_ascii=False), encoding="utf-8")
-        (folder / "model_card.json").write_text(json.dumps(self.card, indent=2, ensure_ascii=False) + "\n",
-                                                 encoding="utf-8")
-        write_readme(self.card, folder / "README.md")
+        write_card(folder, STYLE, self.card)
         self.path = folder
         return folder
 
@@ -229,8 +227,9 @@ class StyleModel:
         from ..textnorm.lower_tokens import normaliser
 
         normaliser(str(meta.get("preprocess", "html.unescape")))  # an unknown one is an error here, not later
-        card_path = folder / "model_card.json"
-        card = json.loads(card_path.read_text(encoding="utf-8")) if card_path.is_file() else {}
+        from ..models.cards import STYLE, read_card
+
+        card = read_card(folder, STYLE)
         if meta["kind"] not in (CLASSIFIER, REGRESSOR):
             raise InputError(f"unknown model kind {meta['kind']!r}", meta_path)
         return cls(kind=meta["kind"], labels=list(meta["labels"]), blocks=blocks,

@@ -16,7 +16,6 @@ outputs of their normalised texts, and:
 from __future__ import annotations
 
 import hashlib
-import json
 from collections import Counter
 from pathlib import Path
 from typing import Any, Callable, Mapping
@@ -142,30 +141,3 @@ def fit_acceptability(examples: Mapping[str, Examples], lm_out: Mapping[str, Any
     model.card = card
     model.save(out or PRETRAINED_DIR / DEFAULT_ACCEPTABILITY)
     return card
-
-
-def write_card(card: Mapping[str, Any], folder: Path) -> None:
-    """``model_card.json`` and a README rendering of it."""
-    if not card:
-        return
-    (folder / "model_card.json").write_text(json.dumps(card, indent=1), encoding="utf-8")
-    tr, sel, te = card.get("training", {}), card.get("selection", {}), card.get("test", {})
-    lines = [f"# {card.get('name')}", "", card.get("description", ""), "",
-             f"- kind: {card.get('kind')}; features: {', '.join(card.get('features', []))}"
-             f" (degree {card.get('config', {}).get('degree')})",
-             f"- libraries at training time: {json.dumps(card.get('libraries', {}))}", "",
-             "## Training data", "", f"- {tr.get('data')}",
-             f"- {tr.get('n')} texts (sha256 {tr.get('data_hash')}): {json.dumps(tr.get('label_counts'))}",
-             f"- registers: {json.dumps(tr.get('registers'))}", f"- forms: {json.dumps(tr.get('forms'))}",
-             f"- corruptions: {json.dumps(tr.get('corruptions'))}", "",
-             "## Selection (model and threshold chosen here)", "",
-             f"- {sel.get('n')} texts (sha256 {sel.get('data_hash')}), by {sel.get('metric')}",
-             f"- grid: {json.dumps(sel.get('grid'))}", f"- chosen: {json.dumps(sel.get('chosen'))}",
-             f"- threshold: {sel.get('threshold_rule')}: {sel.get('threshold')} (folded into the intercept)",
-             f"- at the threshold: {json.dumps(sel.get('at_threshold'))}", "",
-             "## Test (held out, reported only)", "", "| figure | value |", "|---|---|"]
-    for k, v in te.items():
-        lines.append(f"| {k} | {json.dumps(v) if isinstance(v, dict) else v} |")
-    lines += ["", "## Data", "", card.get("data_notes", ""), "", "## Rebuild", "", "```", card.get("command", ""),
-              "```", ""]
-    (folder / "README.md").write_text("\n".join(lines), encoding="utf-8")

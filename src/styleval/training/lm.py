@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from ..errors import InputError, ResourceUnavailableError
+from ..models.lora import peft_targets
 from ..signature import library_version
 from ..progress import Progress
 
@@ -47,7 +48,7 @@ def train_style_lm(sentences: Sequence[str], out_dir: str | Path, *, style: str,
         raise ResourceUnavailableError("training a style LM needs peft: pip install peft") from None
     import torch
 
-    from ..lm.loading import ADAPTER_CARD, _load_transformers, ensure_converted, resolve_causal_lm
+    from ..lm.loading import _load_transformers, ensure_converted, resolve_causal_lm
     from ..models.pool import configure_torch
     from ..lm.causal import prefix_token_id
 
@@ -63,7 +64,7 @@ def train_style_lm(sentences: Sequence[str], out_dir: str | Path, *, style: str,
     rnd = random.Random(seed)
     tok, model = _load_transformers(ensure_converted(spec, progress))
     cfg = peft.LoraConfig(r=rank, lora_alpha=alpha, lora_dropout=0.0, task_type="CAUSAL_LM",
-                          target_modules=["q_proj", "k_proj", "v_proj", "o_proj"])
+                          target_modules=peft_targets(model))
     model = peft.get_peft_model(model, cfg)
     model.train()
     prefix = prefix_token_id(tok)
@@ -111,7 +112,9 @@ def train_style_lm(sentences: Sequence[str], out_dir: str | Path, *, style: str,
         "train_seconds": round(time.time() - start, 1),
         "libraries": {k: library_version(k) for k in ("torch", "transformers", "peft", "styleval")},
     }
-    (out / ADAPTER_CARD).write_text(json.dumps(card, indent=1), encoding="utf-8")
+    from ..models.cards import LM, write_card
+
+    write_card(out, LM, card)
     return out
 
 

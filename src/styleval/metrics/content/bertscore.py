@@ -63,7 +63,7 @@ class TokenEmbedder:
     """Per-text token ids and unit-normalized hidden states of one layer of a transformers encoder."""
 
     def __init__(self, model: str, layer: int | None, batch_size: int = 64, cache_dir: str | None = None) -> None:
-        from ...models.pool import transformer
+        from ...models.encoder import transformer
         from ...models.resolve import resolve
 
         self.spec = resolve(model)

@@ -335,7 +335,8 @@ class SentenceCosine(ContentMetric):
     def embed(self, texts: Sequence[str]) -> tuple[dict[str, np.ndarray], set[str]]:
         """Unit-normalized sentence embeddings of the distinct texts, and the texts longer than the model's
         maximum length (truncated by the encoder)."""
-        from ...models.pool import embedding_cache, sentence_encoder
+        from ...models.encoder import sentence_encoder
+        from ...models.pool import embedding_cache
         from ...models.resolve import resolve
 
         spec = resolve(self.model)

@@ -83,7 +83,7 @@ class Preservation(ContentMetric):
             long_pair = pm.cross is not None and any(len(c) + len(out) > 3 * limit for c in comp)
             if long_text or long_pair:
                 if tok is None:
-                    from ...preservation.features import load_tokenizer
+                    from ...models.encoder import load_tokenizer
 
                     tok = load_tokenizer(pm.encoder)
                 stats[i, 1] = sum(len(tok(t)["input_ids"]) > limit for t in (out, *comp))

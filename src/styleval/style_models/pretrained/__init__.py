@@ -1,22 +1,23 @@
-"""Shipped style models: each sub-folder is a model folder (see :mod:`styleval.style_models.model`)."""
+"""Shipped style models: each sub-folder is a model folder (see :mod:`styleval.style_models.model`); the names and
+folders come from the registry (:mod:`styleval.models.registry`)."""
 from __future__ import annotations
 
 from pathlib import Path
 
-from ...models.folders import resolve_model_folder, shipped_folders
+from ...models import registry
 from ..model import StyleModel
 
-PRETRAINED_DIR = Path(__file__).resolve().parent
+PRETRAINED_DIR = registry.shipped_dir(registry.STYLE)
 
 
 def shipped_models() -> dict[str, Path]:
     """Names and folders of the models shipped inside the package."""
-    return shipped_folders(PRETRAINED_DIR)
+    return registry.shipped(registry.STYLE)
 
 
 def resolve_style_model(name: str | Path) -> Path:
     """A shipped model's name, or a path to a model folder -> the folder."""
-    return resolve_model_folder(name, PRETRAINED_DIR, "style model")
+    return registry.resolve(registry.STYLE, name)
 
 
 def load_style_model(name: str | Path) -> StyleModel:

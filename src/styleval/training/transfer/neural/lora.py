@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from ....errors import InputError, ResourceUnavailableError
+from ....models.lora import peft_targets
 from ....progress import Progress
 
 CONFIG_FILE = "lora-rewriter.json"
@@ -115,7 +116,7 @@ def train_lora(train_pairs: Sequence[tuple[str, str]], dev_pairs: Sequence[tuple
     pad = tok.pad_token_id if tok.pad_token_id is not None else end
     model = peft.get_peft_model(model, peft.LoraConfig(
         r=cfg.rank, lora_alpha=cfg.alpha, lora_dropout=0.0, task_type="CAUSAL_LM",
-        target_modules=["q_proj", "k_proj", "v_proj", "o_proj"]))
+        target_modules=peft_targets(model)))
     trained = sum(p.numel() for p in model.parameters() if p.requires_grad)
     examples = [_example(tok, cfg, s, t, end) for s, t in train_pairs]
     dev = [_example(tok, cfg, s, t, end) for s, t in list(dev_pairs)[: cfg.dev_pairs]]

@@ -7,7 +7,6 @@ the model was trained.
 """
 from __future__ import annotations
 
-import json
 import platform
 import time
 from dataclasses import asdict
@@ -16,6 +15,7 @@ from typing import Any, Protocol, Sequence
 
 from .... import __version__
 from ....errors import InputError
+from ....models import cards
 from ....records import Direction
 from ....signature import library_version
 from ....progress import Progress
@@ -24,7 +24,7 @@ from .lora import LoraConfig, LoraRewriter, train_lora
 from .seq2seq import Seq2SeqConfig, Seq2SeqRewriter, train_seq2seq
 
 MODEL_KINDS = ("nmt", "nmt-copy", "lora")
-CARD_FILE = "transfer-card.json"
+CARD_FILE = cards.FORMATS[cards.TRANSFER].file
 
 
 class Rewriter(Protocol):
@@ -91,67 +91,19 @@ def train_transfer_model(kind: str, train: ParallelData, dev: ParallelData, out_
                       "transformers": library_version("transformers"), **engine},
         "evaluation": [],
     }
-    write_card(card, out)
+    cards.write_card(out, cards.TRANSFER, card)
     return card
-
-
-def read_card(folder: str | Path) -> dict[str, Any]:
-    p = Path(folder) / CARD_FILE
-    if not p.is_file():
-        raise InputError(f"not a styleval transfer model: {CARD_FILE} is missing", folder)
-    try:
-        return json.loads(p.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise InputError(f"unreadable transfer model card: {exc}", p) from None
-
-
-def write_card(card: dict[str, Any], folder: str | Path) -> None:
-    """The JSON card and its README.md rendering."""
-    folder = Path(folder)
-    (folder / CARD_FILE).write_text(json.dumps(card, indent=1, ensure_ascii=False), encoding="utf-8")
-    (folder / "README.md").write_text(render_card(card), encoding="utf-8")
 
 
 def add_evaluation(folder: str | Path, entry: dict[str, Any]) -> dict[str, Any]:
     """Add an evaluation entry (data, which split, figures, command) to a model's card; it replaces an earlier
     entry on the same data and split."""
-    card = read_card(folder)
+    card = cards.read_card(folder, cards.TRANSFER)
     kept = [e for e in card.get("evaluation", []) if (e.get("data"), e.get("split")) != (entry.get("data"),
                                                                                         entry.get("split"))]
     card["evaluation"] = kept + [entry]
-    write_card(card, folder)
+    cards.write_card(folder, cards.TRANSFER, card)
     return card
-
-
-def render_card(card: dict[str, Any]) -> str:
-    tr = card.get("training", {})
-    log = tr.get("log", {})
-    lines = [f"# {card.get('name')}", "", f"{card.get('description')}.", "",
-             f"- kind: {card.get('kind')}; direction: {card.get('direction')}; source preprocessing: "
-             f"{card.get('preprocess')}",
-             f"- libraries: {json.dumps(card.get('libraries', {}))}", "", "## Training", ""]
-    for role in ("data", "selection"):
-        d = tr.get(role, {})
-        if d:
-            lines.append(f"- {role}: {d.get('origin')} — {d.get('split')}; {d.get('sources')} sources, "
-                         f"{d.get('pairs')} pairs, sha256 {d.get('sha256')}")
-    lines += [f"- configuration: {json.dumps(card.get('config', {}))}",
-              f"- wall time {tr.get('wall_minutes')} min on {tr.get('torch_threads')} torch threads "
-              f"({tr.get('machine')}); stopped by: {log.get('stopped_by')}",
-              f"- log: {json.dumps({k: v for k, v in log.items() if k != 'epochs'})}"]
-    for e in log.get("epochs", []):
-        lines.append(f"  - epoch {e['epoch']}: train loss {e['train_loss']}, selection NLL {e['dev_nll']}, "
-                     f"{e['minutes']} min")
-    if tr.get("command"):
-        lines.append(f"- command: `{tr['command']}`")
-    lines += ["", "## Evaluation", ""]
-    if not card.get("evaluation"):
-        lines.append("(none recorded)")
-    for ev in card.get("evaluation", []):
-        lines.append(f"- {ev.get('data')} ({ev.get('split')}): {json.dumps(ev.get('figures'))}")
-        if ev.get("command"):
-            lines.append(f"  command: `{ev['command']}`")
-    return "\n".join(lines) + "\n"
 
 
 class TransferModel:
@@ -161,7 +113,7 @@ class TransferModel:
         self.folder = Path(folder)
         if not self.folder.is_dir():
             raise InputError("transfer model folder does not exist", self.folder)
-        self.card = read_card(self.folder)
+        self.card = cards.read_card(self.folder, cards.TRANSFER)
         kind = self.card.get("kind")
         if kind not in MODEL_KINDS:
             raise InputError(f"unknown model kind {kind!r} in the card", self.folder / CARD_FILE)
