@@ -12,7 +12,7 @@ from scipy.stats import spearmanr
 
 from styleval.errors import InputError
 from styleval.style_models import AdaptedEncoderBlock, LabelledData, StyleModel
-from styleval.style_models.finetune import finetune_style_model
+from styleval.training.style_finetune import finetune_style_model
 from styleval.models.lora import target_modules
 from styleval.models.lora import LoraAdapter
 

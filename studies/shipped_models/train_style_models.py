@@ -36,7 +36,7 @@ from styleval.datasets.paradetox import labelled_splits as load_paradetox  # noq
 from styleval.datasets.pt16 import labelled as load_pt16  # noqa: E402
 from styleval.datasets.yelp_shen import labelled as load_yelp_shen  # noqa: E402
 from styleval.style_models import LabelledData, StyleModel, split_data  # noqa: E402
-from styleval.style_models.finetune import finetune_style_model  # noqa: E402
+from styleval.training.style_finetune import finetune_style_model  # noqa: E402
 from styleval.training.style import evaluate, train_style_model  # noqa: E402
 from styleval.training.calibration import calibrate_style_model  # noqa: E402
 from styleval.training.style import held_out_entry  # noqa: E402

@@ -45,7 +45,7 @@ def run(args: argparse.Namespace) -> int:
 
     from ..errors import InputError
     from ..style_models import read_labelled
-    from ..style_models.finetune import finetune_style_model
+    from ..training.style_finetune import finetune_style_model
     from ..training.style import train_style_model
     from .progress import make as make_progress
 

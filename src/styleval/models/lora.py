@@ -2,7 +2,7 @@
 trainable adapters, and merging stored ones.
 
 Stored adapters are plain arrays per layer, ``A`` (rank x in) and ``B`` (out x rank); the adapted weight is
-``W + scale · B·A``. Style models (:mod:`styleval.style_models.finetune`) and the preservation cross-encoder
+``W + scale · B·A``. Style models (:mod:`styleval.training.style_finetune`) and the preservation cross-encoder
 (:mod:`styleval.preservation.adapted`) train such adapters (:func:`attach_adapters`) and merge them into a private copy
 of the encoder at load time (:func:`merge_adapters`), so scoring is one ordinary forward pass. The peft-based
 trainers (language models, transfer models) pick their layers with :func:`target_modules` too.

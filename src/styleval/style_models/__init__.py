@@ -12,7 +12,7 @@ from .data import LabelledData, read_labelled, split_data
 from .model import CLASSIFIER, REGRESSOR, StyleModel
 from .pretrained import load_style_model, resolve_style_model, shipped_models
 from .features import BLOCKS
-from .finetune import AdaptedEncoderBlock
+from .adapted_block import AdaptedEncoderBlock
 
 BLOCKS[AdaptedEncoderBlock.kind] = AdaptedEncoderBlock
 

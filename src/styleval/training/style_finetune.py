@@ -1,132 +1,24 @@
-"""Fine-tuned transformer style models: low-rank adapters (LoRA) on a local encoder plus a linear head.
-
-The encoder (MiniLM by default, any local transformers folder otherwise) is adapted with rank-``r`` updates
-``W + (alpha / r) · B·A`` on its linear layers while the head is trained jointly; only ``A``, ``B`` and the head
-are stored (about a megabyte for MiniLM), as plain arrays in the model folder. At load time the updates are
-merged into a private copy of the base weights, so scoring is one ordinary forward pass.
-
-The adapted encoder is an ordinary feature block (:class:`AdaptedEncoderBlock`, mean-pooled last hidden state),
-so a fine-tuned model is a :class:`~styleval.style_models.model.StyleModel` like the linear ones: same folder format,
-same card, same metrics.
-"""
+"""Fine-tuning an encoder for a style model: LoRA adapters and a linear head trained together, the epoch chosen on
+selection data, the result stored as an :class:`~styleval.style_models.adapted_block.AdaptedEncoderBlock` of an
+ordinary style model folder."""
 from __future__ import annotations
 
 import copy
 import datetime as _dt
 import math
 import random
-from typing import Any, Callable, ClassVar, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
-import scipy.sparse as sp
 
 from ..models.encoder import private_encoder, run_torch
-from ..models.lora import DEFAULT_TARGETS, attach_adapters, merge_adapters
+from ..models.lora import DEFAULT_TARGETS, attach_adapters
 from ..signature import library_version
-from .data import LabelledData
-from .features import Block, encoder_identity
-from .model import CLASSIFIER, REGRESSOR, StyleModel, preprocess
+from ..style_models.data import LabelledData
+from ..style_models.model import CLASSIFIER, REGRESSOR, StyleModel, preprocess
 from ..progress import Progress
 
-def _device(device: str | None) -> Any:
-    import torch
-
-    if device:
-        return torch.device(device)
-    return torch.device("cuda" if torch.cuda.is_available() else "cpu")
-
-
-def _batches(texts: Sequence[str], size: int) -> list[list[int]]:
-    """Index batches of similar length (longest first), so padding stays small."""
-    order = sorted(range(len(texts)), key=lambda i: len(texts[i]), reverse=True)
-    return [order[i:i + size] for i in range(0, len(order), size)]
-
-
-class AdaptedEncoderBlock(Block):
-    """Mean-pooled last hidden state of an encoder with merged low-rank updates."""
-
-    kind: ClassVar[str] = "adapted-encoder"
-
-    def __init__(self, *, model: str = "minilm", rank: int = 8, alpha: float = 16.0,
-                 targets: Sequence[str] = DEFAULT_TARGETS, max_length: int = 128, batch_size: int = 64,
-                 device: str | None = None) -> None:
-        self.model = model
-        self.rank = int(rank)
-        self.alpha = float(alpha)
-        self.targets = tuple(targets)
-        self.max_length = int(max_length)
-        self.batch_size = int(batch_size)
-        self.device = device
-        self.lora: dict[str, tuple[np.ndarray, np.ndarray]] = {}  # module name -> (A, B)
-        self._dim = 0
-        self._runtime: tuple[Any, Any] | None = None  # (tokenizer, merged encoder)
-        # text -> pooled vector, when a caller turns it on (``memo = {}``) to reuse features across several fits
-        self.memo: dict[str, np.ndarray] | None = None
-
-    @property
-    def scale(self) -> float:
-        return self.alpha / self.rank
-
-    @property
-    def dim(self) -> int:
-        return self._dim
-
-    def _encoder(self) -> tuple[Any, Any]:
-        if self._runtime is None:
-            tok, enc = private_encoder(self.model)
-            merge_adapters(enc, self.lora, self.scale, self.model)
-            enc.eval().to(_device(self.device))
-            self._dim = int(enc.config.hidden_size)
-            self._runtime = (tok, enc)
-        return self._runtime
-
-    def transform(self, texts: Sequence[str]) -> sp.csr_matrix:
-        if self.memo is not None:
-            todo = list(dict.fromkeys(t for t in texts if t not in self.memo))
-            if todo:
-                self.memo.update(zip(todo, self._encode(todo)))
-            return sp.csr_matrix(np.stack([self.memo[t] for t in texts]) if texts
-                                 else np.zeros((0, self._dim), dtype=np.float32))
-        return sp.csr_matrix(self._encode(texts))
-
-    def _encode(self, texts: Sequence[str]) -> np.ndarray:
-        import torch
-
-        tok, enc = self._encoder()
-        out = np.zeros((len(texts), self._dim), dtype=np.float32)
-        with torch.inference_mode():
-            for idx in _batches(texts, self.batch_size):
-                pooled = run_torch(tok, enc, [texts[i] for i in idx], max_length=self.max_length)
-                out[idx] = pooled.float().cpu().numpy()
-        return out
-
-    def config(self) -> dict[str, Any]:
-        return {"kind": self.kind, "model": self.model, "rank": self.rank, "alpha": self.alpha,
-                "targets": list(self.targets), "max_length": self.max_length, "pooling": "mean", "dim": self._dim,
-                "adapted_layers": len(self.lora)}
-
-    def arrays(self) -> dict[str, np.ndarray]:
-        out: dict[str, np.ndarray] = {}
-        for i, (_, (a, b)) in enumerate(sorted(self.lora.items())):
-            out[f"lora{i}.A"], out[f"lora{i}.B"] = a.astype(np.float32), b.astype(np.float32)
-        return out
-
-    def vocabularies(self) -> dict[str, list[str]]:
-        return {"layers": sorted(self.lora)}
-
-    def resources(self) -> dict[str, str]:
-        return encoder_identity(self.model)
-
-    @classmethod
-    def from_stored(cls, config: dict[str, Any], arrays: dict[str, np.ndarray], vocab: dict[str, list[str]]
-                    ) -> "AdaptedEncoderBlock":
-        block = cls(model=config.get("model", "minilm"), rank=config["rank"], alpha=config["alpha"],
-                    targets=config.get("targets", DEFAULT_TARGETS), max_length=config.get("max_length", 128))
-        block._dim = int(config.get("dim", 0))
-        for i, name in enumerate(vocab.get("layers", [])):
-            block.lora[name] = (np.asarray(arrays[f"lora{i}.A"], dtype=np.float32),
-                                np.asarray(arrays[f"lora{i}.B"], dtype=np.float32))
-        return block
+from ..style_models.adapted_block import AdaptedEncoderBlock, torch_device
 
 
 def finetune_style_model(train: LabelledData, *, kind: str = CLASSIFIER, selection: LabelledData | None = None,
@@ -148,7 +40,7 @@ def finetune_style_model(train: LabelledData, *, kind: str = CLASSIFIER, selecti
     """
     import torch
 
-    from ..training.style import prepare_targets
+    from .style import prepare_targets
 
     held_back = selection is None
     fit_part, sel_part, labels, y_fit, _ = prepare_targets(train, selection, kind, poles, seed)
@@ -166,7 +58,7 @@ def finetune_style_model(train: LabelledData, *, kind: str = CLASSIFIER, selecti
     random.seed(seed)
     np.random.seed(seed)
     torch.manual_seed(seed)
-    dev = _device(device)
+    dev = torch_device(device)
     tok, enc = private_encoder(model)
     enc.to(dev).train()
     adapters = attach_adapters(enc, targets, rank, alpha / rank, dropout)
@@ -274,14 +166,14 @@ def finetune_style_model(train: LabelledData, *, kind: str = CLASSIFIER, selecti
         "command": command, "notes": list(notes),
     }
     if held_out is not None:
-        from ..training.style import held_out_entry
+        from .style import held_out_entry
 
         result.card["held_out"] = held_out_entry(result, held_out, extra_held_out)
     return result
 
 
 def _selection_score(model: StyleModel, data: LabelledData) -> float:
-    from ..training.style import evaluate
+    from .style import evaluate
 
     scores = evaluate(model, data)
     return float(scores["accuracy"] if model.kind == CLASSIFIER else scores["spearman"])
