@@ -26,7 +26,7 @@ PROJECT = PACKAGE.parents[1]
 
 
 def card(name: str) -> dict:
-    return json.loads((PACKAGE / "style" / "pretrained" / name / "model_card.json").read_text(encoding="utf-8"))
+    return json.loads((PACKAGE / "style_models" / "pretrained" / name / "model_card.json").read_text(encoding="utf-8"))
 
 
 def assert_same_data(data, recorded: dict) -> None:

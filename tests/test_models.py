@@ -218,8 +218,8 @@ def test_registry_resolves_every_shipped_kind_to_its_package_folder():
     from styleval.models import registry
 
     package = Path(styleval.__file__).resolve().parent
-    assert registry.resolve(registry.PRESERVATION) == package / "content/pretrained/preservation-minilm"
-    assert registry.resolve(registry.ACCEPTABILITY) == package / "fluency/pretrained/acceptability-smollm2"
+    assert registry.resolve(registry.PRESERVATION) == package / "preservation/pretrained/preservation-minilm"
+    assert registry.resolve(registry.ACCEPTABILITY) == package / "acceptability/pretrained/acceptability-smollm2"
     assert registry.names(registry.STYLE) == ["formality-classifier-pt16", "formality-regressor-pt16",
                                               "sentiment-classifier-yelp", "toxicity-classifier-paradetox"]
     folder = registry.resolve(registry.STYLE, "formality-classifier-pt16")
@@ -246,8 +246,9 @@ def test_registry_resolves_installed_assets_through_the_catalog():
 
 
 # -- model cards ----------------------------------------------------------------------------------------------------
-@pytest.mark.parametrize("kind,directory", [("style", "style/pretrained"), ("preservation", "content/pretrained"),
-                                            ("acceptability", "fluency/pretrained")])
+@pytest.mark.parametrize("kind,directory", [("style", "style_models/pretrained"),
+                                            ("preservation", "preservation/pretrained"),
+                                            ("acceptability", "acceptability/pretrained")])
 def test_card_module_rewrites_the_shipped_cards_byte_for_byte(tmp_path, kind, directory):
     """Content hashes in signatures cover the card files, so the one writer must keep each kind's layout."""
     from pathlib import Path

@@ -319,7 +319,7 @@ def compare_pt16(data: Path) -> None:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--data", default=str(ROOT.parent / "shared" / "data"))
-    ap.add_argument("--out", default=str(ROOT / "src" / "styleval" / "style" / "pretrained"))
+    ap.add_argument("--out", default=str(ROOT / "src" / "styleval" / "style_models" / "pretrained"))
     ap.add_argument("--only", nargs="*", default=None)
     ap.add_argument("--compare", choices=["pt16"], default=None)
     ap.add_argument("--linear", action="store_true",
