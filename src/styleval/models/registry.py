@@ -7,9 +7,9 @@ packages listed in :mod:`.catalog`. The packages' ``pretrained`` modules and loa
 =================== ================================ ==========================================
 kind                where                            names
 =================== ================================ ==========================================
-``style``           ``style/pretrained/<name>``      formality, sentiment and toxicity models
-``preservation``    ``content/pretrained/<name>``    ``preservation-minilm`` (default), ``-fast``
-``acceptability``   ``fluency/pretrained/<name>``    ``acceptability-smollm2`` (default)
+``style``           ``style_models/pretrained/``     formality, sentiment and toxicity models
+``preservation``    ``preservation/pretrained/``     ``preservation-minilm`` (default), ``-fast``
+``acceptability``   ``acceptability/pretrained/``    ``acceptability-smollm2`` (default)
 ``encoder``         catalog (PyPI)                   ``minilm``
 ``word-vectors``    catalog (PyPI)                   ``glove-6b-50d``
 ``spacy``           catalog (PyPI)                   ``spacy-en-sm``
