@@ -12,8 +12,9 @@ from .score_options import statistics_options
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("evaluate", help="run the recommended style/content/fluency battery with overall scores",
                        description="Evaluate systems with the metrics recommended for their transfer direction: "
-                                   "style classifier accuracy and EMD, content against the source (BERTScore or "
-                                   "sentence cosine) and the references (BLEU, chrF, METEOR), perplexity, and "
+                                   "style classifier accuracy and EMD, content against the source (the similarity "
+                                   "metric chosen by a rule on human content judgments) and the references (BLEU, "
+                                   "chrF, METEOR), perplexity, and "
                                    "overall HM, GM and J, each with a bootstrap interval and paired tests (for the "
                                    "overall scores the segments are resampled jointly). Inputs are those of "
                                    "`styleval score`. Name systems MODEL@SETTING (e.g. caae@0.1, caae@0.5) to have "
@@ -26,8 +27,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     b.add_argument("--style-model", default="auto",
                    help="style classifier: shipped name or model folder "
                         "(default: auto, the one covering the direction)")
-    b.add_argument("--content-model", choices=("bertscore", "sentence_cosine"), default="bertscore",
-                   help="embedding metric against the source (default: bertscore)")
+    from ..evaluation.plan import CONTENT_MODELS, DEFAULT_CONTENT_MODEL
+
+    b.add_argument("--content-model", choices=tuple(CONTENT_MODELS), default=DEFAULT_CONTENT_MODEL,
+                   help="content metric against the source, J's SIM (default: %(default)s, the similarity rule's "
+                        "choice from the human content sets, docs/results.md)")
     b.add_argument("--lm", default="smollm2-135m", help="generic LM for perplexity (default: smollm2-135m)")
     b.add_argument("--style-lm", action="append", default=[], metavar="STYLE=DIR",
                    help="a target-style LM for perplexity (repeatable), e.g. formal=lms/formal")

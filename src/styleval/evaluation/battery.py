@@ -21,7 +21,8 @@ from ..records import Record
 from ..engine.options import StatisticsOptions
 from ..results import Comparison, ScoreResult
 from .overall import overall_metrics, split_overall
-from .plan import (DEFAULT_FLUENCY, DEFAULT_LM, BatteryChoices, CorpusFacts, StyleModelFacts, plan_evaluation)
+from .plan import (DEFAULT_CONTENT_MODEL, DEFAULT_FLUENCY, DEFAULT_LM, BatteryChoices, CorpusFacts, StyleModelFacts,
+                   plan_evaluation)
 from ..progress import Progress
 
 FORMAT = "styleval-evaluation/1"
@@ -171,7 +172,7 @@ def _fluency_warning(result: Any, metric: str, threshold: float) -> list[str]:
     return []
 
 
-def evaluate(records: Sequence[Record], *, style_model: str = "auto", content_model: str = "bertscore",
+def evaluate(records: Sequence[Record], *, style_model: str = "auto", content_model: str = DEFAULT_CONTENT_MODEL,
              lm: str = DEFAULT_LM, style_lms: "str | Mapping[str, str] | None" = None,
              fluency: str = DEFAULT_FLUENCY, fluency_threshold: float | None = None, fast: bool = False,
              naturalness: "str | bool | None" = None, options: StatisticsOptions | None = None,
@@ -180,7 +181,8 @@ def evaluate(records: Sequence[Record], *, style_model: str = "auto", content_mo
 
     * style: ``style_accuracy`` and ``style_emd`` with the best style classifier for the direction
       (``style_model="auto"``: the shipped classifier whose labels cover the direction's styles);
-    * content: ``content_model`` (``bertscore`` or ``sentence_cosine``) against the source, and ``bleu``,
+    * content: ``content_model`` (a name of ``plan.CONTENT_MODELS``; the default is the similarity rule's choice,
+      docs/results.md) against the source, J's SIM, and ``bleu``,
       ``chrf``, ``meteor`` against the source and, when records have references, against all references;
     * fluency: ``acceptability`` (the shipped classifier's P(acceptable English)) and ``perplexity`` under
       ``lm``, or under a target-style LM per style in ``style_lms``;

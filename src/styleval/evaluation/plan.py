@@ -17,7 +17,37 @@ from ..metrics.base import Metric
 from ..metrics.identity import MetricId
 from ..records import Record
 
-CONTENT_MODELS = ("bertscore", "sentence_cosine")
+#: The content models ``evaluate`` may use for the similarity role (J's SIM, the content-vs-source headline): name ->
+#: metric spec (against the source is added). The default is the one the rule of
+#: ``studies/similarity_default/README.md`` picks (figures: docs/results.md, "Which similarity `evaluate` uses").
+CONTENT_MODELS: dict[str, str] = {
+    "sentence_cosine": "sentence_cosine",
+    "bertscore": "bertscore",
+    "bertscore-recall": "bertscore:component=recall",
+    "preservation": "preservation",
+    "preservation-fast": "preservation:model=preservation-minilm-fast",
+}
+DEFAULT_CONTENT_MODEL = "preservation"
+#: What each content model measures, as the rationale says it.
+CONTENT_WHAT = {
+    "sentence_cosine": "cosine of MiniLM sentence embeddings",
+    "bertscore": "BERTScore F1 (MiniLM token embeddings)",
+    "bertscore-recall": "BERTScore recall (MiniLM token embeddings)",
+    "preservation": "the learned preservation score (preservation-minilm)",
+    "preservation-fast": "the learned preservation score, fast head (preservation-minilm-fast)",
+}
+#: A content model reported next to the default as a second view (no role), or None; and why.
+SECOND_VIEW: str | None = "bertscore"
+SECOND_VIEW_WHY = ("content: BERTScore F1 (MiniLM) against the source is kept as a second view with no role: "
+                   "the similarity rule's figures show it highest on Mir 2019 (Pearson .534 against .523 for the "
+                   "default), docs/results.md.")
+#: Why the default is the default: the rule and its figures (docs/results.md).
+SIMILARITY_RULE = ('the similarity rule (studies/similarity_default/README.md) takes the mean of four human content '
+                   'figures against the source (Lai 2022 per-input Kendall / per-system Pearson on held-out inputs, '
+                   'Mir 2019 Pearson, SGDD-TST Spearman) and picks the cheapest candidate whose paired-bootstrap 95 % '
+                   'interval of the gap to the best mean reaches 0: preservation .480 / .959 / .523 / .552, mean .629 '
+                   '(best: preservation; tied: preservation); chrF .416, sentence cosine .587, preservation fast .590, '
+                   'BERTScore F1 .577, BERTScore recall .588; docs/results.md.')
 NATURALNESS_CLASSIFIERS = ("unigram", "embedding")  # those of styleval.naturalness
 DEFAULT_LM = "smollm2-135m"
 DEFAULT_FLUENCY_THRESHOLD = 200.0  # perplexity at or below which an output passes J's fluency test
@@ -89,7 +119,7 @@ class StyleModelFacts:
 class BatteryChoices:
     """The user's choices for ``evaluate`` (defaults are the recommended battery)."""
 
-    content_model: str = "bertscore"
+    content_model: str = DEFAULT_CONTENT_MODEL
     lm: str = DEFAULT_LM
     style_lms: Mapping[str, str] = field(default_factory=dict)
     fluency: str = DEFAULT_FLUENCY
@@ -136,6 +166,12 @@ class EvaluationPlan:
         """The metric instance that plays ``role``."""
         wanted = self.roles[role]
         return next(m for m in self.metrics if m.metric_id == wanted)
+
+
+def _against_source(spec: str) -> str:
+    """``spec`` (``name`` or ``name:k=v,...``) scored against the source."""
+    name, _, params = spec.partition(":")
+    return f"{name}:against=source" + (f",{params}" if params else "")
 
 
 class _Built:
@@ -191,13 +227,22 @@ def plan_evaluation(corpus: CorpusFacts, choices: BatteryChoices, style: StyleMo
         rationale.append("fast: neural content and fluency models left out (no BERTScore/embeddings, no perplexity); "
                          "content is lexical only.")
     else:
-        similarity = _create(f"{choices.content_model}:against=source")
+        similarity = _create(_against_source(CONTENT_MODELS[choices.content_model]))
         metrics.append(similarity)
         aspects["content"].append(similarity)
-        what = "BERTScore F1 (contextual token embeddings)" if choices.content_model == "bertscore" else \
-            "cosine of sentence embeddings"
-        rationale.append(f"content: {what} against the source measures meaning preservation without rewarding the "
-                         "source's style words as lexical overlap does.")
+        what = CONTENT_WHAT[choices.content_model]
+        if choices.content_model == DEFAULT_CONTENT_MODEL:
+            rationale.append(f"content: {what} against the source is J's SIM and, without references, the content "
+                             f"score: {SIMILARITY_RULE}")
+        else:
+            rationale.append(f"content: {what} against the source is J's SIM and, without references, the content "
+                             f"score, as asked (content_model={choices.content_model!r}; the default, "
+                             f"{DEFAULT_CONTENT_MODEL!r}, is the similarity rule's choice, docs/results.md).")
+        if SECOND_VIEW and SECOND_VIEW != choices.content_model:
+            second = _create(_against_source(CONTENT_MODELS[SECOND_VIEW]))
+            metrics.append(second)
+            aspects["content"].append(second)
+            rationale.append(SECOND_VIEW_WHY)
     lexical_src = {name: _create(f"{name}:against=source") for name in LEXICAL_CONTENT}
     metrics += lexical_src.values()
     aspects["content"] += lexical_src.values()
@@ -247,7 +292,7 @@ def plan_evaluation(corpus: CorpusFacts, choices: BatteryChoices, style: StyleMo
     elif similarity is None:
         roles["content"], content_note = lexical_src["chrf"], "chrF/src ÷ 100"
     else:
-        roles["content"], content_note = similarity, f"{choices.content_model}/src clipped to [0, 1]"
+        roles["content"], content_note = similarity, f"{similarity.metric_id.label} clipped to [0, 1]"
     roles["similarity"] = similarity if similarity is not None else lexical_src["chrf"]
 
     settings = {"fast": fast, "style_model": style.name, "content_model": None if fast else choices.content_model,
