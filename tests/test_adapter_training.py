@@ -1,4 +1,4 @@
-"""The cross-encoder's training loop (styleval.preservation.adapted.fit_adapters): batches, the loss it logs, and a
+"""The cross-encoder's training loop (styleval.training.cross_encoder.fit_adapters): batches, the loss it logs, and a
 short run that learns its pairs."""
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from styleval.preservation import PairData
-from styleval.preservation.adapted import _batches, fit_adapters
+from styleval.training.cross_encoder import _batches, fit_adapters
 from tests.conftest import ADAPTER_PAIRS
 
 torch = pytest.importorskip("torch")
@@ -44,7 +44,7 @@ def test_the_logged_loss_is_the_group_weighted_soft_target_cross_entropy():
 
 def test_training_lowers_the_loss_and_learns_the_pairs():
     """The cross-encoder, trained on four pairs for 12 steps, ranks each kept meaning above its change."""
-    from styleval.preservation.cross_encoder import train_cross_encoder
+    from styleval.training.cross_encoder import train_cross_encoder
     from styleval.models import catalog as cat
 
     a, b, y = ([p[i] for p in ADAPTER_PAIRS] for i in range(3))

@@ -21,7 +21,7 @@ def test_written_pair_files_read_back_unchanged(tmp_path):
 
 
 def test_training_device_names():
-    from styleval.preservation.adapted import training_device
+    from styleval.training.cross_encoder import training_device
 
     assert training_device("cpu") == "cpu"
     assert training_device("auto") == ("cuda" if torch.cuda.is_available() else "cpu")
@@ -39,7 +39,7 @@ def _pairs(copies: int) -> PairData:
 
 def test_a_given_cross_encoder_is_used_as_is_and_its_run_goes_on_the_card():
     pytest.importorskip("spacy")
-    from styleval.preservation.cross_encoder import train_cross_encoder
+    from styleval.training.cross_encoder import train_cross_encoder
     from styleval.training.preservation import PreservationRecipe, train_preservation_model
     from styleval.models import catalog as cat
 

@@ -3,9 +3,9 @@ trainable adapters, and merging stored ones.
 
 Stored adapters are plain arrays per layer, ``A`` (rank x in) and ``B`` (out x rank); the adapted weight is
 ``W + scale · B·A``. Style models (:mod:`styleval.training.style_finetune`) and the preservation cross-encoder
-(:mod:`styleval.preservation.adapted`) train such adapters (:func:`attach_adapters`) and merge them into a private copy
-of the encoder at load time (:func:`merge_adapters`), so scoring is one ordinary forward pass. The peft-based
-trainers (language models, transfer models) pick their layers with :func:`target_modules` too.
+(:mod:`styleval.training.cross_encoder`) train such adapters (:func:`attach_adapters`); the models merge them into a
+private copy of the encoder at load time (:func:`merge_adapters`), so scoring is one ordinary forward pass. The
+peft-based trainers (language models, transfer models) pick their layers with :func:`target_modules` too.
 
 One initialisation for every adapter trained here, the one peft uses: ``A`` Kaiming-uniform (``a = sqrt(5)``, i.e.
 uniform in ±1/sqrt(in)), ``B`` zero, so training starts from the unchanged encoder. ``A`` is drawn on the CPU and

@@ -12,14 +12,13 @@ nor a LoRA library, and the merged encoder runs on torch or, exported once per m
 """
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Sequence
 
 import numpy as np
 
 from ..errors import InputError
 from ..progress import Progress
-from .adapted import AdaptedEncoder, adapted_copy, fit_adapters, pooled, to_numpy, training_device
-from .data import PairData
+from .adapted import AdaptedEncoder
 
 
 class CrossEncoder(AdaptedEncoder):
@@ -49,31 +48,3 @@ class CrossEncoder(AdaptedEncoder):
                 if progress is not None:
                     progress("cross-encoding pairs", min(start + self.batch_size, len(order)), len(order))
         return out
-
-
-def train_cross_encoder(data: PairData, *, encoder: str, rank: int = 16, alpha: float = 32.0, epochs: int = 2,
-                        lr: float = 5e-4, batch_size: int = 32, max_length: int = 128, seed: int = 13,
-                        device: str = "cpu", progress: Progress | None = None) -> tuple[CrossEncoder, dict[str, Any]]:
-    """Fit LoRA adapters and a head on ``data`` (soft targets, weighted cross-entropy, every group the same total
-    weight) on ``device`` (:func:`~styleval.preservation.adapted.training_device`); returns the cross-encoder (torch
-    backend, CPU) and a summary of the run for the model card."""
-    import torch
-
-    device = training_device(device)
-    tok, enc, lora, scaling = adapted_copy(encoder, rank=rank, alpha=alpha, epochs=epochs, seed=seed,
-                                           what="cross-encoder", device=device)
-    head = torch.nn.Linear(enc.config.hidden_size, 1).to(device)
-    params = [p for adapter in lora.values() for p in adapter.parameters()] + list(head.parameters())
-
-    def logits(idx: list[int]) -> Any:
-        return head(pooled(tok, enc, [data.sources[i] for i in idx], [data.outputs[i] for i in idx],
-                           max_length=max_length)).squeeze(-1)
-
-    enc.train()
-    summary = fit_adapters(data, params, logits, epochs=epochs, lr=lr, batch_size=batch_size, seed=seed,
-                           what="cross-encoder", progress=progress)
-    adapters = {name: adapter.arrays() for name, adapter in lora.items()}
-    model = CrossEncoder(encoder, adapters, scaling, to_numpy(head.weight)[0], float(head.bias.detach()[0]),
-                         max_length=max_length, backend="torch")
-    return model, {"rank": rank, "alpha": alpha, "adapted_layers": len(lora), **summary,
-                   "device": device}

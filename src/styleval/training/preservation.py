@@ -226,7 +226,7 @@ def train_preservation_model(train: PairData, recipe: PreservationRecipe = Prese
         if given_cross is not None:
             cross, summary = given_cross
         else:
-            from ..preservation.cross_encoder import train_cross_encoder
+            from .cross_encoder import train_cross_encoder
 
             cross, summary = train_cross_encoder(enc_data, encoder=recipe.encoder, rank=recipe.cross_rank,
                                                  epochs=recipe.cross_epochs, max_length=recipe.max_length,
