@@ -152,7 +152,7 @@ def test_atomic_writer_replaces_only_on_success(tmp_path):
 
 # -- significance marks ------------------------------------------------------------------------------------
 def test_all_pairs_marks_name_every_system_beaten(example):
-    from styleval.cli.score_cmd import format_table, significance_marks
+    from styleval.cli.score_table import format_table, significance_marks
 
     _, records = example
     result = styleval.score(records, ["bleu:against=references"],

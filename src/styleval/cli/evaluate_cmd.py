@@ -6,7 +6,7 @@ import argparse
 import sys
 
 from . import progress, score_cmd
-from .score_options import statistics_options
+from .score_options import add_statistics_arguments, statistics_options
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -20,7 +20,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                                    "`styleval score`. Name systems MODEL@SETTING (e.g. caae@0.1, caae@0.5) to have "
                                    "the report's trade-off plots draw one line per model through its settings.")
     score_cmd.add_input_arguments(p)
-    score_cmd.add_statistics_arguments(p, significance="paired-bootstrap")
+    add_statistics_arguments(p, significance="paired-bootstrap")
     b = p.add_argument_group("battery")
     b.add_argument("--fast", action="store_true",
                    help="leave out the neural content and fluency models (lexical metrics and the style classifier)")

@@ -9,12 +9,8 @@ from ..errors import InputError
 from ..records import Record
 from ..scoring import score
 from . import progress, stream_cmd
-from .score_options import (add_statistics_arguments, build_modifiers, check_metrics, input_files, split_specs,
-                            statistics_options)
-from .score_table import format_table, significance_marks
-
-__all__ = ["add_input_arguments", "add_parser", "add_statistics_arguments", "format_table", "load_records", "run",
-           "significance_marks", "split_specs"]
+from .score_options import (add_statistics_arguments, build_modifiers, check_metrics, input_files, statistics_options)
+from .score_table import format_table
 
 DEFAULT_METRICS = "bleu,chrf,chrf++,ter,rouge1,rouge2,rougeL,meteor,pinc,levenshtein"
 
