@@ -119,3 +119,39 @@ def test_a_closed_pipe_is_a_quiet_exit(argv):
     shell = subprocess.run(f"'{sys.executable}' -m styleval.cli.main {' '.join(argv)} | head -n 1", shell=True,
                            capture_output=True, text=True, env=env)
     assert shell.returncode == 0 and len(shell.stdout.splitlines()) == 1 and "Traceback" not in shell.stderr
+
+
+def test_readme_which_metric_agrees_with_evaluate_and_results():
+    """README "Which metric?": one row per aspect naming the metric evaluate relies on, every figure one
+    docs/results.md reports."""
+    import re
+
+    root = Path(__file__).resolve().parents[1]
+    readme = (root / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("## Which metric?"):]
+    section = section[:section.index("\n## ", 1)]
+    rows = [line for line in section.splitlines() if line.startswith("| ") and not line.startswith("| aspect")]
+    named = {cells[1].strip(): re.search(r"`([^`]+)`", cells[2]).group(1)
+             for cells in (row.split("|") for row in rows)}
+    assert named == {aspect: name for aspect, (name, _) in RECOMMENDED.items()}
+    results = (root / "docs" / "results.md").read_text(encoding="utf-8")
+    figures = re.findall(r"−?\.\d{3}\b|\d+\.\d %", section)
+    assert len(figures) >= 20
+    assert [f for f in figures if f not in results] == []
+
+
+def test_docs_name_the_content_default_with_the_versions_of_code_and_card():
+    """The metric version (code) and the model version (card) of the content default, as the docs state them."""
+    root = Path(__file__).resolve().parents[1]
+    metric = registry.metric_class("preservation").version
+    model = cards.read_card(models.resolve(models.PRESERVATION), models.PRESERVATION)["version"]
+    assert models.default(models.PRESERVATION) == "preservation-minilm"
+    for doc, phrases in (("docs/preservation.md", [f"`preservation.v{metric}`", f"`preservation-minilm` is version "
+                                                   f"{model}", f"the `preservation` metric (version {metric}) with the "
+                                                   f"model `preservation-minilm` (version {model})"]),
+                         ("docs/evaluate-report.md", [f"`preservation` metric (version {metric})",
+                                                      f"`preservation-minilm` (model version {model})"]),
+                         ("docs/metrics.md", [f"model version {model}, metric version {metric}"])):
+        text = " ".join((root / doc).read_text(encoding="utf-8").split())
+        for phrase in phrases:
+            assert phrase in text, (doc, phrase)
