@@ -11,10 +11,11 @@ from .pipes import quiet_broken_pipe
 from . import (calibrate_style_cmd, campaign_cmd, errors_cmd, evaluate_cmd, lexicon_cmd, meta_cmd, metrics_cmd,
                models_cmd, report_cmd, score_cmd, serve_cmd, setup_cmd, train_content_cmd, train_lm_cmd,
                train_style_cmd, train_transfer_cmd, transfer_cmd)
+from . import data_cmd
 
 VERBS = (evaluate_cmd, report_cmd, score_cmd, meta_cmd, metrics_cmd, models_cmd, train_style_cmd, calibrate_style_cmd,
          train_content_cmd, train_lm_cmd, lexicon_cmd, errors_cmd, train_transfer_cmd, transfer_cmd, campaign_cmd,
-         serve_cmd, setup_cmd)
+         serve_cmd, setup_cmd, data_cmd)
 
 
 def build_parser() -> argparse.ArgumentParser:

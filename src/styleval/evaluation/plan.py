@@ -33,8 +33,9 @@ CONTENT_WHAT = {
     "sentence_cosine": "cosine of MiniLM sentence embeddings",
     "bertscore": "BERTScore F1 (MiniLM token embeddings)",
     "bertscore-recall": "BERTScore recall (MiniLM token embeddings)",
-    "preservation": "the learned preservation score (preservation-minilm)",
-    "preservation-fast": "the learned preservation score, fast head (preservation-minilm-fast)",
+    "preservation": "the learned `preservation` metric with its default model, the shipped preservation-minilm",
+    "preservation-fast": "the learned `preservation` metric with the shipped preservation-minilm-fast (the default "
+                         "model's feature head alone)",
 }
 #: A content model reported next to the default as a second view (no role), or None; and why.
 SECOND_VIEW: str | None = "bertscore"
@@ -55,6 +56,18 @@ DEFAULT_FLUENCY_THRESHOLD = 200.0  # perplexity at or below which an output pass
 FLUENCY_METRICS = {"acceptability": 0.5, "perplexity": DEFAULT_FLUENCY_THRESHOLD}
 DEFAULT_FLUENCY = "acceptability"
 LEXICAL_CONTENT = ("bleu", "chrf", "meteor")
+#: The metric ``evaluate`` relies on for each aspect, which ``styleval metrics`` marks as the recommended default
+#: and the README's "Which metric?" recommends, with what it does in ``evaluate``.
+RECOMMENDED: dict[str, tuple[str, str]] = {
+    "style": ("style_accuracy", "evaluate's style score (hm, gm and J's STA), with the shipped classifier covering "
+                                "the direction"),
+    "content": (CONTENT_MODELS[DEFAULT_CONTENT_MODEL].partition(":")[0],
+                "evaluate's content score against the source (J's SIM; hm and gm without references), the "
+                "similarity rule's choice"),
+    "fluency": (DEFAULT_FLUENCY, "evaluate's fluency score (J's FL: acceptable when >= 0.5)"),
+    "overall": ("j", "evaluate's joint score: mean over segments of STA x SIM x FL, with STA style_accuracy, SIM "
+                     "preservation against the source and FL acceptability >= 0.5 (hm and gm are also reported)"),
+}
 
 #: Why each fluency metric may give J its fluency factor (figures: docs/results.md, "Fluency that follows human
 #: judgments").
@@ -105,6 +118,15 @@ class CorpusFacts:
 
 
 @dataclass(frozen=True)
+class ModelCardFacts:
+    """What the rationale quotes from a shipped model's card: its version and its figures on human judgments (one
+    line per data set, ``styleval.models.cards.human_figure_lines``)."""
+
+    version: str
+    figures: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class StyleModelFacts:
     """The style classifier the battery uses, as its card describes it."""
 
@@ -113,6 +135,7 @@ class StyleModelFacts:
     labels: tuple[str, ...]
     feature_blocks: str  # e.g. "tfidf, embedding"
     calibration_note: str  # one sentence on how it decides (see docs/calibration.md)
+    card: ModelCardFacts | None = None  # read from its card (None: not read)
 
 
 @dataclass(frozen=True)
@@ -205,11 +228,38 @@ def _style_reason(style: StyleModelFacts, styles: frozenset[str], fast: bool) ->
             + style.calibration_note)
 
 
-def plan_evaluation(corpus: CorpusFacts, choices: BatteryChoices, style: StyleModelFacts) -> EvaluationPlan:
+def model_of(spec: str) -> str | None:
+    """The model a metric spec uses: its ``model=`` parameter, else the class's default (None: no model)."""
+    from ..metrics import registry
+    from ..metrics.guide import model_parameter_default
+
+    name, params = registry.parse_spec(spec)
+    model = params.get("model")
+    return str(model) if model else model_parameter_default(registry.metric_class(name))
+
+
+def figures_reason(aspect: str, model: str | None, card: ModelCardFacts | None) -> list[str]:
+    """A rationale sentence quoting ``model``'s figures on human judgments from its card, good or bad; nothing
+    when the model has no card (``card`` None)."""
+    if model is None or card is None:
+        return []
+    name = f"{model!r} (model version {card.version})"
+    if not card.figures:
+        return [f"{aspect}: {name} has no figures on human judgments in its model card (no public judgments of its "
+                "kind in the repository's data); its held-out figures are in the card."]
+    return [f"{aspect}: {name} against human judgments, from its model card (docs/results.md): "
+            + "; ".join(card.figures) + "."]
+
+
+def plan_evaluation(corpus: CorpusFacts, choices: BatteryChoices, style: StyleModelFacts,
+                    model_cards: Mapping[str, ModelCardFacts] | None = None) -> EvaluationPlan:
     """The battery for ``corpus``: style, content, fluency and (optionally) naturalness metrics, their roles in the
-    overall scores and a rationale sentence for each choice."""
+    overall scores and a rationale sentence for each choice. ``model_cards``: shipped model name -> its card's
+    version and figures on human judgments, quoted in the rationale of the metric that uses the model."""
     from ..metrics import registry
     from ..metrics.fluency.perplexity import parse_style_lms
+
+    cards = dict(model_cards or {})
 
     n_refs, fast = corpus.n_references, choices.fast
     _create = _Built()
@@ -217,6 +267,7 @@ def plan_evaluation(corpus: CorpusFacts, choices: BatteryChoices, style: StyleMo
                  f"{corpus.n_systems} system(s), {corpus.n_records} records"
                  + (f", up to {n_refs} reference(s) per segment." if n_refs else ", no references.")]
     rationale.append(_style_reason(style, corpus.styles, fast))
+    rationale += figures_reason("style", style.name, style.card)
     style_metrics = [_create(f"style_accuracy:model={style.name}"), _create(f"style_emd:model={style.name}")]
     metrics: list[Metric] = list(style_metrics)
     aspects: dict[str, list[Metric]] = {"style": list(style_metrics), "content": [], "fluency": []}
@@ -238,6 +289,8 @@ def plan_evaluation(corpus: CorpusFacts, choices: BatteryChoices, style: StyleMo
             rationale.append(f"content: {what} against the source is J's SIM and, without references, the content "
                              f"score, as asked (content_model={choices.content_model!r}; the default, "
                              f"{DEFAULT_CONTENT_MODEL!r}, is the similarity rule's choice, docs/results.md).")
+        content_model = model_of(CONTENT_MODELS[choices.content_model])
+        rationale += figures_reason("content", content_model, cards.get(content_model or ""))
         if SECOND_VIEW and SECOND_VIEW != choices.content_model:
             second = _create(_against_source(CONTENT_MODELS[SECOND_VIEW]))
             metrics.append(second)
@@ -278,6 +331,8 @@ def plan_evaluation(corpus: CorpusFacts, choices: BatteryChoices, style: StyleMo
         aspects["fluency"] += [acceptability, perplexity]
         roles["fluency"] = acceptability if choices.fluency == "acceptability" else perplexity
         rationale.append(FLUENCY_WHY[choices.fluency])
+        fluency_model = model_of("acceptability")
+        rationale += figures_reason("fluency", fluency_model, cards.get(fluency_model or ""))
     if choices.naturalness is not None:
         naturalness = _create(f"naturalness:classifier={choices.naturalness},seed={choices.seed}")
         metrics.append(naturalness)

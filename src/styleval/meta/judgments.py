@@ -153,18 +153,22 @@ class Judgments:
             yield _row(obj, str(path), lineno)
 
     def write(self, path: str | Path, *, format: str | None = None) -> Path:  # noqa: A002
-        """Write CSV, TSV or JSON lines (by ``format`` or suffix); ``read`` gives back an equal object."""
+        """Write CSV, TSV or JSON lines (by ``format`` or suffix), atomically; ``read`` gives back an equal
+        object."""
+        from styleval.outputs import atomic_writer
+
         path = Path(path)
         fmt = (format or path.suffix.lstrip(".")).lower()
         frame = self._frame
-        if fmt in ("csv", "tsv", "tab"):
-            frame.to_csv(path, sep="," if fmt == "csv" else "\t", index=False, float_format="%.17g")
-        elif fmt in ("jsonl", "ndjson", "json"):
-            with path.open("w", encoding="utf-8") as fh:
+        if fmt not in ("csv", "tsv", "tab", "jsonl", "ndjson", "json"):
+            raise InputError(f"unknown judgments format {fmt!r} (use csv, tsv or jsonl)", path)
+        with atomic_writer(path) as fh:
+            if fmt in ("csv", "tsv", "tab"):
+                frame.to_csv(fh, sep="," if fmt == "csv" else "\t", index=False,
+                             lineterminator="\n")
+            else:
                 for rec in frame.to_dict("records"):
                     fh.write(json.dumps(rec, ensure_ascii=False) + "\n")
-        else:
-            raise InputError(f"unknown judgments format {fmt!r} (use csv, tsv or jsonl)", path)
         return path
 
     # ---------------------------------------------------------------- validation
