@@ -53,6 +53,26 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                     help="write the metric scores stored with the dataset here (for `styleval meta --scores`)")
     ex.add_argument("--quiet", "-q", action="store_true", help="print nothing but errors")
     ex.set_defaults(run=run_export)
+    eg = verbs.add_parser(
+        "example", help="write a bundled example's files into a folder (the documentation's examples run on them)",
+        description="Write the bundled example's files into FOLDER: source.txt, ref0.txt, ref1.txt, "
+                    "systems/*.txt (plain text, a sentence a line), outputs.tsv (the same as one table) and "
+                    "styles.tsv (labelled text to train a style model on). Files of those names are overwritten.",
+        epilog="example: styleval data example formality demo && cd demo && styleval score --input outputs.tsv")
+    eg.add_argument("name", metavar="NAME", help="the example (formality)")
+    eg.add_argument("folder", metavar="FOLDER", help="where to write the files (created if needed)")
+    eg.add_argument("--quiet", "-q", action="store_true", help="print nothing but errors")
+    eg.set_defaults(run=run_example)
+
+
+def run_example(args: argparse.Namespace) -> int:
+    from ..examples import write_files
+
+    written = write_files(args.name, args.folder)
+    if not args.quiet:
+        print(f"wrote {len(written)} files into {args.folder}: " + ", ".join(
+            str(p.relative_to(args.folder)) for p in written), file=sys.stderr)
+    return 0
 
 
 def run_list(args: argparse.Namespace) -> int:
