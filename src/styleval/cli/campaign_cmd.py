@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
 
 from ..errors import InputError, ResourceUnavailableError
+from .direction_help import METAVAR, direction_help
 
 if TYPE_CHECKING:
     from ..human import CampaignSpec
@@ -32,7 +33,7 @@ def _arguments(p: argparse.ArgumentParser) -> None:
     c.add_argument("--outputs", nargs="+", default=[], help="one file per system (system name = file stem)")
     c.add_argument("--table", nargs="+", default=[], help="TSV/CSV/JSONL tables with source, output[, system]")
     c.add_argument("--references", nargs="*", default=[], help="reference files (kept with the records)")
-    c.add_argument("--direction", help="e.g. informal->formal")
+    c.add_argument("--direction", metavar=METAVAR, help=direction_help())
     c.add_argument("--annotators", default="3", help="a number, or comma-separated names")
     c.add_argument("--per-item", type=int, default=1, help="annotators per item (default 1)")
     c.add_argument("--controls", type=int, default=2, help="control items per annotator (default 2)")

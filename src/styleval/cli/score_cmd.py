@@ -9,6 +9,7 @@ from ..errors import InputError
 from ..records import Record
 from ..scoring import score
 from . import progress, stream_cmd
+from .direction_help import METAVAR, direction_help
 from .score_options import (add_statistics_arguments, build_modifiers, check_metrics, input_files, statistics_options)
 from .score_table import format_table
 
@@ -26,7 +27,7 @@ def add_input_arguments(p: argparse.ArgumentParser) -> None:
     src.add_argument("--source", metavar="FILE", help="source sentences, one per line")
     src.add_argument("--reference", "-r", action="append", default=[], metavar="FILE",
                      help="a reference file, one sentence per line (repeatable, for multi-reference metrics)")
-    src.add_argument("--direction", metavar="SRC->TGT", help="transfer direction, e.g. informal->formal")
+    src.add_argument("--direction", metavar=METAVAR, help=direction_help())
     src.add_argument("--example", metavar="NAME", help="score a bundled example (formality)")
     src.add_argument("--gyafc", metavar="ROOT", help="GYAFC release folder: sources and ref0..ref3 come from it; "
                                                      "give outputs with --system NAME=FILE and pick --direction "

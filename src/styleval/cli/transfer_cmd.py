@@ -5,13 +5,16 @@ from __future__ import annotations
 import argparse
 import sys
 
+from .direction_help import METAVAR, direction_help
+
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("transfer", help="rewrite sentences with the rule-based baseline (Rao & Tetreault 2018) or a "
                                         "model trained by train-transfer")
     p.add_argument("--rules", choices=["formality"], help="the rule-based formality baseline (needs --direction)")
     p.add_argument("--model", metavar="DIR", help="a model folder written by `styleval train-transfer`")
-    p.add_argument("--direction", help="informal->formal or formal->informal (with --rules)")
+    p.add_argument("--direction", metavar=METAVAR,
+                   help=direction_help(lead="with --rules: informal:formal or formal:informal"))
     p.add_argument("input", help="input sentences, one per line ('-' for standard input)")
     p.add_argument("--output", "-o", help="output file (default: standard output)")
     p.add_argument("--batch-size", type=int, default=16, help="sentences per batch with --model")
@@ -36,7 +39,7 @@ def run(args: argparse.Namespace) -> int:
 
     direction = Direction.parse(args.direction) if args.direction else None
     if direction is None or {direction.source_style, direction.target_style} != {"formal", "informal"}:
-        raise InputError(f"--direction must be informal->formal or formal->informal, got {args.direction!r}")
+        raise InputError(f"--direction must be informal:formal or formal:informal, got {args.direction!r}")
     rule = to_formal if direction.target_style == "formal" else to_informal
     map_lines(args.input, args.output, rule)
     return 0

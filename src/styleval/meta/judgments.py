@@ -66,6 +66,18 @@ def _parse_direction(value: Any, path: str | None, line: int | None) -> str | No
     return None if parsed is None else str(parsed)
 
 
+def direction_column(values: Iterable[Any], source: str | Path | None = None) -> list[str | None]:
+    """A table's direction cells in their one text form (``informal:formal`` -> ``informal->formal``), blanks as
+    None; a cell that is no direction is an :class:`InputError` naming its 1-based row."""
+    out: list[str | None] = []
+    for row, value in enumerate(values, start=1):
+        try:
+            out.append(_parse_direction(value, None, None))
+        except InputError as exc:
+            raise InputError(f"row {row}: {exc.problem}", source) from None
+    return out
+
+
 def _row(raw: Mapping[str, Any], path: str | None, line: int | None) -> dict[str, Any]:
     row: dict[str, Any] = {}
     for col in KEY:

@@ -25,6 +25,8 @@ import pandas as pd
 from styleval.errors import InputError
 from styleval.readers.text import iter_json_objects
 
+from .judgments import direction_column
+
 COLUMNS = ("system", "segment", "metric", "score")
 _SEGMENT_ALIASES = ("segment", "id", "segment_id", "seg", "item")
 _MAX_EXAMPLES = 5
@@ -68,6 +70,8 @@ def normalise_metric_table(frame: pd.DataFrame, *, source: str | Path | None = N
         first = frame.loc[dup].iloc[0]
         raise InputError(f"{int(dup.sum())} rows repeat a (system, segment, metric), e.g. system="
                          f"{first['system']!r} segment={first['segment']!r} metric={first['metric']!r}", source)
+    if "direction" in frame.columns:
+        frame["direction"] = direction_column(frame["direction"], source)
     keep = [c for c in ("system", "segment", "metric", "score", "direction") if c in frame.columns]
     return frame[keep].reset_index(drop=True)
 
