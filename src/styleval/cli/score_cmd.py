@@ -14,13 +14,17 @@ from .score_options import (add_statistics_arguments, build_modifiers, check_met
 from .score_table import format_table
 
 DEFAULT_METRICS = "bleu,chrf,chrf++,ter,rouge1,rouge2,rougeL,meteor,pinc,levenshtein"
+SEGMENT_IDS = ("Segment ids (in --json, --segments-csv, --jsonl): a plain-text file's 1-based line number, as an "
+               "editor shows it; a table's id column, else its 1-based data row number (the header is not "
+               "counted). `styleval errors` numbers a table's rows the same way.")
 
 
 def add_input_arguments(p: argparse.ArgumentParser) -> None:
     """Where the records come from; shared by ``score`` and ``evaluate``."""
     src = p.add_argument_group("inputs")
     src.add_argument("--input", action="append", default=[], metavar="TABLE",
-                     help="TSV/CSV/JSONL with columns source, output, ref*, system, id, direction (repeatable)")
+                     help="TSV/CSV/JSONL with columns source, output, ref*, system, id, direction (repeatable); "
+                          "without an id column a row's id is its 1-based data row number")
     src.add_argument("--system", action="append", default=[], metavar="[NAME=]FILE",
                      help="one system's outputs, one sentence per line (repeatable)")
     src.add_argument("--systems-dir", metavar="DIR", help="a directory whose every file is one system's outputs")
@@ -39,7 +43,8 @@ def add_input_arguments(p: argparse.ArgumentParser) -> None:
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("score", help="score system outputs with chosen metrics (content, style, fluency)",
                        description="Score one or many systems. Give plain-text files (--system/--systems-dir with "
-                                   "--source and --reference) or tables with named columns (--input).")
+                                   "--source and --reference) or tables with named columns (--input). "
+                                   + SEGMENT_IDS)
     add_input_arguments(p)
     m = p.add_argument_group("metrics")
     m.add_argument("--metrics", "-m", default=DEFAULT_METRICS,
