@@ -11,7 +11,7 @@ from ..scoring import score
 from . import progress, stream_cmd
 from .direction_help import METAVAR, direction_help
 from .score_options import (add_statistics_arguments, build_modifiers, check_metrics, input_files, statistics_options)
-from .score_table import format_table
+from .score_table import format_table, table_legend
 
 DEFAULT_METRICS = "bleu,chrf,chrf++,ter,rouge1,rouge2,rougeL,meteor,pinc,levenshtein"
 SEGMENT_IDS = ("Segment ids (in --json, --segments-csv, --jsonl): a plain-text file's 1-based line number, as an "
@@ -147,16 +147,9 @@ def run(args: argparse.Namespace) -> int:
     flagged = {r.system: len(r.flags.get("empty_output", [])) for r in result.results if r.flags.get("empty_output")}
     for system, n in flagged.items():
         print(f"note: {system}: {n} empty output(s) scored as they are (flagged in the segment files)")
-    if result.comparisons:
-        ci = f"{result.settings['confidence']:.0%} CI half-width after ±"
-        if result.settings["baseline"]:
-            print(f"\n* p < 0.05 against {result.settings['baseline']!r} ({result.settings['significance']}); {ci}")
-        else:
-            print(f"\n^bc: significantly better (p < 0.05, {result.settings['significance']}, all pairs) than the "
-                  f"systems with those column letters; {ci}")
-    elif args.bootstrap:
-        print(f"\n± half-width of the {args.confidence:.0%} bootstrap CI ({args.bootstrap} resamples, "
-              f"seed {args.seed})")
+    legend = table_legend(result)
+    if legend:
+        print(f"\n{legend}")
     print("\nsignatures:")
     for metric, sig in result.signatures().items():
         print(f"  {metric}: {sig}")

@@ -3,27 +3,23 @@ from __future__ import annotations
 
 import math
 
+from ..evaluation.summary import markers_legend, significance_mark, system_letters
 from ..results import ScoreResult
 
 
 def significance_marks(result: ScoreResult, alpha: float = 0.05) -> dict[tuple[str, str], str]:
-    """The mark of each (metric, system) cell. Against a baseline: ``*`` when the system differs from it with
-    p < ``alpha``. All pairs: `` ^bc`` naming the systems (by their column letters) it is significantly better
-    than, the direction taken from the metric (a lower perplexity is better), as the evaluation report marks them."""
-    from ..evaluation.summary import beaten_letters, system_letters
-
-    marks: dict[tuple[str, str], str] = {}
-    if result.settings.get("baseline"):
-        for c in result.comparisons:
-            if c.p_value < alpha:
-                marks[(c.metric, c.system)] = "*"
-        return marks
+    """The mark of each (metric, system) cell, as the evaluation report marks them. Against a baseline: ``▲`` when
+    the system is significantly better than it (p < ``alpha``), ``▼`` when significantly worse, the direction taken
+    from the metric (a lower PINC or perplexity is better). All pairs: ``^bc`` naming the systems (by their column
+    letters) it is significantly better than."""
     letters = system_letters(result.systems)
     comparisons = [c.to_dict() for c in result.comparisons]
+    baseline = result.settings.get("baseline")
+    marks: dict[tuple[str, str], str] = {}
     for r in result.results:
-        beaten = beaten_letters(comparisons, letters, r.metric, r.system, r.higher_is_better, alpha)
-        if beaten:
-            marks[(r.metric, r.system)] = f" ^{beaten}"
+        mark = significance_mark(comparisons, letters, r.metric, r.system, r.higher_is_better, baseline, alpha)
+        if mark:
+            marks[(r.metric, r.system)] = mark
     return marks
 
 
@@ -32,8 +28,6 @@ def format_table(result: ScoreResult) -> str:
     :func:`significance_marks`)."""
     marks = significance_marks(result)
     systems = result.systems
-    from ..evaluation.summary import system_letters
-
     letters = system_letters(systems)
     all_pairs = bool(result.comparisons) and not result.settings.get("baseline")
     header = ["metric"] + [f"{s} ({letters[s]})" if all_pairs else s for s in systems]
@@ -50,8 +44,21 @@ def format_table(result: ScoreResult) -> str:
             text = "nan" if math.isnan(r.corpus_score) else f"{r.corpus_score:.4g}"
             if r.ci is not None:
                 text += f" ±{(r.ci[1] - r.ci[0]) / 2:.2g}"
-            text += marks.get((metric, system), "")
-            row.append(text)
+            mark = marks.get((metric, system))
+            row.append(f"{text} {mark}" if mark else text)
         rows.append(row)
     widths = [max(len(row[i]) for row in rows + [header]) for i in range(len(header))]
     return "\n".join("  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in [header] + rows)
+
+
+def table_legend(result: ScoreResult) -> str:
+    """The lines printed under the table: what the marks mean (one legend for both kinds, when the cells can carry
+    marks) and what ± is."""
+    settings = result.settings
+    lines = []
+    if result.comparisons:
+        lines.append(markers_legend(settings["significance"], settings.get("baseline")))
+    if settings.get("bootstrap"):
+        lines.append(f"±: half-width of the {settings['confidence']:.0%} bootstrap CI ({settings['bootstrap']} "
+                     f"resamples, seed {settings['seed']})")
+    return "\n".join(lines)

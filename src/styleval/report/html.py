@@ -52,8 +52,8 @@ def _html_cell(cell: Mapping[str, Any]) -> str:
     out = html.escape(fmt(cell["score"]))
     if cell.get("ci"):
         out += f' <span class="ci">[{html.escape(fmt(cell["ci"][0]))}, {html.escape(fmt(cell["ci"][1]))}]</span>'
-    if cell.get("marks"):
-        out += f"<sup>{html.escape(cell['marks'])}</sup>"
+    if cell.get("marks"):  # all pairs: the letters of ^ac as a superscript; against a baseline: ▲ or ▼
+        out += f"<sup>{html.escape(cell['marks'].lstrip('^'))}</sup>"
     return f"<td>{out}</td>"
 
 
