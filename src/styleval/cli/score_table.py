@@ -1,9 +1,7 @@
 """The terminal table of ``styleval score``: metrics as rows, systems as columns, intervals and significance marks."""
 from __future__ import annotations
 
-import math
-
-from ..evaluation.summary import markers_legend, significance_mark, system_letters
+from ..evaluation.summary import estimate, markers_legend, significance_mark, system_letters
 from ..results import ScoreResult
 
 
@@ -24,8 +22,8 @@ def significance_marks(result: ScoreResult, alpha: float = 0.05) -> dict[tuple[s
 
 
 def format_table(result: ScoreResult) -> str:
-    """Metrics as rows, systems as columns; each cell 'score ±CI half-width' and its significance mark (see
-    :func:`significance_marks`)."""
+    """Metrics as rows, systems as columns; each cell 'score ±CI half-width' in the one number format of every table
+    (:func:`~styleval.evaluation.summary.estimate`) and its significance mark (see :func:`significance_marks`)."""
     marks = significance_marks(result)
     systems = result.systems
     letters = system_letters(systems)
@@ -41,9 +39,7 @@ def format_table(result: ScoreResult) -> str:
             except KeyError:
                 row.append("-")
                 continue
-            text = "nan" if math.isnan(r.corpus_score) else f"{r.corpus_score:.4g}"
-            if r.ci is not None:
-                text += f" ±{(r.ci[1] - r.ci[0]) / 2:.2g}"
+            text = estimate(r.corpus_score, r.ci)
             mark = marks.get((metric, system))
             row.append(f"{text} {mark}" if mark else text)
         rows.append(row)

@@ -1,14 +1,14 @@
 """Per-aspect tables of an evaluation, shared by the terminal output and the HTML/Markdown report.
 
 Everything here reads the JSON form of an evaluation (``Evaluation.to_dict()`` or ``evaluate --json``), so a
-report written from a file shows the same numbers as one written from the Evaluation object. Scores are printed
-with ``.4g`` like ``styleval score``.
+report written from a file shows the same numbers as one written from the Evaluation object. A score with an
+interval is printed by :func:`estimate` (``57.31 ±2.8``), as ``styleval score`` prints it; one without, ``.4g``.
 """
 from __future__ import annotations
 
 import math
 import string
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 ASPECTS = ("style", "content", "fluency")
 OVERALL_NAMES = {"hm": "HM(style acc., content)", "gm": "GM(style acc., content)", "j": "J (STA·SIM·FL)"}
@@ -19,6 +19,53 @@ def fmt(value: float | None) -> str:
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return "nan"
     return f"{value:.4g}"
+
+
+#: significant digits of an interval's half-width; the score is rounded to the same decimal place
+HALF_WIDTH_DIGITS = 2
+
+
+def _finite(value: float | None) -> bool:
+    return value is not None and not math.isnan(value) and not math.isinf(value)
+
+
+def estimate_decimals(ci: Sequence[float] | None) -> int | None:
+    """Decimal places that show the half-width of ``ci`` to :data:`HALF_WIDTH_DIGITS` significant digits (0 for a
+    half-width of 10 or more); None without a usable interval (none, not finite, or zero width)."""
+    if not ci or not (_finite(ci[0]) and _finite(ci[1])):
+        return None
+    half = abs(ci[1] - ci[0]) / 2
+    if half == 0:
+        return None
+    rounded = float(f"{half:.{HALF_WIDTH_DIGITS}g}")  # 9.96 -> 10: one digit fewer after the point
+    return max(0, HALF_WIDTH_DIGITS - 1 - math.floor(math.log10(rounded)))
+
+
+def _fixed(value: float, decimals: int) -> str:
+    text = f"{value:.{decimals}f}"
+    return text[1:] if text.startswith("-") and not text.strip("-0.") else text  # no "-0.0"
+
+
+def estimate_parts(value: float | None, ci: Sequence[float] | None) -> tuple[str, str | None]:
+    """The score and the ``±half-width`` of :func:`estimate` apart (the second None without an interval)."""
+    if value is None or not _finite(value):
+        return fmt(value), None
+    if ci and _finite(ci[0]) and _finite(ci[1]) and ci[0] == ci[1]:
+        return fmt(value), "±0"
+    decimals = estimate_decimals(ci)
+    if decimals is None or ci is None:
+        return fmt(value), None
+    return _fixed(value, decimals), f"±{_fixed(abs(ci[1] - ci[0]) / 2, decimals)}"
+
+
+def estimate(value: float | None, ci: Sequence[float] | None) -> str:
+    """A score and its interval as every table prints them: ``57.31 ±2.8``, ``35.70 ±3.0``, ``0.830 ±0.041``.
+
+    The half-width of the interval, ``(high - low) / 2``, keeps :data:`HALF_WIDTH_DIGITS` significant digits
+    and the score is rounded to the same decimal place (trailing zeros kept), so the digits shown are the ones the
+    interval supports. A zero-width interval is ``±0``; without an interval the score is printed ``.4g``."""
+    text, half = estimate_parts(value, ci)
+    return text if half is None else f"{text} {half}"
 
 
 def system_letters(systems: list[str]) -> dict[str, str]:
@@ -118,12 +165,10 @@ def systems_of(data: Mapping[str, Any]) -> list[str]:
 
 
 def format_cell(entry: Mapping[str, Any] | None, marks: str = "", interval: bool = True) -> str:
-    """``score [low, high]`` followed by its significance mark (:func:`significance_mark`)."""
+    """``score ±half-width`` (:func:`estimate`) followed by its significance mark (:func:`significance_mark`)."""
     if entry is None:
         return "-"
-    text = fmt(entry["score"])
-    if interval and entry.get("ci"):
-        text += f" [{fmt(entry['ci'][0])}, {fmt(entry['ci'][1])}]"
+    text = estimate(entry["score"], entry.get("ci") if interval else None)
     if marks:
         text += f" {marks}"
     return text
@@ -172,7 +217,7 @@ def legend(data: Mapping[str, Any]) -> str:
     settings = data["score"]["settings"]
     text = []
     if settings.get("bootstrap"):
-        text.append(f"[low, high]: {settings.get('confidence', 0.95):.0%} bootstrap CI "
+        text.append(f"±: half-width of the {settings.get('confidence', 0.95):.0%} bootstrap CI "
                     f"({settings['bootstrap']} resamples, seed {settings.get('seed')}"
                     + ("; overall scores: segments resampled jointly, style and content recomputed on each "
                        "resample" if any(o.get("ci") for o in data.get("overall", [])) else "") + ")")
