@@ -34,7 +34,8 @@ from . import plots
 CSS = """body{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}
 table{border-collapse:collapse;margin:0.5em 0 1.5em}th,td{border:1px solid #ccc;padding:4px 8px;text-align:right}
 th:first-child,td:first-child{text-align:left}th{background:#f3f3f3}sup{color:#a33}
-.ci{color:#777;font-size:0.85em}.rationale li{margin:0.3em 0}code{font-size:0.85em;word-break:break-all}"""
+.ci{color:#777;font-size:0.85em}img{max-width:100%;height:auto}
+.rationale li{margin:0.3em 0}code{font-size:0.85em;word-break:break-all}"""
 
 
 def _figures(data: Mapping[str, Any]) -> list[tuple[str, bytes]]:
