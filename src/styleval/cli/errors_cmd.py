@@ -2,10 +2,13 @@
 from __future__ import annotations
 
 import argparse
+import io
 import json
 from pathlib import Path
 
 from ..errors import InputError
+from ..readers.text import read_text
+from .encoding import add_encoding_argument
 
 TEXT_COLUMNS = {"source": ("source", "text1", "src", "original"), "output": ("output", "text2", "hyp", "rewrite")}
 #: the id column used when the table has one and --id-col is not given (as `styleval score --input` reads tables)
@@ -44,6 +47,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--seed", type=int, default=0, help="seed of --base-sample (default: 0)")
     p.add_argument("--json", metavar="FILE", help="write the analysis as JSON")
     p.add_argument("--quiet", "-q", action="store_true", help="print nothing")
+    add_encoding_argument(p)
     p.set_defaults(run=run)
 
 
@@ -54,10 +58,11 @@ def _read_table(path: str, id_col: str):
     if not p.is_file():
         raise InputError("file not found", p)
     suffix = p.suffix.lower()
+    text = io.StringIO(read_text(p))  # strict decoding, --encoding's; an undecodable byte names its line
     try:
         if suffix in (".jsonl", ".json"):
-            return pd.read_json(p, lines=True, dtype={id_col: str})
-        return pd.read_csv(p, sep="\t" if suffix in (".tsv", ".tab") else ",", dtype={id_col: str})
+            return pd.read_json(text, lines=True, dtype={id_col: str})
+        return pd.read_csv(text, sep="\t" if suffix in (".tsv", ".tab") else ",", dtype={id_col: str})
     except ValueError as exc:
         raise InputError(f"cannot read table: {exc}", p) from None
 
@@ -72,7 +77,7 @@ def _column(frame, given: str | None, kind: str, path: str) -> str:
 
 
 def _scores_from_json(path: str, metric: str, system: str | None) -> dict[str, float]:
-    data = json.loads(Path(path).read_text(encoding="utf-8"))
+    data = json.loads(read_text(path, "utf-8"))
     blocks = [b for b in data.get("segments", [])
               if b["metric"] == metric and (system is None or b["system"] == system)]
     if not blocks:

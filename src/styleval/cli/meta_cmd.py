@@ -23,6 +23,7 @@ from ..meta.judgments import Judgments
 from ..meta.scores import lower_is_better_from_registry, read_metric_file
 from ..report.tables import latex_table, text_table
 from .direction_help import direction_help
+from .encoding import add_encoding_argument
 
 #: named sets of conventions; options given on the command line win
 PRESETS: dict[str, dict[str, Any]] = {
@@ -101,6 +102,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     o.add_argument("--curves-csv", metavar="FILE", help="top-N/last-N curves as a long table")
     o.add_argument("--digits", type=int, default=3)
     o.add_argument("--quiet", "-q", action="store_true", help="print nothing but errors")
+    add_encoding_argument(p)
     p.set_defaults(run=run)
 
 

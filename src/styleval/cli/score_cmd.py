@@ -10,6 +10,7 @@ from ..records import Record
 from ..scoring import score
 from . import progress, stream_cmd
 from .direction_help import METAVAR, direction_help
+from .encoding import add_encoding_argument
 from .score_options import (add_statistics_arguments, build_modifiers, check_metrics, input_files, statistics_options)
 from .score_table import format_table, table_legend
 
@@ -38,6 +39,7 @@ def add_input_arguments(p: argparse.ArgumentParser) -> None:
                                                      "and --domain")
     src.add_argument("--domain", help="GYAFC domain (Entertainment_Music or Family_Relationships; default both)")
     src.add_argument("--split", default="test", help="GYAFC split (default: test)")
+    add_encoding_argument(src)
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:

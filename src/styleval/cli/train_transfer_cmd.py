@@ -6,6 +6,7 @@ import shlex
 import sys
 
 from .direction_help import METAVAR, direction_help
+from .encoding import add_encoding_argument
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -40,6 +41,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     t.add_argument("--threads", type=int, default=2, help="torch threads (default 2)")
     t.add_argument("--seed", type=int, default=13, help="data split and training seed (default 13)")
     p.add_argument("--no-progress", action="store_true")
+    add_encoding_argument(p)
     p.set_defaults(run=run)
 
 

@@ -6,6 +6,7 @@ import argparse
 import sys
 
 from .direction_help import METAVAR, direction_help
+from .encoding import add_encoding_argument
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -20,6 +21,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--batch-size", type=int, default=16, help="sentences per batch with --model")
     p.add_argument("--threads", type=int, default=2, help="torch threads with --model (default 2)")
     p.add_argument("--no-progress", action="store_true")
+    add_encoding_argument(p)
     p.set_defaults(run=run)
 
 
@@ -48,8 +50,8 @@ def run(args: argparse.Namespace) -> int:
 def _run_model(args: argparse.Namespace) -> int:
     import torch
 
-    from ..readers.text import read_lines
     from ..training.transfer.neural.model import load_transfer_model
+    from .lines import input_lines
     from .progress import make
 
     from ..outputs import check_destinations, input_files, write_text
@@ -57,7 +59,7 @@ def _run_model(args: argparse.Namespace) -> int:
     check_destinations(("--output", args.output), inputs=input_files("input", args.input)
                        + input_files("--model", args.model))
     torch.set_num_threads(max(1, args.threads))
-    lines = sys.stdin.read().splitlines() if args.input == "-" else read_lines(args.input)
+    lines = input_lines(args.input)
     bar = make(not args.no_progress)
     model = load_transfer_model(args.model, progress=bar)
     out = model.rewrite(lines, batch_size=args.batch_size, progress=bar)
