@@ -48,13 +48,13 @@ def format_table(result: ScoreResult) -> str:
 
 
 def table_legend(result: ScoreResult) -> str:
-    """The lines printed under the table: what the marks mean (one legend for both kinds, when the cells can carry
-    marks) and what ± is."""
+    """The lines printed under the table, as under the evaluation's tables: what ± is and, when the cells can
+    carry marks, what the marks mean (one legend for both kinds)."""
     settings = result.settings
     lines = []
-    if result.comparisons:
-        lines.append(markers_legend(settings["significance"], settings.get("baseline")))
     if settings.get("bootstrap"):
         lines.append(f"±: half-width of the {settings['confidence']:.0%} bootstrap CI ({settings['bootstrap']} "
                      f"resamples, seed {settings['seed']})")
+    if result.comparisons:
+        lines.append(markers_legend(settings["significance"], settings.get("baseline")))
     return "\n".join(lines)

@@ -214,6 +214,7 @@ def overall_rows(data: Mapping[str, Any]) -> list[dict[str, Any]]:
 
 
 def legend(data: Mapping[str, Any]) -> str:
+    """The lines under the tables: what ± is, and what the significance marks mean (:func:`markers_legend`)."""
     settings = data["score"]["settings"]
     text = []
     if settings.get("bootstrap"):
@@ -223,4 +224,4 @@ def legend(data: Mapping[str, Any]) -> str:
                        "resample" if any(o.get("ci") for o in data.get("overall", [])) else "") + ")")
     if settings.get("significance") not in (None, "none"):
         text.append(markers_legend(settings["significance"], settings.get("baseline")))
-    return "; ".join(text)
+    return "\n".join(text)

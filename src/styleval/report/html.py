@@ -269,7 +269,8 @@ def render_html(evaluation: "Evaluation | Mapping[str, Any]", *, title: str = "s
         if rows:
             parts.append(f"<h2>{aspect.capitalize()}</h2>" + _html_table(rows, systems, letters, confidence))
     parts.append("<h2>Overall</h2>" + _html_table(overall_rows(data), systems, letters, confidence))
-    parts.append(f"<p class=\"legend\">{html.escape(legend(data))}</p>")
+    parts.append("<p class=\"legend\">" + "<br>".join(html.escape(line) for line in legend(data).splitlines())
+                 + "</p>")
     figures = _figures(data)
     if correlations:
         figures.append(("Correlation with human judgments", plots.correlation_heatmap(correlations)))
@@ -319,7 +320,7 @@ def render_markdown(evaluation: "Evaluation | Mapping[str, Any]", *, title: str 
         rows = aspect_rows(data, aspect)
         if rows:
             out += [f"## {aspect.capitalize()}", ""] + table(rows)
-    out += ["## Overall", ""] + table(overall_rows(data)) + [legend(data), ""]
+    out += ["## Overall", ""] + table(overall_rows(data)) + [legend(data).replace("\n", "\n\n"), ""]
     if corr is not None:
         cols = _human_columns(corr)
         negated = set(corr.get("negated", []))
