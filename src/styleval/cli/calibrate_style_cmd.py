@@ -9,6 +9,8 @@ import os
 import shlex
 import sys
 
+from .encoding import add_encoding_argument
+
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("calibrate-style", help="calibrate a style model's threshold/probabilities on labelled "
@@ -33,6 +35,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--seed", type=int, default=13)
     p.add_argument("--json", action="store_true", help="print the calibration as JSON")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    add_encoding_argument(p)
     p.set_defaults(run=run)
 
 

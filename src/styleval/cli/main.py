@@ -7,6 +7,7 @@ from typing import Sequence
 
 from .. import __version__
 from ..errors import MissingDependencyError, StyleEvalError
+from ..readers.text import inputs_encoded
 from .pipes import quiet_broken_pipe
 from . import (calibrate_style_cmd, campaign_cmd, errors_cmd, evaluate_cmd, lexicon_cmd, meta_cmd, metrics_cmd,
                models_cmd, report_cmd, score_cmd, serve_cmd, setup_cmd, train_content_cmd, train_lm_cmd,
@@ -56,7 +57,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        status = int(args.run(args) or 0)
+        with inputs_encoded(getattr(args, "encoding", None)):  # --encoding of the verbs that read text files
+            status = int(args.run(args) or 0)
         sys.stdout.flush()  # a closed pipe shows here, inside the handler, not at interpreter exit
         return status
     except BrokenPipeError:

@@ -23,6 +23,8 @@ from ..meta.evaluate import AGGREGATE, AVERAGE_BY, METHODS, MetaResult
 from ..meta.judgments import Judgments
 from ..meta.scores import lower_is_better_from_registry, read_metric_file
 from ..report.tables import latex_table, text_table
+from .direction_help import direction_help
+from .encoding import add_encoding_argument
 
 #: named sets of conventions; options given on the command line win
 PRESETS: dict[str, dict[str, Any]] = {
@@ -77,7 +79,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     t.add_argument("--human-ties", choices=("skip", "match"))
     t.add_argument("--metric-ties", choices=("discordant", "concordant", "skip", "half"))
     t.add_argument("--direction", default="both", metavar="MODE",
-                   help=f"{', '.join(DIRECTION_MODES)} (pooled, per direction, both of those) or one SRC->TGT")
+                   help=f"{', '.join(DIRECTION_MODES)} (pooled, per direction, both of those) or "
+                        + direction_help(lead="one direction SRC:TGT"))
     t.add_argument("--orientation", choices=("abs", "signed"),
                    help="abs: negate lower-is-better metrics first (default); signed: as stored")
     t.add_argument("--systems", help="comma-separated systems to include (default: all)")
@@ -104,6 +107,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     o.add_argument("--curves-csv", metavar="FILE", help="top-N/last-N curves as a long table")
     o.add_argument("--digits", type=int, default=3)
     o.add_argument("--quiet", "-q", action="store_true", help="print nothing but errors")
+    add_encoding_argument(p)
     p.set_defaults(run=run)
 
 

@@ -12,7 +12,7 @@ import sys
 from ..errors import InputError
 from . import progress
 from .score_options import build_modifiers, check_metrics, input_files, statistics_options
-from .score_table import format_table
+from .score_table import format_table, table_legend
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -82,9 +82,9 @@ def run(args: argparse.Namespace) -> int:
     if args.quiet:
         return 0
     print(format_table(out.result))
-    if args.bootstrap:
-        print(f"\n± half-width of the {args.confidence:.0%} bootstrap CI ({args.bootstrap} resamples, "
-              f"seed {args.seed})")
+    legend = table_legend(out.result)
+    if legend:
+        print(f"\n{legend}")
     print(f"\n{out.n_records:,} records in {out.n_chunks} chunk(s)"
           + (f"; statistics cache: {out.cache_hits:,} reused, {out.cache_misses:,} computed" if args.cache else "")
           + (f"; model outputs: {out.model_cache_hits:,} texts reused, {out.model_cache_misses:,} computed"

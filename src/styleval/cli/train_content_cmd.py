@@ -5,6 +5,8 @@ import argparse
 import shlex
 import sys
 
+from .encoding import add_encoding_argument
+
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("train-content", help="train a content-preservation model on (source, output, score) pairs",
@@ -37,6 +39,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                         "(0 <= A < 1, default 0; docs/preservation.md): finer grading of similar pairs")
     p.add_argument("--seed", type=int, default=13)
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    add_encoding_argument(p)
     p.set_defaults(run=run)
 
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from .encoding import add_encoding_argument
+
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("train-lm", help="train a target-style LM for fluency (LoRA adapter or n-gram)")
@@ -21,6 +23,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--order", type=int, default=3, help="n-gram order")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--no-progress", action="store_true")
+    add_encoding_argument(p)
     p.set_defaults(run=run)
 
 

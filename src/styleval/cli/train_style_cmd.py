@@ -5,6 +5,8 @@ import argparse
 import shlex
 import sys
 
+from .encoding import add_encoding_argument
+
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("train-style", help="train a style classifier or regressor from labelled text")
@@ -34,6 +36,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="map a direction's style name to a label (repeatable)")
     p.add_argument("--name", help="model name (default: the output folder's name)")
     p.add_argument("--description", default="")
+    add_encoding_argument(p)
     p.set_defaults(run=run)
 
 

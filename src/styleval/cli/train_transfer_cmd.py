@@ -5,6 +5,9 @@ import argparse
 import shlex
 import sys
 
+from .direction_help import METAVAR, direction_help
+from .encoding import add_encoding_argument
+
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("train-transfer", help="train a neural transfer baseline on parallel style data",
@@ -24,7 +27,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     d.add_argument("--domain", help="GYAFC domain (default: both)")
     d.add_argument("--paradetox", metavar="DIR", help="ParaDetox data folder (toxic->neutral, split by toxic "
                                                        "source: 80/10/10 with --seed; trains on 80, selects on 10)")
-    p.add_argument("--direction", help="transfer direction SRC->TGT (default toxic->neutral with --paradetox)")
+    p.add_argument("--direction", metavar=METAVAR,
+                   help=direction_help("informal:formal") + "; default toxic:neutral with --paradetox")
     p.add_argument("--preprocess", choices=("none", "rules-formal", "rules-informal"), default="none",
                    help="rewrite the sources with Rao & Tetreault's rules first (also at transfer time)")
     t = p.add_argument_group("training (CPU-friendly defaults)")
@@ -37,6 +41,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     t.add_argument("--threads", type=int, default=2, help="torch threads (default 2)")
     t.add_argument("--seed", type=int, default=13, help="data split and training seed (default 13)")
     p.add_argument("--no-progress", action="store_true")
+    add_encoding_argument(p)
     p.set_defaults(run=run)
 
 
@@ -54,14 +59,14 @@ def _data(args: argparse.Namespace):
         train, dev, direction = parts["train"], parts["dev"], direction or "toxic->neutral"
     elif args.gyafc:
         if not direction:
-            raise InputError("--gyafc needs --direction informal->formal or formal->informal")
+            raise InputError("--gyafc needs --direction informal:formal or formal:informal")
         train = gyafc.parallel(args.gyafc, direction, domain=args.domain, split="train")
         dev = gyafc.parallel(args.gyafc, direction, domain=args.domain, split="tune")
     else:
         if not args.train_tgt:
             raise InputError("--train-src needs at least one --train-tgt")
         if not direction:
-            raise InputError("plain parallel files need --direction SRC->TGT")
+            raise InputError("plain parallel files need --direction SRC:TGT (e.g. informal:formal)")
         train = read_parallel_files(args.train_src, args.train_tgt)
         if args.dev_src:
             if not args.dev_tgt:

@@ -108,7 +108,7 @@ class CorpusFacts:
         for r in records:
             if r.direction is None:
                 raise InputError(f"record {r.id!r} of system {r.system!r} has no transfer direction; evaluate "
-                                 "chooses its metrics by direction: give --direction SRC->TGT (e.g. informal->formal)")
+                                 "chooses its metrics by direction: give --direction SRC:TGT (e.g. informal:formal)")
             text = f"{r.direction.source_style}->{r.direction.target_style}"
             if text not in directions:
                 directions.append(text)

@@ -34,7 +34,7 @@ from styleval.stats import significance as _sig
 from . import _stats
 from . import scores as _scores
 from .aggregate import segment_scores
-from .judgments import Judgments
+from .judgments import Judgments, direction_column
 
 LEVELS = ("system", "segment")
 METHODS = ("pearson", "spearman", "kendall", "kendall_b", "kendall_c", "kendall_tau_like", "pairwise_accuracy")
@@ -311,6 +311,8 @@ def _human_table(task: MetaTask, human: Judgments | pd.DataFrame) -> pd.DataFram
         missing = [c for c in ("system", "segment", "score") if c not in table.columns]
         if missing:
             raise InputError(f"human table lacks column(s) {', '.join(missing)}")
+        if "direction" in table.columns:
+            table["direction"] = direction_column(table["direction"])
     table["system"] = table["system"].astype(str)
     table["segment"] = table["segment"].astype(str)
     return table
