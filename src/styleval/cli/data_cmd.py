@@ -56,8 +56,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     eg = verbs.add_parser(
         "example", help="write a bundled example's files into a folder (the documentation's examples run on them)",
         description="Write the bundled example's files into FOLDER: source.txt, ref0.txt, ref1.txt, "
-                    "systems/*.txt (plain text, a sentence a line), outputs.tsv (the same as one table) and "
-                    "styles.tsv (labelled text to train a style model on). Files of those names are overwritten.",
+                    "systems/*.txt (plain text, a sentence a line), outputs.tsv (the same as one table), "
+                    "styles.tsv (labelled text to train a style model on) and pairs.tsv (scored pairs to train a "
+                    "content model on; a toy set). Files of those names are overwritten.",
         epilog="example: styleval data example formality demo && cd demo && styleval score --input outputs.tsv")
     eg.add_argument("name", metavar="NAME", help="the example (formality)")
     eg.add_argument("folder", metavar="FOLDER", help="where to write the files (created if needed)")

@@ -46,7 +46,10 @@ def write_files(name: str, folder: str | Path) -> list[Path]:
     - ``outputs.tsv``: the same as one table (id, system, direction, source, output, ref0, ref1), ids are line
       numbers from 1;
     - ``styles.tsv``: labelled text to train a style model on (text, label: the sources under the direction's
-      source style, the first references under its target style).
+      source style, the first references under its target style);
+    - ``pairs.tsv``: scored pairs to train a content preservation model on (source, output, score): each source
+      with its first reference (meaning kept, 1) and with the next sentence's reference (meaning lost, 0). A toy
+      set for trying the commands, not for a model to rely on.
 
     Existing files of the same names are overwritten; nothing else in the folder is touched."""
     example = get(name)
@@ -79,4 +82,13 @@ def write_files(name: str, folder: str | Path) -> list[Path]:
         writer.writerows([text, low] for text in source)
         writer.writerows([text, high] for text in refs[0])
     written.append(styles)
+
+    pairs = out / "pairs.tsv"
+    with pairs.open("w", encoding="utf-8", newline="") as handle:
+        writer = csv.writer(handle, delimiter="\t", lineterminator="\n", quoting=csv.QUOTE_MINIMAL)
+        writer.writerow(["source", "output", "score"])
+        for i, text in enumerate(source):
+            writer.writerow([text, refs[0][i], 1])
+            writer.writerow([text, refs[0][(i + 1) % len(source)], 0])
+    written.append(pairs)
     return written
