@@ -131,3 +131,23 @@ def test_tsv_refuses_texts_it_cannot_hold(tmp_path):
         back = read_table(write_records_table(records, tmp_path / name))
         assert [(r.id, r.source, r.output, r.references, r.direction) for r in back] == \
                [(r.id, r.source, r.output, r.references, r.direction) for r in records]
+
+
+def test_data_example_writes_the_bundled_example_as_files_and_one_table(tmp_path):
+    from styleval.examples import get
+    from styleval.readers import read_parallel
+    from styleval.style_models import read_labelled
+
+    assert cli_main.main(["data", "example", "formality", str(tmp_path), "-q"]) == 0
+    example = get("formality")
+    table = read_table(tmp_path / "outputs.tsv")
+    plain = [r for path in sorted((tmp_path / "systems").glob("*.txt"))
+             for r in read_parallel(path, tmp_path / "source.txt", [tmp_path / "ref0.txt", tmp_path / "ref1.txt"],
+                                    system=path.stem, direction="informal:formal")]
+    assert len(table) == 90 == len(plain)
+    assert [(r.id, r.system, r.source, r.output, r.references, r.direction) for r in table] == \
+        [(r.id, r.system, r.source, r.output, r.references, r.direction) for r in plain]
+    assert (tmp_path / "source.txt").read_bytes() == example.source.read_bytes()
+    styles = read_labelled(tmp_path / "styles.tsv")
+    assert styles.labels.count("informal") == styles.labels.count("formal") == 30
+    assert cli_main.main(["data", "example", "nope", str(tmp_path)]) == 2
