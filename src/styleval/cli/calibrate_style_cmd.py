@@ -9,17 +9,20 @@ import os
 import shlex
 import sys
 
+from .help_format import DefaultsFormatter
+
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("calibrate-style", help="calibrate a style model's threshold/probabilities on labelled "
+    p = sub.add_parser("calibrate-style", formatter_class=DefaultsFormatter,
+                       help="calibrate a style model's threshold/probabilities on labelled "
                        "in-domain text")
     p.add_argument("model", help="shipped model name (styleval models) or a model folder")
     src = p.add_argument_group("calibration sample (one of)")
     src.add_argument("--texts", action="append", default=[], metavar="STYLE=FILE",
                      help="a plain text file of one style, one text per line (give one per style)")
     src.add_argument("--table", help="a .tsv/.csv/.jsonl table with a text and a label column")
-    p.add_argument("--text-col", default="text")
-    p.add_argument("--label-col", default="label")
+    p.add_argument("--text-col", default="text", help="--table: column (JSONL: field) holding the texts")
+    p.add_argument("--label-col", default="label", help="--table: column (JSONL: field) holding the styles")
     p.add_argument("--output", "-o", required=True, help="model folder to write (the calibrated copy)")
     p.add_argument("--method", choices=["platt", "isotonic", "threshold"], default="platt",
                    help="probability map (default platt; threshold: a decision threshold only)")
@@ -30,9 +33,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--name", help="name of the calibrated model (default: the output folder's name)")
     p.add_argument("--note", default="", help="a note on the sample for the card (e.g. what it may not be used for)")
     p.add_argument("--bootstrap", type=int, default=1000, help="bootstrap draws for the intervals (default 1000)")
-    p.add_argument("--seed", type=int, default=13)
+    p.add_argument("--seed", type=int, default=13, help="seed of the bootstrap and cross-validation")
     p.add_argument("--json", action="store_true", help="print the calibration as JSON")
-    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--no-progress", action="store_true", help="no progress display")
     p.set_defaults(run=run)
 
 

@@ -14,6 +14,8 @@ from ..style_models.features import Block, make_block
 from ..style_models.model import CLASSIFIER, REGRESSOR, StyleModel, preprocess
 
 DEFAULT_GRID = {CLASSIFIER: [0.25, 1.0, 4.0, 16.0], REGRESSOR: [0.3, 1.0, 3.0, 10.0, 30.0]}
+#: more distinct whole-number labels than this read as scores, not classes
+MAX_NUMERIC_CLASSES = 10
 FEATURE_SETS = {"tfidf": ("tfidf",), "embedding": ("embedding",), "tfidf+embedding": ("tfidf", "embedding"),
                 "tfidf+hand": ("tfidf", "hand"), "embedding+hand": ("embedding", "hand"),
                 "all": ("tfidf", "embedding", "hand")}
@@ -65,10 +67,16 @@ def prepare_targets(train: LabelledData, selection: LabelledData | None, kind: s
         raise InputError(f"need at least 4 training texts, got {len(train)}", train.origin or None)
     fit_part, sel_part = split_data(train, 0.1, seed=seed) if selection is None else (train, selection)
     if kind == CLASSIFIER:
+        refuse_numeric_labels(train)
         y_fit: list[Any] = [str(v) for v in fit_part.labels]
         labels = sorted(set(y_fit))
         if len(labels) < 2:
             raise InputError(f"a classifier needs at least two labels, found {labels}", train.origin or None)
+        only_selected = sorted(set(str(v) for v in train.labels) - set(labels)) if selection is None else []
+        if only_selected:
+            raise InputError(f"label(s) {', '.join(map(repr, only_selected))} fell entirely into the 10% set aside "
+                             "to choose the regularisation: give more examples of them, or a selection table",
+                             train.origin or None)
         y_sel: list[Any] = [str(v) for v in sel_part.labels]
     else:
         try:
@@ -78,6 +86,31 @@ def prepare_targets(train: LabelledData, selection: LabelledData | None, kind: s
             raise InputError("a regressor needs numeric labels", train.origin or None) from None
         labels = list(poles)
     return fit_part, sel_part, labels, y_fit, y_sel
+
+
+def refuse_numeric_labels(data: LabelledData) -> None:
+    """A clear error when a classifier's labels are scores (every label a number, and fractional or many
+    distinct values, as PT16's formality scores): each value would otherwise become a class of its own."""
+    try:
+        values = sorted({float(v) for v in data.labels})
+    except (TypeError, ValueError):
+        return
+    if len(values) <= MAX_NUMERIC_CLASSES and all(v.is_integer() for v in values):
+        return  # a few whole numbers (0/1, 1..5) are class codes
+    examples = ", ".join(list(dict.fromkeys(str(v) for v in data.labels))[:3])
+    raise InputError(f"the labels look numeric ({len(values)} distinct values from {values[0]:g} to {values[-1]:g}, "
+                     f"e.g. {examples}): a classifier would make each value a class of its own; train a regressor "
+                     "instead (kind='regressor'; on the command line: --kind regressor --poles LOW,HIGH)",
+                     data.origin or None)
+
+
+def check_aliases(aliases: dict[str, str], labels: Sequence[str], origin: str = "") -> None:
+    """Every alias must name one of the model's labels (a regressor's poles)."""
+    lowered = {lab.lower() for lab in labels}
+    for style, label in aliases.items():
+        if not style or label.lower() not in lowered:
+            raise InputError(f"alias {style!r} -> {label!r}: {label!r} is not one of the model's labels "
+                             f"({', '.join(labels)})", origin or None)
 
 
 def held_out_entry(model: StyleModel, held_out: LabelledData,
@@ -112,6 +145,7 @@ def train_style_model(train: LabelledData, *, kind: str = CLASSIFIER, features: 
     options = feature_options or {}
     refit = selection is None
     fit_part, sel_part, labels, y_fit, y_sel = prepare_targets(train, selection, kind, poles, seed)
+    check_aliases(dict(aliases or {}), labels, train.origin)
     own = _blocks(features, options) if features else []
     blocks = [*fitted_blocks, *own]
     if not blocks:
