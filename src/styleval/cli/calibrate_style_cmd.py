@@ -72,11 +72,11 @@ def run(args: argparse.Namespace) -> int:
         data = read_style_files(files)
     if args.bootstrap < 1:
         raise InputError(f"--bootstrap must be at least 1, got {args.bootstrap}")
-    model = load_style_model(args.model)
-    bar = make_progress(not args.no_progress)
-    out = calibrate_style_model(model, data, method=args.method, threshold_rule=args.threshold_rule,
-                                positive=args.positive, name=args.name or Path(args.output).name, note=args.note,
-                                n_boot=args.bootstrap, seed=args.seed, progress=bar)
+    with make_progress(not args.no_progress) as bar:
+        model = load_style_model(args.model)
+        out = calibrate_style_model(model, data, method=args.method, threshold_rule=args.threshold_rule,
+                                    positive=args.positive, name=args.name or Path(args.output).name, note=args.note,
+                                    n_boot=args.bootstrap, seed=args.seed, progress=bar)
     cal = out.card["calibration"]
     cal["command"] = "styleval " + " ".join(shlex.quote(a) for a in sys.argv[1:])
     folder = out.save(args.output)

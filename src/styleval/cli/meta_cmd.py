@@ -271,6 +271,7 @@ def wide_table(results: list[MetaResult], digits: int = 3) -> tuple[list[str], l
 
 def run(args: argparse.Namespace) -> int:
     from ..outputs import atomic_writer, check_destinations, shown, write_text
+    from .progress import make as make_progress
 
     check_destinations(("--json", args.json), ("--csv", args.csv), ("--curves-csv", args.curves_csv),
                        ("--latex", args.latex),
@@ -278,11 +279,12 @@ def run(args: argparse.Namespace) -> int:
     human, metric_table, lower = load_inputs(args)
     tasks = build_tasks(args, human)
     metrics = _split(args.metrics) or None
-    results = run_tasks(tasks, human, metric_table, metrics=metrics, lower_is_better=lower,
-                        unmatched="report" if args.allow_unmatched else "error", ci=args.ci,
-                        confidence=args.confidence, significance=args.significance,
-                        n_permutations=args.permutations, seed=args.seed, curves=args.top_n is not None,
-                        curves_min_n=args.top_n or 3)
+    with make_progress(not args.quiet) as bar:
+        results = run_tasks(tasks, human, metric_table, metrics=metrics, lower_is_better=lower,
+                            unmatched="report" if args.allow_unmatched else "error", ci=args.ci,
+                            confidence=args.confidence, significance=args.significance,
+                            n_permutations=args.permutations, seed=args.seed, curves=args.top_n is not None,
+                            curves_min_n=args.top_n or 3, progress=bar)
     inputs = {"human": str(args.human), "scores": [str(s) for s in args.scores],
               "lower_is_better": sorted(lower), "preset": args.preset}
     if args.json:

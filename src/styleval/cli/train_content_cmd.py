@@ -91,9 +91,9 @@ def run(args: argparse.Namespace) -> int:
                 extra.groups.append("changed")
                 extra.weights.append(1.0)
         data = PairData.concat([data, extra], origin=data.origin + f" + {len(extra)} automatic meaning changes")
-    bar = make_progress(not args.no_progress)
-    model = train_preservation_model(data, recipe, selection=read_pairs(args.selection) if args.selection else None,
-                                     progress=bar)
+    with make_progress(not args.no_progress) as bar:
+        model = train_preservation_model(data, recipe, progress=bar,
+                                         selection=read_pairs(args.selection) if args.selection else None)
     folder = model.save(args.output)
     chosen = model.card["selection"]["chosen"]
     sys.stdout.write(f"wrote {folder} ({len(data)} pairs; chosen {chosen}; score with "

@@ -44,9 +44,9 @@ def run(args: argparse.Namespace) -> int:
     if args.kind == "ngram":
         out = train_ngram_lm(sentences, args.out or f"lm-{args.style}.arpa", style=args.style, order=args.order)
     else:
-        bar = make(not args.no_progress)
-        out = train_style_lm(sentences, args.out or f"lm-{args.style}", style=args.style, base=args.base,
-                             epochs=args.epochs, max_steps=args.max_steps, batch_size=args.batch_size, lr=args.lr,
-                             rank=args.rank, seed=args.seed, progress=bar)
+        with make(not args.no_progress) as bar:
+            out = train_style_lm(sentences, args.out or f"lm-{args.style}", style=args.style, base=args.base,
+                                 epochs=args.epochs, max_steps=args.max_steps, batch_size=args.batch_size,
+                                 lr=args.lr, rank=args.rank, seed=args.seed, progress=bar)
     sys.stdout.write(f"{out}\n")
     return 0

@@ -84,15 +84,16 @@ def run(args: argparse.Namespace) -> int:
                   held_out=read(args.held_out) if args.held_out else None, poles=poles, aliases=aliases,
                   name=args.name or Path(args.output).name, description=args.description,
                   seed=args.seed, command="styleval " + " ".join(shlex.quote(a) for a in sys.argv[1:]))
-    if args.features == "finetune":
-        bar = make_progress(not args.no_progress)
-        model = finetune_style_model(read(args.train), model=args.encoder, epochs=args.epochs, lr=args.lr,
-                                     rank=args.rank, alpha=2.0 * args.rank, batch_size=args.batch_size,
-                                     device=args.device, progress=bar, **common)
-    else:
-        model = train_style_model(read(args.train), features=args.features,
-                                  feature_options={"embedding": {"model": args.encoder}}, **common)
-    folder = model.save(args.output)
+    with make_progress(not args.no_progress) as bar:
+        if args.features == "finetune":
+            model = finetune_style_model(read(args.train), model=args.encoder, epochs=args.epochs, lr=args.lr,
+                                         rank=args.rank, alpha=2.0 * args.rank, batch_size=args.batch_size,
+                                         device=args.device, progress=bar, **common)
+        else:
+            model = train_style_model(read(args.train), features=args.features,
+                                      feature_options={"embedding": {"model": args.encoder}}, progress=bar,
+                                      **common)
+        folder = model.save(args.output)
     held = model.card.get("held_out", {}).get("scores")
     sys.stdout.write(f"wrote {folder}\n" + (f"held-out: {held}\n" if held else ""))
     return 0

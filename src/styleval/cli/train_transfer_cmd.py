@@ -93,11 +93,11 @@ def run(args: argparse.Namespace) -> int:
         value = getattr(args, key)
         if value is not None:
             settings[key] = int(value) if key == "epochs" and args.kind != "lora" else value
-    bar = make(not args.no_progress)
     command = "styleval " + " ".join(shlex.quote(a) for a in sys.argv[1:]) if sys.argv[1:2] == ["train-transfer"] \
         else ""
-    card = train_transfer_model(args.kind, train, dev, args.out, direction=direction, preprocess=args.preprocess,
-                                threads=args.threads, settings=settings, command=command, progress=bar)
+    with make(not args.no_progress) as bar:
+        card = train_transfer_model(args.kind, train, dev, args.out, direction=direction, preprocess=args.preprocess,
+                                    threads=args.threads, settings=settings, command=command, progress=bar)
     tr = card["training"]
     sys.stdout.write(f"{args.out}: {card['kind']} trained on {tr['data']['pairs']} pairs in {tr['wall_minutes']} min "
                      f"({tr['log'].get('stopped_by')})\n")

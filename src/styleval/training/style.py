@@ -7,6 +7,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from ..errors import InputError
+from ..progress import Progress, given_or_active
 from ..signature import library_version
 from ..style_models.card import classifier_scores, regressor_scores
 from ..style_models.data import LabelledData, split_data
@@ -129,7 +130,8 @@ def train_style_model(train: LabelledData, *, kind: str = CLASSIFIER, features: 
                       name: str = "style-model", version: str = "1", description: str = "", command: str = "",
                       notes: Sequence[str] = (), extra_held_out: Callable[[StyleModel], dict[str, float]] | None = None,
                       fitted_blocks: Sequence[Block] = (), seed: int = 13,
-                      text_norm: str = "html.unescape", selection_metric: str | None = None) -> StyleModel:
+                      text_norm: str = "html.unescape", selection_metric: str | None = None,
+                      progress: Progress | None = None) -> StyleModel:
     """Train a classifier (string labels) or regressor (numeric labels, ``poles`` = the low and high styles).
 
     The regularisation (``C`` of logistic regression, ``alpha`` of ridge) is chosen from ``grid`` on
@@ -141,7 +143,9 @@ def train_style_model(train: LabelledData, *, kind: str = CLASSIFIER, features: 
     (:func:`styleval.style_models.model.preprocess`).
     ``fitted_blocks`` are feature blocks trained elsewhere (e.g. the encoder of a fine-tuned model), put before the
     blocks named in ``features`` (which may then be empty) and used as they are.
+    ``progress`` hears the stages (features, the choice of the regularisation, the refit, the held-out scores).
     """
+    say = given_or_active(progress) or (lambda description, done, total: None)
     options = feature_options or {}
     refit = selection is None
     fit_part, sel_part, labels, y_fit, y_sel = prepare_targets(train, selection, kind, poles, seed)
@@ -150,6 +154,7 @@ def train_style_model(train: LabelledData, *, kind: str = CLASSIFIER, features: 
     blocks = [*fitted_blocks, *own]
     if not blocks:
         raise InputError("no feature blocks: name some in features or give fitted_blocks")
+    say(f"features of {len(fit_part):,} training and {len(sel_part):,} selection texts", 0, 1)
     for b in own:
         b.fit(preprocess(fit_part.texts, text_norm))
     model = StyleModel(kind, labels, blocks, np.zeros((1, 1)), np.zeros(1), dict(aliases or {}),
@@ -161,9 +166,12 @@ def train_style_model(train: LabelledData, *, kind: str = CLASSIFIER, features: 
         raise InputError(f"selection metric {metric!r} does not apply to a {kind}")
     if metric == "roc_auc" and len(labels) != 2:
         raise InputError("selection by roc_auc needs two labels")
-    results = {str(v): _score(kind, labels, _fit_head(kind, x_fit, y_fit, v, len(labels)), x_sel, y_sel, metric)
-               for v in grid}
+    results: dict[str, float] = {}
+    for k, v in enumerate(grid):
+        say("choosing the regularisation on the selection texts [values]", k, len(grid))
+        results[str(v)] = _score(kind, labels, _fit_head(kind, x_fit, y_fit, v, len(labels)), x_sel, y_sel, metric)
     best = max(grid, key=lambda v: results[str(v)])
+    say(f"fitting the head on {len(train) if refit else len(fit_part):,} texts", 0, 1)
     if refit:
         for b in own:
             b.fit(preprocess(train.texts, text_norm))
@@ -196,6 +204,7 @@ def train_style_model(train: LabelledData, *, kind: str = CLASSIFIER, features: 
     }
     model.card = card
     if held_out is not None:
+        say(f"scoring {len(held_out):,} held-out texts", 0, 1)
         card["held_out"] = held_out_entry(model, held_out, extra_held_out)
     return model
 
