@@ -159,3 +159,21 @@ def test_every_verb_takes_quiet_and_verbose() -> None:
         flags = set(parser._option_string_actions)
         assert {"--quiet", "--verbose"} <= flags, name
         assert ({"--progress", "--no-progress"} <= flags) == (name in PROGRESS_VERBS), name
+
+
+def test_meta_reports_tasks_and_metrics(tmp_path, capsys) -> None:
+    from styleval.cli.main import main
+
+    human, scores = tmp_path / "human.csv", tmp_path / "scores.csv"
+    rows = [(system, i, 0.1 * i + (system == "B")) for system in "ABC" for i in range(8)]
+    human.write_text("system,segment,annotator,aspect,score\n" + "".join(
+        f"{s},{i},{a},content,{h + 0.01 * k}\n" for s, i, h in rows for k, a in enumerate("xy")), encoding="utf-8")
+    scores.write_text("system,segment,metric,score\n" + "".join(
+        f"{s},{i},{m},{h * w}\n" for s, i, h in rows for m, w in (("m1", 1), ("m2", -1))), encoding="utf-8")
+    assert main(["meta", "--human", str(human), "--scores", str(scores), "--ci", "50", "--progress"]) == 0
+    err = capsys.readouterr().err.splitlines()
+    assert any(line.endswith("task 1/2 (content, segment kendall_tau_like): correlating · m1 (2 metrics)")
+               for line in err), err
+    assert any("bootstrap intervals · m2" in line for line in err)
+    assert main(["meta", "--human", str(human), "--scores", str(scores), "--ci", "50"]) == 0
+    assert capsys.readouterr().err == ""  # not a terminal, not asked: no progress

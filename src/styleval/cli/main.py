@@ -67,6 +67,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 status = int(args.run(args) or 0)
         finally:
             progress.close_all()  # the progress line goes before an error message is printed
+            progress.configure()
         sys.stdout.flush()  # a closed pipe shows here, inside the handler, not at interpreter exit
         return status
     except BrokenPipeError:

@@ -70,7 +70,7 @@ def run_tasks(tasks: Iterable[MetaTask], human: Judgments | pd.DataFrame, metric
     """:func:`styleval.meta.run` for every task; ``curves`` only applies to the system-level ones.
 
     The human side is aggregated once per (aspect, human, ddof), not once per task. A ``progress`` callback
-    hears each task's stages, prefixed ``task K/N NAME:``.
+    hears each task's stages, prefixed ``task K/N (ASPECT, LEVEL METHOD):``.
     """
     curves = run_kwargs.pop("curves", False)
     progress = run_kwargs.pop("progress", None)
@@ -79,7 +79,8 @@ def run_tasks(tasks: Iterable[MetaTask], human: Judgments | pd.DataFrame, metric
     task_list = list(tasks)
     for k, task in enumerate(task_list, start=1):
         if progress:
-            run_kwargs["progress"] = _task_stage(progress, f"task {k}/{len(task_list)} {task.name}")
+            run_kwargs["progress"] = _task_stage(progress, f"task {k}/{len(task_list)} ({task.aspect}, "
+                                                           f"{task.level} {task.method})")
         table = human
         if isinstance(human, Judgments):
             key = (task.aspect, task.human, task.ddof)
