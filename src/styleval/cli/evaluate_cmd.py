@@ -87,16 +87,18 @@ def run(args: argparse.Namespace) -> int:
 
         human = Judgments.read(args.human)  # read before the long evaluation, so a bad file fails fast
     records = score_cmd.load_records(args)
-    bar = progress.make(not (args.no_progress or args.quiet))
-    ev = evaluate(records, style_model=args.style_model, content_model=args.content_model, lm=args.lm,
-                  style_lms=style_lms or None, fluency=args.fluency, fluency_threshold=args.fluency_threshold,
-                  fast=args.fast, naturalness=args.naturalness, options=statistics_options(args), progress=bar)
-    if args.json:
-        ev.write_json(args.json)
-    if args.html or args.markdown:
-        from ..report.html import write_report
+    with progress.make(not (args.no_progress or args.quiet)) as bar:
+        ev = evaluate(records, style_model=args.style_model, content_model=args.content_model, lm=args.lm,
+                      style_lms=style_lms or None, fluency=args.fluency, fluency_threshold=args.fluency_threshold,
+                      fast=args.fast, naturalness=args.naturalness, options=statistics_options(args), progress=bar)
+        if args.json:
+            ev.write_json(args.json)
+        if args.html or args.markdown:
+            from ..report.html import write_report
 
-        write_report(ev, html=args.html, markdown=args.markdown, human=human, exclude_systems=args.exclude_system)
+            bar("writing the report", 0, 1)
+            write_report(ev, html=args.html, markdown=args.markdown, human=human,
+                         exclude_systems=args.exclude_system)
     if not args.quiet:
         print(text_report(ev.to_dict()))
         print("\nsignatures:")

@@ -297,6 +297,7 @@ def wide_table(results: list[MetaResult], digits: int = 3) -> tuple[list[str], l
 
 def run(args: argparse.Namespace) -> int:
     from ..outputs import atomic_writer, check_destinations, shown, write_text
+    from .progress import make as make_progress
 
     check_destinations(("--json", args.json), ("--csv", args.csv), ("--curves-csv", args.curves_csv),
                        ("--latex", args.latex),
@@ -306,17 +307,18 @@ def run(args: argparse.Namespace) -> int:
     options = dict(lower_is_better=lower, unmatched="report" if args.allow_unmatched else "error", ci=args.ci,
                    confidence=args.confidence, significance=args.significance, n_permutations=args.permutations,
                    seed=args.seed, curves=args.top_n is not None, curves_min_n=args.top_n or 3)
-    pairing = None
-    if args.task:  # full task names: every metric with each task's aspect
-        tasks = build_tasks(args, human)
-        results = run_tasks(tasks, human, metric_table, metrics=metrics, **options)
-    else:
-        pairing = pair_aspects(metrics or metric_table["metric"].unique(), human.aspects, args.aspect)
-        tasks, results = [], []
-        for aspect, names in pairing.groups.items():
-            aspect_tasks = build_tasks(args, human, aspect)
-            tasks += aspect_tasks
-            results += run_tasks(aspect_tasks, human, metric_table, metrics=names, **options)
+    with make_progress(not args.quiet) as bar:
+        pairing = None
+        if args.task:  # full task names: every metric with each task's aspect
+            tasks = build_tasks(args, human)
+            results = run_tasks(tasks, human, metric_table, metrics=metrics, **options, progress=bar)
+        else:
+            pairing = pair_aspects(metrics or metric_table["metric"].unique(), human.aspects, args.aspect)
+            tasks, results = [], []
+            for aspect, names in pairing.groups.items():
+                aspect_tasks = build_tasks(args, human, aspect)
+                tasks += aspect_tasks
+                results += run_tasks(aspect_tasks, human, metric_table, metrics=names, **options, progress=bar)
     inputs = {"human": str(args.human), "scores": [str(s) for s in args.scores],
               "lower_is_better": sorted(lower), "preset": args.preset,
               "aspects": None if pairing is None else {"mode": pairing.mode, "groups": pairing.groups,

@@ -132,9 +132,9 @@ def run(args: argparse.Namespace) -> int:
     check_destinations(("--json", args.json), ("--csv", args.csv), ("--segments-csv", args.segments_csv),
                        ("--jsonl", args.jsonl), inputs=input_files(args))
     records = load_records(args)
-    bar = progress.make(not (args.no_progress or args.quiet))
-    result = score(records, specs, against=[a.strip() for a in args.against.split(",")],
-                   modifiers=build_modifiers(args), options=statistics_options(args), progress=bar)
+    with progress.make(not (args.no_progress or args.quiet)) as bar:
+        result = score(records, specs, against=[a.strip() for a in args.against.split(",")],
+                       modifiers=build_modifiers(args), options=statistics_options(args), progress=bar)
     if args.json:
         result.write_json(args.json)
     if args.csv:

@@ -66,12 +66,12 @@ def run(args: argparse.Namespace) -> int:
     specs = check_metrics(args.metrics)
     check_destinations(("--json", args.json), ("--csv", args.csv), ("--segments", segments),
                        inputs=input_files(args))
-    bar = progress.make(not (args.no_progress or args.quiet))
-    out = score_stream(args.input, specs, against=[a.strip() for a in args.against.split(",")],
-                       modifiers=build_modifiers(args), options=statistics_options(args), segments=segments,
-                       chunk_size=args.chunk_size, cache=args.cache,
-                       table=TableOptions(default_direction=args.direction), engine=args.engine,
-                       ray_address=args.ray_address, ray_workers=args.ray_workers, progress=bar)
+    with progress.make(not (args.no_progress or args.quiet)) as bar:
+        out = score_stream(args.input, specs, against=[a.strip() for a in args.against.split(",")],
+                           modifiers=build_modifiers(args), options=statistics_options(args), segments=segments,
+                           chunk_size=args.chunk_size, cache=args.cache,
+                           table=TableOptions(default_direction=args.direction), engine=args.engine,
+                           ray_address=args.ray_address, ray_workers=args.ray_workers, progress=bar)
     if args.json:
         out.write_json(args.json)
     if args.csv:

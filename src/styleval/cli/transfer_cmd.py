@@ -60,9 +60,9 @@ def _run_model(args: argparse.Namespace) -> int:
                        + input_files("--model", args.model))
     torch.set_num_threads(max(1, args.threads))
     lines = input_lines(args.input)
-    bar = make(not args.no_progress)
-    model = load_transfer_model(args.model, progress=bar)
-    out = model.rewrite(lines, batch_size=args.batch_size, progress=bar)
+    with make(not args.no_progress) as bar:
+        model = load_transfer_model(args.model, progress=bar)
+        out = model.rewrite(lines, batch_size=args.batch_size, progress=bar)
     text = "".join(o.replace("\n", " ") + "\n" for o in out)
     if args.output:
         write_text(args.output, text)

@@ -23,7 +23,7 @@ from ..results import Comparison, ScoreResult
 from .overall import overall_metrics, split_overall
 from .plan import (DEFAULT_CONTENT_MODEL, DEFAULT_FLUENCY, DEFAULT_LM, BatteryChoices, CorpusFacts, ModelCardFacts,
                    StyleModelFacts, plan_evaluation)
-from ..progress import Progress
+from ..progress import Progress, reporting
 
 FORMAT = "styleval-evaluation/1"
 #: evaluate's statistics defaults: those of score, with paired bootstrap tests between the systems.
@@ -239,9 +239,9 @@ def evaluate(records: Sequence[Record], *, style_model: str = "auto", content_mo
                              fluency=fluency, fluency_threshold=fluency_threshold, fast=fast,
                              naturalness="unigram" if naturalness is True else (naturalness or None), seed=opts.seed)
     corpus = CorpusFacts.of(records)
-    plan = plan_evaluation(corpus, choices, style_model_facts(style_model, corpus.styles), shipped_model_cards())
-
-    built = build_metrics(plan.specs, ("source", "references"), corpus.has_references)
+    with reporting(progress):  # a model loaded while planning is reported too
+        plan = plan_evaluation(corpus, choices, style_model_facts(style_model, corpus.styles), shipped_model_cards())
+        built = build_metrics(plan.specs, ("source", "references"), corpus.has_references)
     by_id = {m.metric_id: m for m in built}
     threshold = choices.threshold
     built += overall_metrics({role: by_id[mid] for role, mid in plan.roles.items()}, threshold)
