@@ -198,3 +198,77 @@ def test_score_records_carry_the_case_facts(tiny_models) -> None:
     res = styleval.score(recs, [f"style_accuracy:model={tiny_models['clf']}"], bootstrap=0)
     r = res.get("style_accuracy", "a")
     assert r.signature.resources["case_as"] == SENSITIVE and r.extra["case"]["evidence"]["n_texts"] == 8
+
+
+# -- the case cues and the shipped pair -----------------------------------------------------------------------------
+def test_case_cues_by_hand(tmp_path) -> None:
+    from styleval.style_models import StyleModel
+    from styleval.style_models.features import CASE_CUES, case_cues
+
+    cues = dict(zip(CASE_CUES, case_cues("i dunno. what do u mean? i'm lost, dont ask")))
+    assert cues["sentence_starts_upper"] == 0.0 and cues["pronoun_i_upper"] == 0.0
+    assert cues["pronoun_i_lower"] == pytest.approx(2 / 10) and cues["joined_contraction"] == pytest.approx(1 / 10)
+    assert cues["apostrophe_dropped"] == pytest.approx(1 / 10) and cues["comma_rate"] == pytest.approx(1 / 10)
+    cues = dict(zip(CASE_CUES, case_cues("I do n't know , really . Do you ?")))
+    assert cues["sentence_starts_upper"] == 1.0 and cues["space_before_punct"] == pytest.approx(3 / 7)
+    assert cues["split_clitic"] == pytest.approx(1 / 7) and cues["joined_contraction"] == 0.0
+    data = LabelledData(FORMAL + INFORMAL, ["formal"] * 6 + ["informal"] * 6, "tiny")
+    model = train_style_model(data, features="hand+case-cues", selection=data, grid=[1.0], name="cues")
+    again = StyleModel.load(model.save(tmp_path / "cues"))
+    np.testing.assert_allclose(again.raw_score(FORMAL), model.raw_score(FORMAL))
+    assert [b.kind for b in again.blocks] == ["hand", "case-cues"]
+
+
+CASED = "formality-classifier-pt16-cased"
+BLIND_NAME = "formality-classifier-pt16"
+
+
+def test_the_shipped_pair() -> None:
+    from styleval.metrics.style._model import choose_model
+    from styleval.models import registry
+    from styleval.style_models import load_style_model
+
+    assert registry.cased_slot(registry.STYLE, BLIND_NAME) == CASED
+    assert registry.cased_slot(registry.STYLE, CASED) is None
+    assert choose_model("classifier", {"formal", "informal"}) == BLIND_NAME  # the slot is reached through the pair
+    cased, blind = load_style_model(CASED), load_style_model(BLIND_NAME)
+    assert cased.cased and not blind.cased and cased.labels == blind.labels == ["formal", "informal"]
+    card = cased.card
+    assert card["calibration"]["data"]["data"].endswith("fr.80.ref1-3") and card["calibration"]["method"] == "platt"
+    assert card["selection"]["candidates"]["chosen"] in card["selection"]["candidates"]["figures"]
+    assert card["held_out"]["data"] == "shared/data/pt16/test.csv"
+    assert "pt16/train.csv" in card["training"]["data"]
+    # lower case counts against formality for the cased model only
+    formal = ["I would be grateful if you could send me the report.", "He is rather strange, but I like him."]
+    lowered = [t.lower() for t in formal]
+    assert (cased.raw_score(formal, "formal") > cased.raw_score(lowered, "formal")).all()
+    np.testing.assert_allclose(blind.raw_score(formal, "formal"), blind.raw_score(lowered, "formal"))
+
+
+def test_shipped_cased_model_reproduces_its_card(shared_data) -> None:
+    """The AUC its card stores for the 240 fr.80.ref1-3 sentences (its calibration sample), recomputed."""
+    from sklearn.metrics import roc_auc_score
+
+    from styleval.style_models import load_style_model
+
+    model = load_style_model(CASED)
+    sample = lai2022.xformal(shared_data)
+    auc = roc_auc_score([y == "formal" for y in sample.labels], model.raw_score(sample.texts, "formal"))
+    assert auc == pytest.approx(model.card["calibration"]["scores"]["auc_raw_score"], abs=1e-6)
+
+
+def test_the_pair_follows_case_on_lai(shared_data) -> None:
+    """Lai et al.'s release as published reads as cased (the cased model scores it); lower-cased and tokenized, as
+    a lower-cased release (the case-blind one does); case=sensitive on the blind model's name gives the cased one."""
+    recs = [r for r in lai2022.records(shared_data) if r.system == "bart"]
+    released = styleval.score(recs, ["style_accuracy"], bootstrap=0).get("style_accuracy", "bart")
+    assert released.signature.resources["style_model"] == CASED
+    assert released.signature.resources["case_as"] == SENSITIVE
+    assert released.extra["case"]["evidence"]["no_capital_share"] == pytest.approx(39 / 160, abs=1e-4)
+    low = [Record(id=r.id, source=lower_tokens(r.source), output=lower_tokens(r.output),
+                  references=[lower_tokens(x) for x in r.references], system=r.system, direction=r.direction)
+           for r in recs]
+    lowered = styleval.score(low, ["style_accuracy"], bootstrap=0).get("style_accuracy", "bart")
+    assert lowered.signature.resources["style_model"] == BLIND_NAME and lowered.signature.resources["case_as"] == BLIND
+    named = styleval.score(low, [f"style_accuracy:model={BLIND_NAME},case=sensitive"], bootstrap=0)
+    assert named.get("style_accuracy", "bart").signature.resources["style_model"] == CASED
