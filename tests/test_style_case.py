@@ -272,3 +272,18 @@ def test_the_pair_follows_case_on_lai(shared_data) -> None:
     assert lowered.signature.resources["style_model"] == BLIND_NAME and lowered.signature.resources["case_as"] == BLIND
     named = styleval.score(low, [f"style_accuracy:model={BLIND_NAME},case=sensitive"], bootstrap=0)
     assert named.get("style_accuracy", "bart").signature.resources["style_model"] == CASED
+
+
+def test_cased_model_on_the_unused_fr80_sentences(shared_data) -> None:
+    """docs/results.md's figures on the 160 sentences no fit used (fr.input.80 + fr.80.ref0): AUC as written, and
+    lower case counted against formality."""
+    from sklearn.metrics import roc_auc_score
+
+    from styleval.style_models import load_style_model
+
+    sample = lai2022.xformal(shared_data, (lai2022.XFORMAL_INPUTS, lai2022.XFORMAL_REFERENCES[0]))
+    y = [label == "formal" for label in sample.labels]
+    model = load_style_model(CASED)
+    assert roc_auc_score(y, model.raw_score(sample.texts, "formal")) == pytest.approx(0.915, abs=5e-4)
+    lowered = [t.lower() for t in sample.texts]
+    assert roc_auc_score(y, model.raw_score(lowered, "formal")) == pytest.approx(0.792, abs=5e-4)
