@@ -15,8 +15,9 @@ parameter every one of them takes.
 
 The decision goes into the signature's resources (``case_as``) and, with the detector's shares, into the run facts
 (``extra["case"]``). A batch holds one system's segments, whose sources and references all systems share, so in
-``score`` and ``evaluate`` the decision is the same for every system; ``score --stream`` decides per chunk (pass
-``case=`` to fix it).
+``score`` and ``evaluate`` the decision is the same for every system; ``score --stream`` decides per chunk, and a
+statistics cache (``--cache``) keeps the decision of the run that computed each cached segment: pass ``case=`` to fix
+it there.
 """
 from __future__ import annotations
 
