@@ -124,6 +124,7 @@ def style_model_facts(style_model: str, styles: frozenset[str]) -> StyleModelFac
     """The style classifier the battery will use (the one named, or the shipped one covering ``styles`` for
     ``auto``), described from its card for the plan."""
     from ..metrics.style._model import AUTO, choose_model
+    from ..models import registry
     from ..style_models.model import CLASSIFIER
     from ..style_models.pretrained import load_style_model
 
@@ -133,7 +134,8 @@ def style_model_facts(style_model: str, styles: frozenset[str]) -> StyleModelFac
     blocks = ", ".join(str(getattr(b, "kind", None) or b.config().get("kind", type(b).__name__))
                        for b in getattr(model, "blocks", ())) or "see the model card"
     return StyleModelFacts(name=name, chosen=chosen, labels=tuple(model.labels), feature_blocks=blocks,
-                           calibration_note=_calibration_note(model), card=card_facts(getattr(model, "card", None)))
+                           calibration_note=_calibration_note(model), card=card_facts(getattr(model, "card", None)),
+                           cased=model.cased, cased_slot=registry.cased_slot(registry.STYLE, name))
 
 
 def card_facts(card: Mapping[str, Any] | None) -> ModelCardFacts | None:

@@ -16,6 +16,7 @@ from ..errors import InputError
 from ..metrics.base import Metric
 from ..metrics.identity import MetricId
 from ..records import Record
+from ..textnorm.casing import BLIND, CaseEvidence, case_evidence, release_case
 
 #: The content models ``evaluate`` may use for the similarity role (J's SIM, the content-vs-source headline): name ->
 #: metric spec (against the source is added). The default is the one the rule of
@@ -85,15 +86,26 @@ FLUENCY_WHY = {
 }
 
 
+#: Why a lower-cased output counts against formality in a cased release (docs/results.md, Lai et al. 2022).
+LOWERCASE_WHY = ("humans rate lower-cased formal text as less formal: Lai et al. 2022's judges gave the three systems "
+                 "whose informal→formal outputs are lower-cased a mean style of 28-31 against 69-84 for the cased "
+                 "systems")
+
+
 @dataclass(frozen=True)
 class CorpusFacts:
-    """What planning needs to know about the records: directions in order of appearance, styles, sizes."""
+    """What planning needs to know about the records: directions in order of appearance, styles, sizes; how the
+    release treated case (``case``: the detector's evidence on the sources and references of each segment, which
+    decides the style metrics' ``case=auto``) and the systems whose outputs are lower-cased although the release and
+    their sources are cased."""
 
     directions: tuple[str, ...]
     styles: frozenset[str]
     n_systems: int
     n_records: int
     n_references: int  # the most references any segment has
+    case: CaseEvidence = CaseEvidence(0, 0.0, 0.0)
+    lowercased_systems: tuple[str, ...] = ()
 
     @property
     def has_references(self) -> bool:
@@ -105,7 +117,13 @@ class CorpusFacts:
             raise InputError("no records to evaluate")
         directions: list[str] = []
         styles: set[str] = set()
+        texts: dict[str, tuple[list[str], list[str]]] = {}  # system -> (sources, outputs)
+        inputs: dict[str, Record] = {}  # one record per segment id: the inputs all systems share
         for r in records:
+            mine = texts.setdefault(r.system, ([], []))
+            mine[0].append(r.source)
+            mine[1].append(r.output)
+            inputs.setdefault(r.id, r)
             if r.direction is None:
                 raise InputError(f"record {r.id!r} of system {r.system!r} has no transfer direction; evaluate "
                                  "chooses its metrics by direction: give --direction SRC:TGT (e.g. informal:formal)")
@@ -113,8 +131,12 @@ class CorpusFacts:
             if text not in directions:
                 directions.append(text)
             styles.update({r.direction.source_style, r.direction.target_style})
-        return cls(directions=tuple(directions), styles=frozenset(styles), n_systems=len({r.system for r in records}),
-                   n_records=len(records), n_references=max((len(r.references) for r in records), default=0))
+        case = release_case([r.source for r in inputs.values()], [r.references for r in inputs.values()])
+        lowered = () if case.decision == BLIND else tuple(
+            s for s, (src, out) in texts.items() if case_evidence(out).lowercased and not case_evidence(src).lowercased)
+        return cls(directions=tuple(directions), styles=frozenset(styles), n_systems=len(texts),
+                   n_records=len(records), n_references=max((len(r.references) for r in records), default=0),
+                   case=case, lowercased_systems=lowered)
 
 
 @dataclass(frozen=True)
@@ -136,6 +158,8 @@ class StyleModelFacts:
     feature_blocks: str  # e.g. "tfidf, embedding"
     calibration_note: str  # one sentence on how it decides (see docs/calibration.md)
     card: ModelCardFacts | None = None  # read from its card (None: not read)
+    cased: bool = False  # whether the model itself reads case
+    cased_slot: str | None = None  # the cased model shipped under its name (a pair), used when case counts
 
 
 @dataclass(frozen=True)
@@ -251,6 +275,19 @@ def figures_reason(aspect: str, model: str | None, card: ModelCardFacts | None) 
             + "; ".join(card.figures) + "."]
 
 
+def _case_reason(style: StyleModelFacts, case: CaseEvidence) -> str:
+    """Which style model reads the outputs, and whether it sees case (the style metrics' ``case=auto``)."""
+    text = f"style, case=auto: {case.reason()}"
+    if case.decision == BLIND:
+        return text + f"; {style.name!r} reads the outputs lower-cased and tokenized."
+    if style.cased_slot:
+        return text + f"; the cased model of the pair, {style.cased_slot!r}, reads the outputs as written."
+    if style.cased:
+        return text + f"; {style.name!r} reads the outputs as written."
+    return (text + f"; but {style.name!r} is case-blind and no cased model is shipped under its name, so it reads "
+            "them lower-cased and tokenized.")
+
+
 def plan_evaluation(corpus: CorpusFacts, choices: BatteryChoices, style: StyleModelFacts,
                     model_cards: Mapping[str, ModelCardFacts] | None = None) -> EvaluationPlan:
     """The battery for ``corpus``: style, content, fluency and (optionally) naturalness metrics, their roles in the
@@ -267,7 +304,16 @@ def plan_evaluation(corpus: CorpusFacts, choices: BatteryChoices, style: StyleMo
                  f"{corpus.n_systems} system(s), {corpus.n_records} records"
                  + (f", up to {n_refs} reference(s) per segment." if n_refs else ", no references.")]
     rationale.append(_style_reason(style, corpus.styles, fast))
-    rationale += figures_reason("style", style.name, style.card)
+    rationale.append(_case_reason(style, corpus.case))
+    used = style.cased_slot if style.cased_slot and corpus.case.decision != BLIND else style.name
+    card = style.card if used == style.name else (model_cards or {}).get(used)
+    rationale += figures_reason("style", used, card)
+    if corpus.lowercased_systems:
+        sees = style.cased or bool(style.cased_slot)
+        rationale.append(f"warning: the outputs of {', '.join(corpus.lowercased_systems)} are lower-cased while their "
+                         f"sources are cased, and {LOWERCASE_WHY}"
+                         + ("; the cased style model counts it against them." if sees
+                            else "; the case-blind style model cannot see it."))
     style_metrics = [_create(f"style_accuracy:model={style.name}"), _create(f"style_emd:model={style.name}")]
     metrics: list[Metric] = list(style_metrics)
     aspects: dict[str, list[Metric]] = {"style": list(style_metrics), "content": [], "fluency": []}

@@ -200,7 +200,13 @@ def render_style(card: Mapping[str, Any]) -> str:
         for e in sel.get("epochs") or []:  # fine-tuned models: one line per epoch
             lines.append(f"- epoch {e['epoch']}: training loss {e['train_loss']:.4f}, {sel.get('metric')} "
                          f"{e['selection']:.4f}")
-        lines += [f"- chosen: {json.dumps(sel.get('chosen'))}", ""]
+        lines += [f"- chosen: {json.dumps(sel.get('chosen'))}"]
+        cands = sel.get("candidates")
+        if cands:  # a model chosen among candidate recipes by a rule written down beforehand
+            lines.append(f"- candidates, by the rule: {cands.get('rule')}; chosen: {cands.get('chosen')}")
+            lines += [f"  - {name}: " + ", ".join(f"{k} {_fmt(v)}" for k, v in figures.items())
+                      for name, figures in cands.get("figures", {}).items()]
+        lines.append("")
     for key, title in (("held_out", "Held-out scores"),):
         ho = card.get(key, {})
         if ho:
