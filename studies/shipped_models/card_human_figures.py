@@ -33,6 +33,7 @@ LAI = "Lai et al. 2022, 8 systems"
 MIR = "Mir et al. 2019, Yelp"
 KENDALL, PEARSON = "per-input Kendall tau-like", "system Pearson"
 STYLE_CMD = ".venv/bin/python studies/figures/style_figures.py --only lai mir --out style_figures.json"
+CASE_CMD = ".venv/bin/python studies/figures/case_figures.py"
 PRESERVATION_CMD = ".venv/bin/python studies/preservation/preservation_results.py --cache DIR --json out.json"
 FLUENCY_CMD = ("STYLEVAL_THREADS=1 .venv/bin/python studies/figures/fluency_judgment_figures.py --stage lm --mir-raw, "
                "then --stage figures --mir-raw")
@@ -76,6 +77,9 @@ def _preservation(kendall: float, pearson: float, lai_all: float, mir_pearson: f
 FIGURES: dict[str, tuple[str, str, str, list[dict[str, Any]]]] = {
     "formality-classifier-pt16": (registry.STYLE, FORMALITY, STYLE_CMD, _lai_style(
         (0.009, -0.816), (0.151, 0.903), (-0.133, -0.715), "calibrated P(target style)")),
+    "formality-classifier-pt16-cased": (registry.STYLE, FORMALITY + " Lai's release is cased, so case=auto gives "
+                                        "it to this model.", CASE_CMD, _lai_style(
+        (0.308, 0.934), (0.690, 0.987), (-0.073, -0.469), "calibrated P(target style), as written")),
     "formality-regressor-pt16": (registry.STYLE, FORMALITY, STYLE_CMD, _lai_style(
         (0.303, -0.154), (0.645, 0.993), (-0.039, -0.515), "score oriented to the target (style_regression)") + [
         _fig(f"{LAI}, both directions", "style", KENDALL, 0.303,

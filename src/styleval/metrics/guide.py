@@ -29,6 +29,9 @@ COMMON: dict[str, str] = {
     "batch_tokens": "tokens per LM batch (speed and memory only)",
     "max_tokens": "truncate each text to this many tokens (0: no limit)",
     "calibrated": "decide with the model card's calibration (threshold and probability map) when it has one",
+    "case": "auto: decide once per corpus from its sources and references (lower-cased or tokenized release -> "
+            "blind, else sensitive); sensitive: a cased model reads the outputs as written (the cased slot of a "
+            "shipped pair); blind: the model reads them lower-cased and tokenized",
 }
 
 #: (metric, parameter) -> meaning, where the common one does not fit.
