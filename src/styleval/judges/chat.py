@@ -30,6 +30,16 @@ class ChatFormat:
         return _compiled(self.template).render(messages=messages, add_generation_prompt=add_generation_prompt,
                                                bos_token=self.bos_token, eos_token=self.eos_token)
 
+    def count_tokens(self, texts: list[str]) -> list[int]:
+        """How many tokens the folder's ``tokenizer.json`` makes of each text (special tokens written out)."""
+        path = self.folder / "tokenizer.json"
+        if not path.is_file():
+            raise InputError("counting tokens needs the model's tokenizer.json next to its chat template", self.folder)
+        import tokenizers
+
+        tok = tokenizers.Tokenizer.from_file(str(path))
+        return [len(e.ids) for e in tok.encode_batch(texts, add_special_tokens=False)]
+
 
 def chat_format(folder: str | Path) -> ChatFormat:
     """The chat template of a transformers model folder (an :class:`InputError` when it has none)."""

@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
+import numpy as np
+
 from ..errors import InputError, MissingDependencyError, StyleEvalError
 from ..models.hashing import cache_dir
 from .request_cache import AnswerStore, MemoryAnswers, RequestCache, public_url, request_key
@@ -233,3 +235,44 @@ def _send_all(config: ServerConfig, model: str, store: AnswerStore, todo: list[t
         pool.shutdown(wait=True, cancel_futures=True)
         usage.retries += sender.retries
         sender.close()
+
+
+def first_answer_top(answer: dict[str, Any]) -> list[tuple[str, float]] | None:
+    """``(token, log-probability)`` of the alternatives at the first position of a chat answer (the chosen token
+    alone when the server gave no alternatives), or None when the answer has no log-probabilities."""
+    choice = (answer.get("choices") or [{}])[0]
+    content = (choice.get("logprobs") or {}).get("content") or []
+    if not content:
+        return None
+    first = content[0]
+    top = first.get("top_logprobs") or [{"token": first.get("token", ""), "logprob": first.get("logprob")}]
+    return [(str(t.get("token", "")), float(t["logprob"])) for t in top if t.get("logprob") is not None]
+
+
+def answer_text(answer: dict[str, Any]) -> str:
+    """The generated text of a chat answer."""
+    choice = (answer.get("choices") or [{}])[0]
+    return str(((choice.get("message") or {}).get("content")) or "")
+
+
+def echoed_logprobs(answer: dict[str, Any], n_tokens: int, text: str, eos: str, label: str) -> np.ndarray:
+    """Log-probabilities of the last ``n_tokens`` prompt tokens a ``/completions`` answer with ``echo`` lists (the
+    echo holds the prompt's tokens, then the ``usage.completion_tokens`` generated ones); their text, the ``eos``
+    token left out, is checked against ``text`` (ASCII characters only: servers split UTF-8 characters apart)."""
+    choice = (answer.get("choices") or [{}])[0]
+    lp = choice.get("logprobs") or {}
+    tokens, values = lp.get("tokens"), lp.get("token_logprobs")
+    generated = int((answer.get("usage") or {}).get("completion_tokens") or 0)
+    if not tokens or not values or len(tokens) != len(values) or len(values) < generated + n_tokens:
+        raise InputError(f"{label}: the server did not echo the prompt's log-probabilities (this needs a "
+                         "/completions endpoint with echo and logprobs, as vLLM and the llama.cpp server offer)")
+    stop = len(values) - generated
+    picked, texts = values[stop - n_tokens:stop], tokens[stop - n_tokens:stop]
+    if _ascii("".join(texts).replace(eos, "")) != _ascii(text) or any(v is None for v in picked):
+        raise InputError(f"{label}: the server's last {n_tokens} prompt tokens are not the text scored (is the "
+                         "chat template the served model's?)")
+    return np.asarray(picked, dtype=float)
+
+
+def _ascii(text: str) -> str:
+    return "".join(ch for ch in text if ord(ch) < 128)

@@ -154,8 +154,7 @@ class LLMJudge(JudgeBackendParams, Metric):
         answers, usage = server_backend.ask(config, model, requests)
         stats = np.full((len(answers), 3), np.nan)
         for i, answer in enumerate(answers):
-            choice = (answer.get("choices") or [{}])[0]
-            top = _first_top_logprobs(choice)
+            top = server_backend.first_answer_top(answer)
             if self.scoring != "parsed":
                 if top is None and self.scoring == "probability":
                     raise InputError(f"{labels[i]}: the server returned no log-probabilities; score with "
@@ -164,8 +163,7 @@ class LLMJudge(JudgeBackendParams, Metric):
                     rating, mass = weighted_rating(top, self._template.scale)
                     stats[i] = (rating, mass, 1.0 if not math.isnan(rating) else np.nan)
             if self.scoring == "parsed" or (self.scoring == "auto" and math.isnan(stats[i, RATING])):
-                text = str(((choice.get("message") or {}).get("content")) or "")
-                rating = parse_rating(text, self._template.scale)
+                rating = parse_rating(server_backend.answer_text(answer), self._template.scale)
                 stats[i, RATING], stats[i, METHOD] = rating, (0.0 if not math.isnan(rating) else np.nan)
         resources = {"judge_model": model, "judge_model_reported": ",".join(sorted(usage.models)) or "unknown",
                      "judge_backend": "server"}
@@ -177,14 +175,3 @@ class LLMJudge(JudgeBackendParams, Metric):
     def aggregate(self, stats: np.ndarray) -> float:
         scores = self.scores_from_stats(stats)
         return float(np.nanmean(scores)) if np.isfinite(scores).any() else float("nan")
-
-
-def _first_top_logprobs(choice: dict[str, Any]) -> list[tuple[str, float]] | None:
-    """``(token, log-probability)`` of the alternatives at the first answer position of a chat answer, or None when
-    the answer has no log-probabilities."""
-    content = (choice.get("logprobs") or {}).get("content") or []
-    if not content:
-        return None
-    first = content[0]
-    top = first.get("top_logprobs") or [{"token": first.get("token", ""), "logprob": first.get("logprob")}]
-    return [(str(t.get("token", "")), float(t["logprob"])) for t in top if t.get("logprob") is not None]

@@ -19,8 +19,9 @@ whose only token is the end of the turn, skipped) is NaN and flagged ``no_tokens
 Backends: a local causal LM (prompt and output tokenized apart and joined, as in the authors' script), or a server's
 ``/completions`` endpoint with ``echo`` and ``logprobs`` (vLLM, the llama.cpp server; chat-only hosted APIs
 cannot return the log-probabilities of given text), where the prompt is rendered here with ``chat_template=`` (a
-local folder holding the served model's chat template, or a catalog name) and the output's tokens are those the
-server's ``text_offset`` places after the prompt.
+local folder holding the served model's chat template and ``tokenizer.json``, or a catalog name) and the output's
+tokens are the last prompt tokens the server echoes, as many as that tokenizer makes of the output and its end of
+turn (their text is checked against the output).
 
 Statistics per segment: ``[content, style, scored tokens]``; corpus: the mean of the segment scores.
 """
@@ -139,13 +140,15 @@ class LogProp(JudgeBackendParams, Metric):
         config = self.server_config()
         model = server_backend.server_model(config)
         prompts = self._prompts(chat, batch)
-        texts = [(p, out + chat.eos_token) for row, out in zip(prompts, batch.outputs) for p in row]
+        continuations = [out + chat.eos_token for out in batch.outputs]
+        lengths = chat.count_tokens(continuations)
         body = {"max_tokens": 1, "temperature": 0, "echo": True, "logprobs": 1}
-        requests = [server_backend.Request(server_backend.COMPLETIONS, {"prompt": p + c, **body}, labels[k // 3])
-                    for k, (p, c) in enumerate(texts)]
+        requests = [server_backend.Request(server_backend.COMPLETIONS, {"prompt": p + continuations[i], **body},
+                                           labels[i]) for i, row in enumerate(prompts) for p in row]
         answers, usage = server_backend.ask(config, model, requests)
-        flat = [_echoed_logprobs(a, len(p), len(p) + len(c), labels[k // 3])
-                for k, (a, (p, c)) in enumerate(zip(answers, texts))]
+        flat = [server_backend.echoed_logprobs(a, lengths[k // 3], batch.outputs[k // 3], chat.eos_token,
+                                                labels[k // 3])
+                for k, a in enumerate(answers)]
         resources = {"judge_model": model, "judge_model_reported": ",".join(sorted(usage.models)) or "unknown",
                      "judge_backend": "server"}
         return [flat[3 * i:3 * i + 3] for i in range(len(batch))], resources, self.run_facts(usage)
@@ -164,17 +167,3 @@ def _server_chat(name: str) -> ChatFormat:
 
     spec = resolve_causal_lm(name)
     return chat_format(ensure_converted(spec) if spec.source == "catalog" else spec.path)
-
-
-def _echoed_logprobs(answer: dict[str, Any], start: int, end: int, label: str) -> np.ndarray:
-    """Log-probabilities of the echoed tokens whose text starts in ``[start, end)`` of the prompt."""
-    choice = (answer.get("choices") or [{}])[0]
-    lp = choice.get("logprobs") or {}
-    offsets, values = lp.get("text_offset"), lp.get("token_logprobs")
-    if not offsets or not values or len(offsets) != len(values):
-        raise InputError(f"{label}: the server did not echo the prompt's log-probabilities (logprop needs a "
-                         "/completions endpoint with echo and logprobs, as vLLM and the llama.cpp server offer)")
-    picked = [v for o, v in zip(offsets, values) if start <= int(o) < end]
-    if any(v is None for v in picked):
-        raise InputError(f"{label}: the server returned no log-probability for a token of the output")
-    return np.asarray(picked, dtype=float)
