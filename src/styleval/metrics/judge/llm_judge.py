@@ -35,6 +35,8 @@ from ._common import InstanceFact, JudgeBackendParams, drop_run_only, segment_la
 RATING, MASS, METHOD = 0, 1, 2
 SCORINGS = ("auto", "probability", "parsed")
 _ASPECTS = {"style": Aspect.STYLE, "content": Aspect.CONTENT, "fluency": Aspect.FLUENCY}
+_NEEDS = {"style": frozenset({"target_style"}), "content": frozenset({"source", "target_style"}),
+          "fluency": frozenset()}
 
 
 @register
@@ -45,6 +47,7 @@ class LLMJudge(JudgeBackendParams, Metric):
     version = "1"
     n_stats = 3
     aspect = InstanceFact(Aspect.STYLE)  # type: ignore[assignment]
+    needs = InstanceFact(frozenset({"target_style"}))  # type: ignore[assignment]
     higher_is_better = True
     value_range = InstanceFact((1.0, 5.0))  # type: ignore[assignment]
     unit_range = InstanceFact((1.0, 5.0))  # type: ignore[assignment]
@@ -66,6 +69,7 @@ class LLMJudge(JudgeBackendParams, Metric):
         if int(max_tokens) < 1:
             raise InputError(f"llm_judge: max_tokens must be at least 1, not {max_tokens}")
         self._aspect = _ASPECTS[aspect]
+        self._needs = _NEEDS[aspect]
         self.template = str(template)
         self._template: JudgeTemplate = judge_template(aspect, self.template)  # read and checked now
         scale = self._template.scale
@@ -82,11 +86,6 @@ class LLMJudge(JudgeBackendParams, Metric):
         params["aspect"] = self._aspect.value
         params["temperature"] = 0  # greedy decoding, always
         return params
-
-    @property
-    def needs(self) -> frozenset[str]:  # type: ignore[override]
-        return {"style": frozenset({"target_style"}), "content": frozenset({"source", "target_style"}),
-                "fluency": frozenset()}[self._aspect.value]
 
     def resources(self) -> dict[str, str]:
         out = {"template_used": self._template.file.name, "template_hash": self._template.file.short_hash}
