@@ -30,6 +30,8 @@ pip_install() {
 pip_install --upgrade pip
 # torch first, pinned, so the local CPU wheel is used instead of a multi-GB CUDA build.
 pip_install "torch==2.13.0"
+# Every extra. The 'judge' extra builds llama-cpp-python (the llama.cpp server its tests start) from source the first
+# time, about 5 minutes on 2 cores; once it is installed pip leaves it be.
 pip_install -e ".[all]"
 # Debian packages for the human-evaluation extra and its tests: PostgreSQL, Chromium and its driver.
 bash scripts/setup_human_eval_deps.sh

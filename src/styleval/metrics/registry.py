@@ -25,7 +25,7 @@ def register(cls: M) -> M:
 
 
 def _load_builtin() -> None:
-    from . import content, fluency, overall, style  # noqa: F401  (importing registers the built-in metrics)
+    from . import content, fluency, judge, overall, style  # noqa: F401  (importing registers the built-in metrics)
 
 
 def _load_plugins() -> None:

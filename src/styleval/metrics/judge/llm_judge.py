@@ -1,0 +1,176 @@
+"""``llm_judge``: a language model prompted to rate one aspect of each output on a 1-5 scale.
+
+Aspects (``aspect=``): ``style`` (how strongly the output shows the target style; needs the direction),
+``content`` (how much of the source's meaning the output keeps, changes the target style needs excepted; needs the
+source and the direction) and ``fluency``. The prompt is the shipped template of the aspect
+(``styleval/judges/templates/<aspect>.txt``) or ``template=PATH`` (:mod:`styleval.judges.templates`).
+
+Scoring (``scoring=``): ``probability`` weights each rating by the probability of its token at the first answer
+position (among the ``top_logprobs`` most likely tokens, :mod:`styleval.judges.rating`), ``parsed`` reads the first
+digit of the greedy answer (at most ``max_tokens`` tokens), ``auto`` (default) weights where the rating tokens have
+probability and parses elsewhere. Decoding is greedy (temperature 0). The signature records the template's hash,
+the model's identity (content hash of a local folder; the model the server reports), the decoding settings and
+which scoring produced the scores (``scoring_used``).
+
+Statistics per segment: ``[rating, probability mass on the rating tokens (NaN when parsed), 1 if the rating is
+probability-weighted / 0 if parsed / NaN if none]``. Segment score: the rating; corpus: the mean over segments
+with a rating (segments without one are flagged ``no_rating``; ``parsed_rating`` flags the parsed ones).
+"""
+from __future__ import annotations
+
+import math
+from typing import Any, ClassVar
+
+import numpy as np
+
+from ...errors import InputError
+from ...judges import local as local_backend
+from ...judges import server as server_backend
+from ...judges.rating import parse_rating, weighted_rating
+from ...judges.templates import JUDGE_ASPECTS, JudgeTemplate, judge_template
+from ..base import Aspect, Batch, Metric, SegmentStats
+from ..registry import register
+from ._common import InstanceFact, JudgeBackendParams, drop_run_only, segment_label
+
+RATING, MASS, METHOD = 0, 1, 2
+SCORINGS = ("auto", "probability", "parsed")
+_ASPECTS = {"style": Aspect.STYLE, "content": Aspect.CONTENT, "fluency": Aspect.FLUENCY}
+_NEEDS = {"style": frozenset({"target_style"}), "content": frozenset({"source", "target_style"}),
+          "fluency": frozenset()}
+
+
+@register
+class LLMJudge(JudgeBackendParams, Metric):
+    """A prompted rating of style, content or fluency by a local causal LM or an OpenAI-compatible server."""
+
+    name = "llm_judge"
+    version = "1"
+    n_stats = 3
+    aspect = InstanceFact(Aspect.STYLE)  # type: ignore[assignment]
+    needs = InstanceFact(frozenset({"target_style"}))  # type: ignore[assignment]
+    higher_is_better = True
+    value_range = InstanceFact((1.0, 5.0))  # type: ignore[assignment]
+    unit_range = InstanceFact((1.0, 5.0))  # type: ignore[assignment]
+    description = ("LLM rating of style, content or fluency (1-5): probability-weighted over the rating tokens "
+                   "or parsed; local model or OpenAI-compatible server; corpus: mean")
+    libraries: ClassVar[tuple[str, ...]] = ("torch", "transformers", "openai")
+
+    def __init__(self, *, aspect: str = "style", model: str = "", base_url: str = "", template: str = "",
+                 scoring: str = "auto", top_logprobs: int = 20, max_tokens: int = 3,
+                 api_key_env: str = "OPENAI_API_KEY", concurrency: int = 4, timeout: float = 60.0, retries: int = 3,
+                 backoff: float = 0.5, request_cache: str = "", price: str = "",
+                 batch_tokens: int = local_backend.BATCH_TOKENS) -> None:
+        if aspect not in JUDGE_ASPECTS:
+            raise InputError(f"llm_judge: aspect must be one of {', '.join(JUDGE_ASPECTS)}, not {aspect!r}")
+        if scoring not in SCORINGS:
+            raise InputError(f"llm_judge: scoring must be one of {', '.join(SCORINGS)}, not {scoring!r}")
+        if not 1 <= int(top_logprobs) <= 20:
+            raise InputError(f"llm_judge: top_logprobs must be 1 to 20 (the OpenAI API's limit), not {top_logprobs}")
+        if int(max_tokens) < 1:
+            raise InputError(f"llm_judge: max_tokens must be at least 1, not {max_tokens}")
+        self._aspect = _ASPECTS[aspect]
+        self._needs = _NEEDS[aspect]
+        self.template = str(template)
+        self._template: JudgeTemplate = judge_template(aspect, self.template)  # read and checked now
+        scale = self._template.scale
+        self._value_range = self._unit_range = (float(scale[0]), float(scale[-1]))
+        self.scoring = scoring
+        self.top_logprobs = int(top_logprobs)
+        self.max_tokens = int(max_tokens)
+        self._set_backend(model=model, base_url=base_url, api_key_env=api_key_env, concurrency=concurrency,
+                          timeout=timeout, retries=retries, backoff=backoff, request_cache=request_cache,
+                          price=price, batch_tokens=batch_tokens)
+
+    def get_params(self) -> dict[str, Any]:
+        params = drop_run_only(super().get_params())
+        params["aspect"] = self._aspect.value
+        params["temperature"] = 0  # greedy decoding, always
+        return params
+
+    def resources(self) -> dict[str, str]:
+        out = {"template_used": self._template.file.name, "template_hash": self._template.file.short_hash}
+        if not self.on_server:
+            from ...lm.loading import resolve_causal_lm
+
+            ident = resolve_causal_lm(self.model or local_backend.DEFAULT_MODEL).identity()
+            out.update({"judge_model": ident["lm"], "judge_model_hash": ident["lm_hash"]})
+        return out
+
+    def _messages(self, batch: Batch) -> list[list[dict[str, str]]]:
+        out = []
+        for i in range(len(batch)):
+            d = batch.directions[i]
+            out.append(self._template.messages({"source": batch.sources[i], "output": batch.outputs[i],
+                                                "source_style": d.source_style if d is not None else "",
+                                                "target_style": d.target_style if d is not None else ""}))
+        return out
+
+    def segment_stats(self, batch: Batch) -> SegmentStats:
+        labels = [segment_label(batch.system, i) for i in batch.ids]
+        messages = self._messages(batch)
+        if self.on_server:
+            stats, resources, extra = self._server(messages, labels)
+        else:
+            stats, resources, extra = self._local(messages, labels)
+        methods = {"probability" if m == 1 else "parsed" for m in stats[:, METHOD] if not math.isnan(m)}
+        resources["scoring_used"] = "+".join(sorted(methods)) or "none"
+        flags = {"no_rating": [int(i) for i in np.flatnonzero(np.isnan(stats[:, RATING]))],
+                 "parsed_rating": [int(i) for i in np.flatnonzero(stats[:, METHOD] == 0)]}
+        return SegmentStats(values=stats, flags=flags, extra=extra, resources=resources)
+
+    def _local(self, messages: list[list[dict[str, str]]], labels: list[str]
+               ) -> tuple[np.ndarray, dict[str, str], dict[str, Any]]:
+        model = local_backend.load_local(self.model or local_backend.DEFAULT_MODEL)
+        prompts = [model.chat.render(m) for m in messages]
+        stats = np.full((len(prompts), 3), np.nan)
+        if self.scoring != "parsed":
+            tops = local_backend.first_token_top(model, prompts, self.top_logprobs, labels,
+                                                 batch_tokens=self.batch_tokens)
+            for i, (ids, logprobs) in enumerate(tops):
+                rating, mass = weighted_rating(((model.token_text(t), float(lp)) for t, lp in zip(ids, logprobs)),
+                                               self._template.scale)
+                stats[i] = (rating, mass, 1.0 if not math.isnan(rating) else np.nan)
+        todo = [i for i in range(len(prompts)) if self.scoring == "parsed"
+                or (self.scoring == "auto" and math.isnan(stats[i, RATING]))]
+        if todo:
+            answers = local_backend.greedy_answers(model, [prompts[i] for i in todo], self.max_tokens,
+                                                   [labels[i] for i in todo], batch_tokens=self.batch_tokens)
+            for i, text in zip(todo, answers):
+                rating = parse_rating(text, self._template.scale)
+                stats[i, RATING], stats[i, METHOD] = rating, (0.0 if not math.isnan(rating) else np.nan)
+        n_tokens = sum(len(r) for r in local_backend.encode(model, prompts))
+        return stats, model.identity(), {"prompts": len(prompts), "prompt_tokens": n_tokens}
+
+    def _server(self, messages: list[list[dict[str, str]]], labels: list[str]
+                ) -> tuple[np.ndarray, dict[str, str], dict[str, Any]]:
+        config = self.server_config()
+        model = server_backend.server_model(config)
+        body: dict[str, Any] = {"max_tokens": self.max_tokens, "temperature": 0}
+        if self.scoring != "parsed":
+            body.update({"logprobs": True, "top_logprobs": self.top_logprobs})
+        requests = [server_backend.Request(server_backend.CHAT, {"messages": m, **body}, label)
+                    for m, label in zip(messages, labels)]
+        answers, usage = server_backend.ask(config, model, requests)
+        stats = np.full((len(answers), 3), np.nan)
+        for i, answer in enumerate(answers):
+            top = server_backend.first_answer_top(answer)
+            if self.scoring != "parsed":
+                if top is None and self.scoring == "probability":
+                    raise InputError(f"{labels[i]}: the server returned no log-probabilities; score with "
+                                     "scoring=auto or scoring=parsed")
+                if top is not None:
+                    rating, mass = weighted_rating(top, self._template.scale)
+                    stats[i] = (rating, mass, 1.0 if not math.isnan(rating) else np.nan)
+            if self.scoring == "parsed" or (self.scoring == "auto" and math.isnan(stats[i, RATING])):
+                rating = parse_rating(server_backend.answer_text(answer), self._template.scale)
+                stats[i, RATING], stats[i, METHOD] = rating, (0.0 if not math.isnan(rating) else np.nan)
+        resources = {"judge_model": model, "judge_model_reported": ",".join(sorted(usage.models)) or "unknown",
+                     "judge_backend": "server"}
+        return stats, resources, self.run_facts(usage)
+
+    def scores_from_stats(self, stats: np.ndarray) -> np.ndarray:
+        return np.asarray(stats, dtype=float)[:, RATING]
+
+    def aggregate(self, stats: np.ndarray) -> float:
+        scores = self.scores_from_stats(stats)
+        return float(np.nanmean(scores)) if np.isfinite(scores).any() else float("nan")
