@@ -36,6 +36,46 @@ COMMON: dict[str, str] = {
 
 #: (metric, parameter) -> meaning, where the common one does not fit.
 SPECIFIC: dict[tuple[str, str], str] = {
+    ("llm_judge", "aspect"): "style (how strongly the output shows the target style), content (the source's meaning "
+                             "kept, the style change excepted) or fluency",
+    ("llm_judge", "model"): "the judging LM: a catalog name or local folder (base_url empty), or the model name the "
+                            "server knows",
+    ("llm_judge", "base_url"): "an OpenAI-compatible server's address (ending in /v1); empty: run model locally "
+                               "through transformers",
+    ("llm_judge", "template"): "a prompt template file of one's own (default: the shipped one; docs/llm-judges.md)",
+    ("llm_judge", "scoring"): "probability (ratings weighted by their first-token probabilities), parsed (the greedy "
+                              "answer's digit) or auto (weighted where possible)",
+    ("llm_judge", "top_logprobs"): "how many first-token alternatives are read for the weighted rating",
+    ("llm_judge", "max_tokens"): "length of the greedy answer a parsed rating is read from",
+    ("llm_judge", "api_key_env"): "the environment variable holding the server's API key (never written anywhere)",
+    ("llm_judge", "concurrency"): "server requests in flight at once",
+    ("llm_judge", "timeout"): "seconds for one server request",
+    ("llm_judge", "retries"): "retries of a request that failed for a transient reason (connection, 429, 5xx)",
+    ("llm_judge", "backoff"): "seconds before the first retry, doubled for each further one",
+    ("llm_judge", "request_cache"): "SQLite file of server answers, so that a rerun or resumed run sends nothing "
+                                    "twice (none: this process only)",
+    ("llm_judge", "price"): "IN/OUT currency per million prompt / completion tokens, for a cost estimate in the run "
+                            "facts",
+    ("llm_judge", "batch_tokens"): "tokens per local batch (speed and memory only)",
+    ("logprop", "part"): "content (mean log of the best of the three prompts' token probabilities) or style (rewrite "
+                         "minus the best other)",
+    ("logprop", "model"): "the judging LM: a catalog name or local folder (base_url empty), or the model name the "
+                          "server knows",
+    ("logprop", "base_url"): "an OpenAI-compatible server's address (ending in /v1); empty: run model locally through"
+                             " transformers",
+    ("logprop", "template"): "a prompt template file of one's own (default: the shipped one; docs/llm-judges.md)",
+    ("logprop", "chat_template"): "a local folder with the served model's chat template (logprop over a server)",
+    ("logprop", "score_first_token"): "also score the output's first token (the authors' script does not)",
+    ("logprop", "api_key_env"): "the environment variable holding the server's API key (never written anywhere)",
+    ("logprop", "concurrency"): "server requests in flight at once",
+    ("logprop", "timeout"): "seconds for one server request",
+    ("logprop", "retries"): "retries of a request that failed for a transient reason (connection, 429, 5xx)",
+    ("logprop", "backoff"): "seconds before the first retry, doubled for each further one",
+    ("logprop", "request_cache"): "SQLite file of server answers, so that a rerun or resumed run sends nothing twice "
+                                  "(none: this process only)",
+    ("logprop", "price"): "IN/OUT currency per million prompt / completion tokens, for a cost estimate in the run "
+                          "facts",
+    ("logprop", "batch_tokens"): "tokens per local batch (speed and memory only)",
     ("acceptability", "model"): "the acceptability classifier: shipped name or model folder",
     ("acceptability", "normalize"): "auto: detokenize and true-case only lower-cased or tokenized releases; "
                                     "detok+truecase always; none",
