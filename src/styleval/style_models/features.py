@@ -264,18 +264,22 @@ def hand_features(text: str) -> list[float]:
 
 
 class HandBlock(Block):
-    """:func:`hand_features`, standardised with the training mean and standard deviation, times ``scale``."""
+    """:func:`hand_features`, standardised with the training mean and standard deviation, times ``scale``. A
+    subclass with other cues sets ``kind``, ``names``, ``cues`` and ``what``."""
 
     kind = "hand"
+    names: tuple[str, ...] = HAND_FEATURES
+    cues = staticmethod(hand_features)
+    what = "hand features"  # in the error for a stored model whose cues differ
 
     def __init__(self, *, scale: float = 1.0) -> None:
         self.scale = float(scale)
-        self.mean = np.zeros(len(HAND_FEATURES))
-        self.std = np.ones(len(HAND_FEATURES))
+        self.mean = np.zeros(len(self.names))
+        self.std = np.ones(len(self.names))
 
-    @staticmethod
-    def raw(texts: Sequence[str]) -> np.ndarray:
-        return np.array([hand_features(t) for t in texts], dtype=np.float64).reshape(len(texts), len(HAND_FEATURES))
+    @classmethod
+    def raw(cls, texts: Sequence[str]) -> np.ndarray:
+        return np.array([cls.cues(t) for t in texts], dtype=np.float64).reshape(len(texts), len(cls.names))
 
     def fit(self, texts: Sequence[str]) -> "HandBlock":
         x = self.raw(texts)
@@ -289,10 +293,10 @@ class HandBlock(Block):
 
     @property
     def dim(self) -> int:
-        return len(HAND_FEATURES)
+        return len(self.names)
 
     def config(self) -> dict[str, Any]:
-        return {"kind": self.kind, "scale": self.scale, "features": list(HAND_FEATURES)}
+        return {"kind": self.kind, "scale": self.scale, "features": list(self.names)}
 
     def arrays(self) -> dict[str, np.ndarray]:
         return {"mean": self.mean, "std": self.std}
@@ -300,8 +304,8 @@ class HandBlock(Block):
     @classmethod
     def from_stored(cls, config: dict[str, Any], arrays: dict[str, np.ndarray], vocab: dict[str, list[str]]
                     ) -> "HandBlock":
-        if list(config.get("features", HAND_FEATURES)) != list(HAND_FEATURES):
-            raise InputError("the model's hand features differ from this styleval version's; retrain it")
+        if list(config.get("features", cls.names)) != list(cls.names):
+            raise InputError(f"the model's {cls.what} differ from this styleval version's; retrain it")
         block = cls(scale=config.get("scale", 1.0))
         block.mean, block.std = arrays["mean"], arrays["std"]
         return block
@@ -348,31 +352,8 @@ class CaseCueBlock(HandBlock):
 
     kind = "case-cues"
     names = CASE_CUES
-
-    def __init__(self, *, scale: float = 1.0) -> None:
-        super().__init__(scale=scale)
-        self.mean = np.zeros(len(CASE_CUES))
-        self.std = np.ones(len(CASE_CUES))
-
-    @staticmethod
-    def raw(texts: Sequence[str]) -> np.ndarray:
-        return np.array([case_cues(t) for t in texts], dtype=np.float64).reshape(len(texts), len(CASE_CUES))
-
-    @property
-    def dim(self) -> int:
-        return len(CASE_CUES)
-
-    def config(self) -> dict[str, Any]:
-        return {"kind": self.kind, "scale": self.scale, "features": list(CASE_CUES)}
-
-    @classmethod
-    def from_stored(cls, config: dict[str, Any], arrays: dict[str, np.ndarray], vocab: dict[str, list[str]]
-                    ) -> "CaseCueBlock":
-        if list(config.get("features", CASE_CUES)) != list(CASE_CUES):
-            raise InputError("the model's case cues differ from this styleval version's; retrain it")
-        block = cls(scale=config.get("scale", 1.0))
-        block.mean, block.std = arrays["mean"], arrays["std"]
-        return block
+    cues = staticmethod(case_cues)
+    what = "case cues"
 
 
 BLOCKS: dict[str, type[Block]] = {"tfidf": TfidfBlock, "embedding": EmbeddingBlock, "hand": HandBlock,
