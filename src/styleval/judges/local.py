@@ -18,11 +18,12 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
 
 from ..errors import InputError
+from ..lm.causal import pack_by_length
 from ..lm.loading import CausalLM, ensure_converted, load_causal_lm
 from ..models.outputs import active_store
 from .chat import ChatFormat, chat_format
@@ -106,19 +107,8 @@ def _through_store(namespace: str, keys: Sequence[str], compute: Callable[[list[
     return [found[k] for k in keys]
 
 
-def _batches(lengths: Sequence[int], indices: Sequence[int], batch_tokens: int) -> list[list[int]]:
-    order = sorted(indices, key=lambda i: -lengths[i])
-    out: list[list[int]] = []
-    cur: list[int] = []
-    for i in order:
-        width = lengths[cur[0]] if cur else lengths[i]
-        if cur and (len(cur) + 1 > MAX_BATCH or (len(cur) + 1) * width > batch_tokens):
-            out.append(cur)
-            cur = []
-        cur.append(i)
-    if cur:
-        out.append(cur)
-    return out
+def _batches(lengths: Sequence[int], indices: Iterable[int], batch_tokens: int) -> list[list[int]]:
+    return pack_by_length(lengths, indices, batch_tokens, MAX_BATCH)
 
 
 def _hidden_and_head(model: LocalModel, rows: Sequence[Sequence[int]]) -> tuple[Any, Any, Any]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass
-from typing import Any, Iterator, Sequence
+from typing import Any, Iterable, Iterator, Sequence
 
 import numpy as np
 
@@ -83,16 +83,15 @@ def _forward_logprobs(model: Any, input_ids: Any, attention: Any, targets_mask: 
     return lp[targets_mask]
 
 
-def _pack(ids: Sequence[Sequence[int]], batch_tokens: int, max_batch: int) -> list[list[int]]:
-    """Indices of the texts with at least one token to score, longest first, packed into batches whose padded size
-    stays under ``batch_tokens`` and whose row count stays under ``max_batch``."""
-    order = sorted(range(len(ids)), key=lambda i: -len(ids[i]))
+def pack_by_length(lengths: Sequence[int], indices: Iterable[int], batch_tokens: int,
+                   max_batch: int) -> list[list[int]]:
+    """``indices`` longest first (by ``lengths``), packed into batches whose padded size (rows × the first row's
+    length) stays under ``batch_tokens`` and whose row count stays under ``max_batch``."""
+    order = sorted(indices, key=lambda i: -lengths[i])
     batches: list[list[int]] = []
     cur: list[int] = []
     for i in order:
-        if len(ids[i]) < 2:
-            continue  # empty text: nothing to score
-        width = len(ids[cur[0]]) if cur else len(ids[i])
+        width = lengths[cur[0]] if cur else lengths[i]
         if cur and (len(cur) + 1 > max_batch or (len(cur) + 1) * width > batch_tokens):
             batches.append(cur)
             cur = []
@@ -100,6 +99,13 @@ def _pack(ids: Sequence[Sequence[int]], batch_tokens: int, max_batch: int) -> li
     if cur:
         batches.append(cur)
     return batches
+
+
+def _pack(ids: Sequence[Sequence[int]], batch_tokens: int, max_batch: int) -> list[list[int]]:
+    """Indices of the texts with at least one token to score (an empty text has nothing), packed by
+    :func:`pack_by_length`."""
+    lengths = [len(row) for row in ids]
+    return pack_by_length(lengths, (i for i, n in enumerate(lengths) if n >= 2), batch_tokens, max_batch)
 
 
 def _scored_rows(lm: CausalLM, ids: Sequence[Sequence[int]], batches: list[list[int]], total: int,
