@@ -174,13 +174,17 @@ def meta_lai(args: argparse.Namespace) -> dict[str, Any]:
                "content": ["judge_content", "logprop_content", "minilm_cosine", "src:bleurt", "src:comet",
                            "src:bertscore", "src:chrf", "src:bleu"],
                "fluency": ["judge_fluency", "fluency:gpt2_ppl"]}
-    out: dict[str, Any] = {}
+    out: dict[str, Any] = {"share_of_ratings_exactly_1": {
+        m: _round((mine.loc[mine["metric"] == m, "score"] == 1.0).mean())
+        for m in ("judge_style", "judge_content", "judge_fluency")}}
     for aspect, metrics in columns.items():
         seg, sys_ = lai2022_tasks(aspect)
         kendall = run(seg, ds.judgments, table, metrics=metrics, lower_is_better=lower)
+        # the same with the metric's ties left out instead of counted as discordant (the judges tie often)
+        untied = run(seg.with_(metric_ties="skip"), ds.judgments, table, metrics=metrics, lower_is_better=lower)
         pearson = run(sys_, ds.judgments, table, metrics=metrics, lower_is_better=lower)
-        out[aspect] = {m: {"kendall": _round(kendall.statistic(m)), "pearson": _round(pearson.statistic(m))}
-                       for m in metrics}
+        out[aspect] = {m: {"kendall": _round(kendall.statistic(m)), "kendall_ties_skipped": _round(untied.statistic(m)),
+                           "pearson": _round(pearson.statistic(m))} for m in metrics}
         out[aspect]["tasks"] = [seg.name, sys_.name]
     return out
 
