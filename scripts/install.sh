@@ -16,6 +16,17 @@ if [ ! -f /usr/share/wordnet/index.sense ]; then
   fi
 fi
 
+# A C++ compiler for llama-cpp-python, which the 'judge' extra builds from source (pip brings CMake itself).
+if ! command -v g++ >/dev/null 2>&1; then
+  if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+    apt-get update -q >/dev/null
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -q build-essential >/dev/null
+  else
+    echo "install.sh: please install a C++ compiler (Debian: build-essential; needs root)" >&2
+    exit 1
+  fi
+fi
+
 # pip quietly; its notes about absent local mirror folders are filtered, real errors are shown in full.
 pip_install() {
   local out
