@@ -1,7 +1,7 @@
 #!/usr/bin/env python
 """Scoring throughput of each shipped style model, next to the cost floor of its encoder.
 
-    .venv/bin/python benchmarks/bench_style.py [--n 2000] [--repeat 3] [--threads 2]
+    .venv/bin/python benchmarks/bench_style.py [--n 2000] [--repeat 3] [--threads 2] [--only NAME ...]
 
 Texts: the first N outputs of the yelp-dualrl systems (real system outputs, 5-30 words). Each measurement runs in
 its own process (nothing cached between runs, model loading not timed): styleval's ``StyleModel.decision`` over
@@ -80,6 +80,7 @@ def main() -> int:
     ap.add_argument("--n", type=int, default=2000)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--only", nargs="+", default=None, metavar="NAME", help="these shipped models only")
     ap.add_argument("--child", help=argparse.SUPPRESS)
     ap.add_argument("--model", help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -90,7 +91,7 @@ def main() -> int:
 
     print(f"{args.n} yelp-dualrl outputs, {args.threads} threads, median of {args.repeat} runs (each its own process)")
     floor: float | None = None
-    for name in shipped_models():
+    for name in args.only or shipped_models():
         kinds = [b["kind"] for b in load_style_model(name).card["parameters"]["features"]]
         ours = statistics.median(spawn("styleval", name, args.n, args.threads) for _ in range(args.repeat))
         line = f"{name:32s} {'+'.join(kinds):24s} {args.n / ours:9,.0f} texts/s ({ours:.2f} s)"

@@ -59,7 +59,7 @@ def _hand_analysis(**kw):
 
 def test_cause_base_rates_hand_built():
     a = _hand_analysis()
-    assert [r.id for r in a.rows] == ["0", "1"] and a.rows[0].gap == pytest.approx(0.75)
+    assert [r.id for r in a.rows] == ["1", "2"] and a.rows[0].gap == pytest.approx(0.75)
     assert a.n_base == 8 and not a.base_sampled
     assert a.base_counts == {"entity lost": 2, "PROPN lost": 2, "sentence type changed": 2, NO_CAUSE: 4}
     rates = {r.cause: r for r in a.cause_rates()}
@@ -127,3 +127,51 @@ def test_analysis_on_sgdd_slice(shared_data, tmp_path):
     with pytest.raises(InputError):
         args = parser.parse_args(["errors", str(small), "-m", "nope", "-q"])
         args.run(args)
+
+
+_PAIRS = [("John flew to Boston on Monday.", "John flew to Boston on Monday.", 5.0),
+          ("Can you find me a taxi?", "Find me a taxi.", 2.0),
+          ("The hotel was worth the money.", "The car was not worth it.", 1.0),
+          ("I need a table for 4.", "I need a table for four.", 4.0),
+          ("Mary met Tom in Paris.", "Mary met someone.", 3.0)]
+
+
+def _errors_on_score_output(tmp_path, table, score_args):
+    """Run `styleval score ... --json` then `styleval errors TABLE --scores` on it; the JSON analysis."""
+    from styleval.cli.main import main
+
+    scores, out = tmp_path / "s.json", tmp_path / "e.json"
+    assert main(["score", *score_args, "-m", "bleu", "--against", "source", "--bootstrap", "0", "--quiet",
+                 "--json", str(scores)]) == 0
+    assert main(["errors", str(table), "--scores", str(scores), "-m", "bleu/src", "--top", "5", "--no-base-rates",
+                 "-q", "--json", str(out)]) == 0
+    return json.loads(scores.read_text()), json.loads(out.read_text())
+
+
+@pytest.mark.parametrize("with_ids", [False, True])
+def test_errors_finds_the_ids_score_wrote_for_a_table(tmp_path, with_ids):
+    ids = ["s-a", "s-b", "s-c", "s-d", "s-e"]
+    head = "id\tsource\toutput\thuman\n" if with_ids else "source\toutput\thuman\n"
+    rows = [(f"{i}\t" if with_ids else "") + f"{s}\t{o}\t{h}\n" for i, (s, o, h) in zip(ids, _PAIRS)]
+    table = tmp_path / "t.tsv"
+    table.write_text(head + "".join(rows), encoding="utf-8")
+    scores, analysis = _errors_on_score_output(tmp_path, table, ["--input", str(table)])
+    expected = ids if with_ids else ["1", "2", "3", "4", "5"]
+    assert sorted(scores["segments"][0]["scores"]) == sorted(expected)
+    by_id = {seg["id"]: seg for seg in analysis["segments"]}
+    assert sorted(by_id) == sorted(expected)
+    for k, (source, _, _) in zip(expected, _PAIRS):
+        assert by_id[k]["source"] == source
+        assert by_id[k]["metric"] == scores["segments"][0]["scores"][k]
+
+
+def test_errors_row_numbers_match_score_line_numbers(tmp_path):
+    (tmp_path / "src.txt").write_text("".join(s + "\n" for s, _, _ in _PAIRS), encoding="utf-8")
+    (tmp_path / "out.txt").write_text("".join(o + "\n" for _, o, _ in _PAIRS), encoding="utf-8")
+    table = tmp_path / "human.csv"
+    table.write_text("source,output,human\n" + "".join(f'"{s}","{o}",{h}\n' for s, o, h in _PAIRS),
+                     encoding="utf-8")
+    scores, analysis = _errors_on_score_output(tmp_path, table, ["--system", f"A={tmp_path / 'out.txt'}",
+                                                                 "--source", str(tmp_path / "src.txt")])
+    assert sorted(s["id"] for s in analysis["segments"]) == ["1", "2", "3", "4", "5"]
+    assert {s["id"]: s["source"] for s in analysis["segments"]}["1"] == _PAIRS[0][0]

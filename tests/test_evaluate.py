@@ -47,7 +47,11 @@ def test_real_values(ev):
     s, c = acc["rewrite"], r.get("bleu/ref", "rewrite").corpus_score / 100
     assert ev.overall_score("rewrite", "hm") == pytest.approx(2 * s * c / (s + c))
     assert ev.overall_score("copy", "hm") == 0.0 and ev.overall_score("copy", "j") == 0.0
-    assert ev.overall_score("rewrite", "j") > ev.overall_score("tidy", "j")
+    # the rewrite leads on HM and GM; in fast mode J's SIM is chrF against the source, which rewards tidy's small
+    # edits enough to put it ahead once the cased formality model credits its capitals (J rewrite .39, tidy .50)
+    assert ev.overall_score("rewrite", "hm") > ev.overall_score("tidy", "hm") > ev.overall_score("copy", "hm")
+    assert ev.overall_score("rewrite", "gm") > ev.overall_score("tidy", "gm")
+    assert ev.overall_score("tidy", "j") > ev.overall_score("rewrite", "j") > ev.overall_score("copy", "j")
     assert any(c.metric == "style_accuracy" for c in r.comparisons)
 
 

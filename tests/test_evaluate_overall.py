@@ -11,7 +11,7 @@ from sacrebleu.metrics.bleu import BLEU
 
 from styleval.cli.score_cmd import load_records
 from styleval.evaluation import evaluate
-from styleval.evaluation.summary import fmt
+from styleval.evaluation.summary import estimate, estimate_parts
 from styleval.report.text import text_report
 from styleval.report.html import render_html, render_markdown
 
@@ -100,13 +100,13 @@ def test_overall_intervals_shown_everywhere(ev, tmp_path):
     ci = ev.overall_ci("rewrite", "hm")
     assert entries[("rewrite", "hm")]["ci"] == pytest.approx(list(ci))
     assert {c["metric"] for c in data["overall_comparisons"]} == {"hm", "gm", "j"}
-    cell = f"{fmt(ev.overall_score('rewrite', 'hm'))} [{fmt(ci[0])}, {fmt(ci[1])}] ^a"
+    cell = f"{estimate(ev.overall_score('rewrite', 'hm'), ci)} ^a"
     assert cell in text_report(data)  # the terminal table of `styleval evaluate`
     assert cell.replace("|", "\\|") in render_markdown(data)
     page = render_html(data)
     overall = page[page.index("<h2>Overall</h2>"):]
-    assert (f"{fmt(ev.overall_score('rewrite', 'hm'))} <span class=\"ci\">[{fmt(ci[0])}, {fmt(ci[1])}]</span>"
-            "<sup>a") in overall
+    value, half = estimate_parts(ev.overall_score("rewrite", "hm"), ci)
+    assert f'{value} <span class="ci" title="95% CI [' in overall and f'">{half}</span><sup>a' in overall
     ev.write_json(tmp_path / "ev.json")
     from styleval.evaluation import load_evaluation
 

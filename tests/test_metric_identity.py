@@ -159,7 +159,7 @@ def test_all_pairs_marks_name_every_system_beaten(example):
                             options=StatisticsOptions(bootstrap=200, significance="paired-bootstrap"))
     marks = significance_marks(result)
     # rewrite (b) is far above copy (a) and tidy (c) on BLEU/ref; the mark names both, not only the last pair
-    assert marks[("bleu/ref", "rewrite")] == " ^ac"
+    assert marks[("bleu/ref", "rewrite")] == "^ac"
     for c in result.comparisons:
         assert c.p_value < 0.05
     assert "rewrite (b)" in format_table(result)

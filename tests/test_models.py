@@ -220,8 +220,9 @@ def test_registry_resolves_every_shipped_kind_to_its_package_folder():
     package = Path(styleval.__file__).resolve().parent
     assert registry.resolve(registry.PRESERVATION) == package / "preservation/pretrained/preservation-minilm"
     assert registry.resolve(registry.ACCEPTABILITY) == package / "acceptability/pretrained/acceptability-smollm2"
-    assert registry.names(registry.STYLE) == ["formality-classifier-pt16", "formality-regressor-pt16",
-                                              "sentiment-classifier-yelp", "toxicity-classifier-paradetox"]
+    assert registry.names(registry.STYLE) == ["formality-classifier-pt16", "formality-classifier-pt16-cased",
+                                              "formality-regressor-pt16", "sentiment-classifier-yelp",
+                                              "toxicity-classifier-paradetox"]
     folder = registry.resolve(registry.STYLE, "formality-classifier-pt16")
     assert (folder / "model.json").is_file()
     assert registry.resolve(registry.STYLE, str(folder)) == folder  # a folder path works too

@@ -8,7 +8,7 @@ import pytest
 
 from styleval.cli.score_cmd import load_records
 from styleval.evaluation import evaluate, load_evaluation
-from styleval.evaluation.summary import fmt
+from styleval.evaluation.summary import estimate, estimate_parts, fmt
 from styleval.report.html import render_html, render_markdown, write_report
 
 
@@ -29,14 +29,15 @@ def test_html_tables_and_numbers(ev, page):
         assert heading in page
     assert page.count("<table>") == 3
     for r in ev.result:
-        assert fmt(r.corpus_score) in page
-        assert f"[{fmt(r.ci[0])}, {fmt(r.ci[1])}]" in page
+        value, half = estimate_parts(r.corpus_score, r.ci)
+        assert f'{value} <span class="ci" title="95% CI [' in page and f"]\">{half}</span>" in page
     for row in ev.overall.itertuples(index=False):
-        assert fmt(row.value) in page
+        assert estimate_parts(row.value, ev.overall_ci(row.system, row.score))[0] in page
     # the style row of rewrite: score, interval, significantly better than copy (a) and tidy (c)
     acc = ev.result.get("style_accuracy", "rewrite")
-    assert f"{fmt(acc.corpus_score)} <span class=\"ci\">[{fmt(acc.ci[0])}, {fmt(acc.ci[1])}]</span><sup>ac</sup>" \
-        in page
+    value, half = estimate_parts(acc.corpus_score, acc.ci)
+    assert re.search(re.escape(f'{value} <span class="ci" title="95% CI [') + r"[0-9.]+, [0-9.]+"
+                     + re.escape(f']">{half}</span><sup>ac</sup>'), page)
 
 
 def test_html_figures_embedded(page):
@@ -50,7 +51,8 @@ def test_html_figures_embedded(page):
 
 def test_markdown_and_from_json(ev, tmp_path, page):
     md = render_markdown(ev)
-    assert "| bleu/src ↑ |" in md and f"| {fmt(ev.result.get('bleu/src', 'copy').corpus_score)} [" in md
+    copy = ev.result.get("bleu/src", "copy")
+    assert "| bleu/src ↑ |" in md and f"| {estimate(copy.corpus_score, copy.ci)} " in md
     ev.write_json(tmp_path / "ev.json")
     data = load_evaluation(tmp_path / "ev.json")
     assert render_html(data) == page and render_markdown(data) == md

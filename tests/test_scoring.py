@@ -105,8 +105,40 @@ def test_json_round_trip_keeps_every_segment(tmp_path, example_records):
     assert first["signature"]["metric"] in ("bleu", "chrf")
     assert first["signature_string"].startswith(first["signature"]["metric"])
     table = result.corpus_table()
-    assert table.shape == (3, 4)
+    labels = ["bleu/src", "bleu/ref", "chrf/src", "chrf/ref"]
+    assert list(table.columns) == [c for m in labels for c in (m, f"{m} low", f"{m} high")]
+    assert table.shape == (3, 12) and list(table.index) == result.systems
     assert not math.isnan(float(np.asarray(table.values).sum()))
+    long = result.to_dataframe("corpus").set_index(["system", "metric"])
+    for system in result.systems:
+        for m in labels:
+            assert table.loc[system, m] == long.loc[(system, m), "score"]
+            assert (table.loc[system, f"{m} low"], table.loc[system, f"{m} high"]) == result.get(m, system).ci
+            assert table.loc[system, f"{m} low"] <= table.loc[system, m] <= table.loc[system, f"{m} high"]
+    assert list(result.corpus_table(intervals=False).columns) == labels
+    assert list(styleval.score(example_records, ["bleu"], bootstrap=0).corpus_table().columns) == ["bleu/src",
+                                                                                                     "bleu/ref"]
+
+
+def test_the_package_api_shows_real_signatures_and_stays_light():
+    import inspect
+    import pydoc
+    import subprocess
+    import sys
+
+    from styleval.engine.stream import score_stream
+    from styleval.scoring import score
+
+    assert styleval.score is score and styleval.score_stream is score_stream
+    assert list(inspect.signature(styleval.score).parameters)[:2] == ["records", "metrics"]
+    page = pydoc.render_doc(styleval.score, renderer=pydoc.plaintext)
+    assert "score(records" in page and "Score records (from any reader)" in page
+    assert "Score TSV/CSV/JSONL tables" in pydoc.render_doc(styleval.score_stream, renderer=pydoc.plaintext)
+    assert {"score", "score_stream", "StatisticsOptions"} <= set(dir(styleval))
+    code = ("import sys, styleval; heavy = [m for m in ('pandas', 'numpy', 'styleval.scoring', 'styleval.engine') "
+            "if m in sys.modules]; print(heavy)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
 
 
 def test_a_10000_word_output_is_scored_whole():

@@ -42,20 +42,21 @@ def test_accuracy_probability_emd(formality_folders) -> None:
     clf, _ = formality_folders
     b = batch(["I would appreciate your reply.", "lol dude!!"], ["lol dude u there??", "lol dude u there??"],
               "informal->formal")
-    acc = registry.create("style_accuracy", model=clf).score(b)
+    # sources without a capital letter read as a lower-cased release to case=auto: the cased model sees case here
+    acc = registry.create("style_accuracy", model=clf, case="sensitive").score(b)
     assert list(acc.segment_scores) == [1.0, 0.0] and acc.corpus_score == 0.5
-    prob = registry.create("style_probability", model=clf).score(b)
+    prob = registry.create("style_probability", model=clf, case="sensitive").score(b)
     assert prob.segment_scores[0] > 0.5 > prob.segment_scores[1]
-    emd = registry.create("style_emd", model=clf).score(b)
+    emd = registry.create("style_emd", model=clf, case="sensitive").score(b)
     assert emd.segment_scores[0] > 0
     assert abs(emd.segment_scores[1]) < 0.2  # output = source style: little movement
     # by hand from the statistics: |p_target(out) - p_target(src)| with the sign of the change (two classes)
     p_src, p_out = emd.stats[:, 1], emd.stats[:, 2]
     np.testing.assert_allclose(emd.segment_scores, np.abs(p_out - p_src) * np.where(p_out >= p_src, 1, -1))
     assert emd.signature.resources["style_model"] == "tiny-clf"
-    assert emd.signature.params == {"model": clf, "ground": "unit"}
+    assert emd.signature.params == {"model": clf, "ground": "unit", "case": "sensitive"}
     # reversed direction: moving toward formal is now the wrong way
-    rev = registry.create("style_emd", model=clf).score(batch(["I would appreciate your reply."],
+    rev = registry.create("style_emd", model=clf, case="sensitive").score(batch(["I would appreciate your reply."],
                                                               ["lol dude u there??"], "formal->informal"))
     assert rev.segment_scores[0] < 0
 

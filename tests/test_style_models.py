@@ -84,8 +84,8 @@ def test_bad_folders(tmp_path) -> None:
         resolve_style_model("no-such-model")
 
 
-SHIPPED = ["formality-regressor-pt16", "formality-classifier-pt16", "sentiment-classifier-yelp",
-           "toxicity-classifier-paradetox"]
+SHIPPED = ["formality-regressor-pt16", "formality-classifier-pt16", "formality-classifier-pt16-cased",
+           "sentiment-classifier-yelp", "toxicity-classifier-paradetox"]
 
 
 def _shipped(name: str) -> StyleModel:
@@ -115,7 +115,8 @@ def test_shipped_toxicity(shared_data) -> None:
     assert model.style_index("non-toxic") == model.style_index("neutral")
 
 
-@pytest.mark.parametrize("name", ["formality-regressor-pt16", "formality-classifier-pt16"])
+@pytest.mark.parametrize("name", ["formality-regressor-pt16", "formality-classifier-pt16",
+                                  "formality-classifier-pt16-cased"])
 def test_shipped_formality(name, shared_data) -> None:
     from styleval.datasets.pt16 import labelled as load_pt16
 
@@ -133,7 +134,8 @@ def test_shipped_formality(name, shared_data) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", ["formality-regressor-pt16", "formality-classifier-pt16"])
+@pytest.mark.parametrize("name", ["formality-regressor-pt16", "formality-classifier-pt16",
+                                  "formality-classifier-pt16-cased"])
 def test_shipped_formality_card_matches_slice(name, shared_data) -> None:
     """Sentence embeddings of 400 texts: about a minute on two busy cores, hence slow."""
     from styleval.datasets.pt16 import labelled as load_pt16

@@ -3,28 +3,33 @@ from __future__ import annotations
 
 __version__ = "0.1.0"
 
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
 from .errors import InputError, ResourceUnavailableError, StyleEvalError, UnknownNameError
 from .records import Direction, Record
+
+if TYPE_CHECKING:  # type checkers see the real objects; at run time they load on first use (``__getattr__``)
+    from .engine.options import StatisticsOptions
+    from .engine.stream import score_stream
+    from .scoring import score
 
 __all__ = ["__version__", "Record", "Direction", "InputError", "StyleEvalError", "UnknownNameError",
            "ResourceUnavailableError", "StatisticsOptions", "score", "score_stream"]
 
-
-def score(*args, **kwargs):  # noqa: D103 - documented in styleval.scoring.score
-    from .scoring import score as _score
-
-    return _score(*args, **kwargs)
+#: names whose modules load on first use, so that ``import styleval`` stays light (the engine imports pandas)
+_LAZY = {"score": "scoring", "score_stream": "engine.stream", "StatisticsOptions": "engine.options"}
 
 
-def score_stream(*args, **kwargs):  # noqa: D103 - documented in styleval.engine.stream.score_stream
-    from .engine.stream import score_stream as _score_stream
-
-    return _score_stream(*args, **kwargs)
-
-
-def __getattr__(name: str):  # light import of the package: the engine loads on first use
-    if name == "StatisticsOptions":
-        from .engine.options import StatisticsOptions
-
-        return StatisticsOptions
+def __getattr__(name: str) -> Any:
+    """The engine's entry points, imported on first access: ``styleval.score`` *is* :func:`styleval.scoring.score`
+    (its signature and docstring show in ``help``)."""
+    if name in _LAZY:
+        value = getattr(import_module(f".{_LAZY[name]}", __name__), name)
+        globals()[name] = value  # later accesses skip this function
+        return value
     raise AttributeError(f"module 'styleval' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))

@@ -9,7 +9,15 @@ from .errors import InputError
 
 @dataclass(frozen=True)
 class Direction:
-    """A transfer direction, source style -> target style (e.g. ``informal->formal``)."""
+    """A transfer direction, source style -> target style.
+
+    Written ``informal:formal`` (safe in a shell, unquoted), ``informal->formal`` (quote it in a shell: ``>`` is a
+    redirect), ``informal→formal`` or ``informal2formal``; every form parses to the same direction, and its text
+    (``str``) is always the arrow form.
+    """
+
+    #: accepted separators, tried in this order ("2" last: it can be part of a style name)
+    SEPARATORS = ("->", "→", ":", "2")
 
     source_style: str
     target_style: str
@@ -21,12 +29,13 @@ class Direction:
         text = text.strip()
         if not text:
             return None
-        for sep in ("->", "→", "2", ":"):
+        for sep in cls.SEPARATORS:
             if sep in text:
                 src, tgt = (part.strip() for part in text.split(sep, 1))
                 if src and tgt:
                     return cls(src, tgt)
-        raise InputError(f"direction {text!r} is not of the form 'source_style->target_style'")
+        raise InputError(f"direction {text!r} is not of the form source_style:target_style (e.g. informal:formal; "
+                         "'informal->formal' works too)")
 
     def __str__(self) -> str:
         return f"{self.source_style}->{self.target_style}"

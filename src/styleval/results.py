@@ -92,10 +92,19 @@ class ScoreResult:
                 columns=["system", "metric", "id", "score", "empty_output", "higher_is_better"])
         raise ValueError(f"level must be 'corpus' or 'segment', got {level!r}")
 
-    def corpus_table(self) -> pd.DataFrame:
-        """Systems as rows, metrics as columns, corpus scores as values."""
+    def corpus_table(self, intervals: bool = True) -> pd.DataFrame:
+        """Systems as rows, metrics as columns, corpus scores as values; with ``intervals``, each metric that has
+        confidence intervals is followed by the columns ``"<metric> low"`` and ``"<metric> high"`` (its bounds).
+        ``to_dataframe("corpus")`` has the same numbers in long form, with signatures."""
         df = self.to_dataframe("corpus")
-        return df.pivot(index="system", columns="metric", values="score").loc[self.systems, self.metrics]
+        table = pd.DataFrame(index=pd.Index(self.systems, name="system"))
+        for metric in self.metrics:
+            rows = df[df["metric"] == metric].set_index("system").reindex(self.systems)
+            table[metric] = rows["score"]
+            if intervals and rows["ci_low"].notna().any():
+                table[f"{metric} low"], table[f"{metric} high"] = rows["ci_low"], rows["ci_high"]
+        table.columns.name = "metric"
+        return table
 
     # -- serialisation -------------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:

@@ -15,7 +15,7 @@ from .engine.options import SIGNIFICANCE_METHODS, StatisticsOptions
 from .engine.worker import compute_groups
 from .errors import InputError
 from .metrics.base import Metric
-from .progress import Progress
+from .progress import Progress, reporting
 from .records import Record, group_by_system
 from .results import ScoreResult
 
@@ -40,27 +40,49 @@ def _check_unique_segments(records: Sequence[Record]) -> None:
 def score_records(records: Sequence[Record], metrics: Sequence[Metric], *,
                   options: StatisticsOptions | None = None, progress: Progress | None = None) -> ScoreResult:
     """Score every system in ``records`` with every metric; add intervals and paired tests as ``options`` ask
-    (the defaults when None)."""
+    (the defaults when None).
+
+    ``progress`` hears one stage per metric and system, ``scoring K/N LABEL · SYSTEM [segments]`` counting the
+    segments of that metric's earlier systems, the stages of the models inside it (``...: loading style model X``,
+    ``...: encoding texts [texts]``), then the intervals and tests (:meth:`Driver.finalize`)."""
     if not records:
         raise InputError("no records to score")
     _check_unique_segments(records)
-    total = len(metrics) * len(group_by_system(records))
-    done = 0
-
-    def step(label: str, system: str) -> None:
-        nonlocal done
-        if progress:
-            progress(f"{label} · {system}", done, total)
-        done += 1
-
-    groups = compute_groups(metrics, records, list(range(1, len(records) + 1)), ["records"] * len(records),
-                            step=step)
-    if progress:
-        progress("done", done, total)
+    sizes = {system: len(recs) for system, recs in group_by_system(records).items()}
+    scoring = _ScoringStages(progress, len(metrics), sizes) if progress else None
+    with reporting(scoring.inner if scoring else None):
+        groups = compute_groups(metrics, records, list(range(1, len(records) + 1)), ["records"] * len(records),
+                                step=scoring.step if scoring else None)
     driver = Driver(metrics, keep_segments=True)
     for group in groups:
         driver.reduce(group)
-    return driver.finalize(options or StatisticsOptions())
+    return driver.finalize(options or StatisticsOptions(), progress=progress)
+
+
+class _ScoringStages:
+    """Turns the worker's steps and the models' reports into ``scoring`` stages for a progress callback."""
+
+    def __init__(self, progress: Progress, n_metrics: int, sizes: dict[str, int]) -> None:
+        self.progress, self.n_metrics, self.sizes = progress, n_metrics, sizes
+        self.total = sum(sizes.values())
+        self.label, self.system, self.k, self.done = "", "", 0, 0
+        self.stage = "scoring"
+
+    def step(self, label: str, system: str) -> None:
+        """Before ``label`` computes ``system``'s statistics."""
+        if label != self.label:
+            self.label, self.k, self.done = label, self.k + 1, 0
+        else:
+            self.done += self.sizes[self.system]
+        self.system = system
+        self.stage = f"scoring {self.k}/{self.n_metrics} {label} · {system}"
+        self.progress(f"{self.stage} [segments]", self.done, self.total)
+
+    def inner(self, description: str, done: int, total: int) -> None:
+        """A model's report from inside the current step; when its stage ends, the step's own stage shows again."""
+        self.progress(f"{self.stage}: {description}", done, total)
+        if done >= total:
+            self.progress(f"{self.stage} [segments]", self.done, self.total)
 
 
 def score(records: Iterable[Record], metrics: Iterable[str | Metric] = ("bleu", "chrf"), *,

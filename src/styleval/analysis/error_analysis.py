@@ -312,7 +312,8 @@ def analyze_errors(sources: Sequence[str], outputs: Sequence[str], human: "Seque
     """Rank segments by the gap between metric and human ranks and diagnose the ``top`` worst.
 
     ``direction``: ``abs`` (largest |gap|, Babakov et al.), ``over`` (metric rates higher than humans) or
-    ``under`` (metric rates lower). Lower-is-better metrics are negated before ranking.
+    ``under`` (metric rates lower). Lower-is-better metrics are negated before ranking. ``ids`` default to the
+    1-based positions ``"1"``..``"n"``, as the readers number lines and rows.
 
     ``base_rates``: also diagnose every segment (every one is parsed: about 100 texts a second on one core), or a
     random sample of ``base_sample`` segments (``seed``), to set each cause's share among the worst against its
@@ -328,7 +329,7 @@ def analyze_errors(sources: Sequence[str], outputs: Sequence[str], human: "Seque
         raise InputError(f"top must be >= 1, got {top}")
     if base_sample is not None and base_sample < 1:
         raise InputError(f"base_sample must be >= 1, got {base_sample}")
-    ids = [str(i) for i in range(n)] if ids is None else [str(i) for i in ids]
+    ids = [str(i) for i in range(1, n + 1)] if ids is None else [str(i) for i in ids]
     m = np.asarray(metric, dtype=float)
     gap, rm, rh = rank_gaps(m if higher_is_better else -m, human)
     key = {"abs": -np.abs(gap), "over": -gap, "under": gap}[direction]

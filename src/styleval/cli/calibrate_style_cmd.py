@@ -9,17 +9,21 @@ import os
 import shlex
 import sys
 
+from .encoding import add_encoding_argument
+from .help_format import DefaultsFormatter
+
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("calibrate-style", help="calibrate a style model's threshold/probabilities on labelled "
+    p = sub.add_parser("calibrate-style", formatter_class=DefaultsFormatter,
+                       help="calibrate a style model's threshold/probabilities on labelled "
                        "in-domain text")
     p.add_argument("model", help="shipped model name (styleval models) or a model folder")
     src = p.add_argument_group("calibration sample (one of)")
     src.add_argument("--texts", action="append", default=[], metavar="STYLE=FILE",
                      help="a plain text file of one style, one text per line (give one per style)")
     src.add_argument("--table", help="a .tsv/.csv/.jsonl table with a text and a label column")
-    p.add_argument("--text-col", default="text")
-    p.add_argument("--label-col", default="label")
+    p.add_argument("--text-col", default="text", help="--table: column (JSONL: field) holding the texts")
+    p.add_argument("--label-col", default="label", help="--table: column (JSONL: field) holding the styles")
     p.add_argument("--output", "-o", required=True, help="model folder to write (the calibrated copy)")
     p.add_argument("--method", choices=["platt", "isotonic", "threshold"], default="platt",
                    help="probability map (default platt; threshold: a decision threshold only)")
@@ -30,9 +34,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--name", help="name of the calibrated model (default: the output folder's name)")
     p.add_argument("--note", default="", help="a note on the sample for the card (e.g. what it may not be used for)")
     p.add_argument("--bootstrap", type=int, default=1000, help="bootstrap draws for the intervals (default 1000)")
-    p.add_argument("--seed", type=int, default=13)
+    p.add_argument("--seed", type=int, default=13, help="seed of the bootstrap and cross-validation")
     p.add_argument("--json", action="store_true", help="print the calibration as JSON")
-    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--no-progress", action="store_true", help="no progress display")
+    add_encoding_argument(p)
     p.set_defaults(run=run)
 
 
@@ -69,11 +74,11 @@ def run(args: argparse.Namespace) -> int:
         data = read_style_files(files)
     if args.bootstrap < 1:
         raise InputError(f"--bootstrap must be at least 1, got {args.bootstrap}")
-    model = load_style_model(args.model)
-    bar = make_progress(not args.no_progress)
-    out = calibrate_style_model(model, data, method=args.method, threshold_rule=args.threshold_rule,
-                                positive=args.positive, name=args.name or Path(args.output).name, note=args.note,
-                                n_boot=args.bootstrap, seed=args.seed, progress=bar)
+    with make_progress(not args.no_progress) as bar:
+        model = load_style_model(args.model)
+        out = calibrate_style_model(model, data, method=args.method, threshold_rule=args.threshold_rule,
+                                    positive=args.positive, name=args.name or Path(args.output).name, note=args.note,
+                                    n_boot=args.bootstrap, seed=args.seed, progress=bar)
     cal = out.card["calibration"]
     cal["command"] = "styleval " + " ".join(shlex.quote(a) for a in sys.argv[1:])
     folder = out.save(args.output)

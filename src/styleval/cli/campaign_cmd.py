@@ -7,6 +7,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
 
 from ..errors import InputError, ResourceUnavailableError
+from .direction_help import METAVAR, direction_help
+from .encoding import add_encoding_argument
 
 if TYPE_CHECKING:
     from ..human import CampaignSpec
@@ -32,7 +34,8 @@ def _arguments(p: argparse.ArgumentParser) -> None:
     c.add_argument("--outputs", nargs="+", default=[], help="one file per system (system name = file stem)")
     c.add_argument("--table", nargs="+", default=[], help="TSV/CSV/JSONL tables with source, output[, system]")
     c.add_argument("--references", nargs="*", default=[], help="reference files (kept with the records)")
-    c.add_argument("--direction", help="e.g. informal->formal")
+    c.add_argument("--direction", metavar=METAVAR, help=direction_help())
+    add_encoding_argument(c)
     c.add_argument("--annotators", default="3", help="a number, or comma-separated names")
     c.add_argument("--per-item", type=int, default=1, help="annotators per item (default 1)")
     c.add_argument("--controls", type=int, default=2, help="control items per annotator (default 2)")
@@ -218,7 +221,9 @@ def _spec(args: argparse.Namespace) -> "CampaignSpec":
     names = args.annotators.strip()
     mask = None
     if args.mask_lexicon:
-        mask = [w.strip() for w in Path(args.mask_lexicon).read_text(encoding="utf-8").split() if w.strip()]
+        from ..readers.text import read_text
+
+        mask = [w.strip() for w in read_text(args.mask_lexicon).split() if w.strip()]
     spec = CampaignSpec(args.name, args.protocol, int(names) if names.isdigit() else names.split(","),
                         per_item=args.per_item, controls=args.controls, repeats=args.repeats,
                         degraded=args.degraded, training=args.training, seed=args.seed, mask_words=mask,

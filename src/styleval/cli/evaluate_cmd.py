@@ -30,8 +30,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     from ..evaluation.plan import CONTENT_MODELS, DEFAULT_CONTENT_MODEL
 
     b.add_argument("--content-model", choices=tuple(CONTENT_MODELS), default=DEFAULT_CONTENT_MODEL,
-                   help="content metric against the source, J's SIM (default: %(default)s, the similarity rule's "
-                        "choice from the human content sets, docs/results.md)")
+                   help="content metric against the source, J's SIM (default: %(default)s: the `preservation` "
+                        "metric with the shipped model preservation-minilm, the similarity rule's choice from the "
+                        "human content sets, docs/results.md; `styleval metrics preservation` gives its versions "
+                        "and figures)")
     b.add_argument("--lm", default="smollm2-135m", help="generic LM for perplexity (default: smollm2-135m)")
     b.add_argument("--style-lm", action="append", default=[], metavar="STYLE=DIR",
                    help="a target-style LM for perplexity (repeatable), e.g. formal=lms/formal")
@@ -85,16 +87,18 @@ def run(args: argparse.Namespace) -> int:
 
         human = Judgments.read(args.human)  # read before the long evaluation, so a bad file fails fast
     records = score_cmd.load_records(args)
-    bar = progress.make(not (args.no_progress or args.quiet))
-    ev = evaluate(records, style_model=args.style_model, content_model=args.content_model, lm=args.lm,
-                  style_lms=style_lms or None, fluency=args.fluency, fluency_threshold=args.fluency_threshold,
-                  fast=args.fast, naturalness=args.naturalness, options=statistics_options(args), progress=bar)
-    if args.json:
-        ev.write_json(args.json)
-    if args.html or args.markdown:
-        from ..report.html import write_report
+    with progress.make(not (args.no_progress or args.quiet)) as bar:
+        ev = evaluate(records, style_model=args.style_model, content_model=args.content_model, lm=args.lm,
+                      style_lms=style_lms or None, fluency=args.fluency, fluency_threshold=args.fluency_threshold,
+                      fast=args.fast, naturalness=args.naturalness, options=statistics_options(args), progress=bar)
+        if args.json:
+            ev.write_json(args.json)
+        if args.html or args.markdown:
+            from ..report.html import write_report
 
-        write_report(ev, html=args.html, markdown=args.markdown, human=human, exclude_systems=args.exclude_system)
+            bar("writing the report", 0, 1)
+            write_report(ev, html=args.html, markdown=args.markdown, human=human,
+                         exclude_systems=args.exclude_system)
     if not args.quiet:
         print(text_report(ev.to_dict()))
         print("\nsignatures:")

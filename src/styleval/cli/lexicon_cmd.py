@@ -4,6 +4,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from .encoding import add_encoding_argument
 from .lines import map_lines
 
 
@@ -20,12 +21,14 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     b.add_argument("--n-std", type=float, default=2.0, help="keep weights beyond mean +- N standard deviations")
     b.add_argument("--top-k", type=int, help="keep the K largest absolute weights instead")
     b.add_argument("--layout", choices=["styleval", "mir"], default="styleval")
+    add_encoding_argument(b)
     a = verbs.add_parser("apply", help="mask or remove lexicon words in text, one sentence per line")
     a.add_argument("lexicon")
     a.add_argument("input", help="text file ('-' for standard input)")
     a.add_argument("--mode", choices=["mask", "remove"], default="mask")
     a.add_argument("--placeholder", default="customstyle")
     a.add_argument("--output", "-o")
+    add_encoding_argument(a)
     p.set_defaults(run=run)
 
 

@@ -7,14 +7,20 @@ from typing import Sequence
 
 from .. import __version__
 from ..errors import MissingDependencyError, StyleEvalError
+from ..readers.text import inputs_encoded
 from .pipes import quiet_broken_pipe
+from . import progress, quiet
 from . import (calibrate_style_cmd, campaign_cmd, errors_cmd, evaluate_cmd, lexicon_cmd, meta_cmd, metrics_cmd,
                models_cmd, report_cmd, score_cmd, serve_cmd, setup_cmd, train_content_cmd, train_lm_cmd,
                train_style_cmd, train_transfer_cmd, transfer_cmd)
+from . import data_cmd
 
 VERBS = (evaluate_cmd, report_cmd, score_cmd, meta_cmd, metrics_cmd, models_cmd, train_style_cmd, calibrate_style_cmd,
          train_content_cmd, train_lm_cmd, lexicon_cmd, errors_cmd, train_transfer_cmd, transfer_cmd, campaign_cmd,
-         serve_cmd, setup_cmd)
+         serve_cmd, setup_cmd, data_cmd)
+#: verbs that report progress: they take --progress and --no-progress
+PROGRESS_VERBS = ("evaluate", "score", "meta", "errors", "train-style", "calibrate-style", "train-content",
+                  "train-lm", "train-transfer", "transfer")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -24,6 +30,8 @@ def build_parser() -> argparse.ArgumentParser:
     sub.required = True
     for verb in VERBS:
         verb.add_parser(sub)
+    for name, verb_parser in sub.choices.items():
+        quiet.add_flags(verb_parser, progress=name in PROGRESS_VERBS)
     return parser
 
 
@@ -54,8 +62,15 @@ def missing_dependency(exc: ModuleNotFoundError) -> MissingDependencyError | Non
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    progress.configure(force=getattr(args, "progress", False), off=getattr(args, "no_progress", False) or args.quiet)
     try:
-        status = int(args.run(args) or 0)
+        try:
+            encoding = getattr(args, "encoding", None)  # --encoding of the verbs that read text files
+            with inputs_encoded(encoding), quiet.silenced(verbose=args.verbose, quiet=args.quiet):
+                status = int(args.run(args) or 0)
+        finally:
+            progress.close_all()  # the progress line goes before an error message is printed
+            progress.configure()
         sys.stdout.flush()  # a closed pipe shows here, inside the handler, not at interpreter exit
         return status
     except BrokenPipeError:

@@ -17,11 +17,14 @@ import pandas as pd
 from ..errors import InputError
 from ..meta import MetaTask
 from ..meta.conventions import lai2022_cli_preset
+from ..meta.aspects import pair_aspects
 from ..meta.analysis import DIRECTION_MODES, curves_frame, expand_tasks, results_dict, results_frame, run_tasks
 from ..meta.evaluate import AGGREGATE, AVERAGE_BY, METHODS, MetaResult
 from ..meta.judgments import Judgments
 from ..meta.scores import lower_is_better_from_registry, read_metric_file
 from ..report.tables import latex_table, text_table
+from .direction_help import direction_help
+from .encoding import add_encoding_argument
 
 #: named sets of conventions; options given on the command line win
 PRESETS: dict[str, dict[str, Any]] = {
@@ -57,7 +60,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     t = p.add_argument_group("task (every choice goes into the task name)")
     t.add_argument("--preset", choices=sorted(PRESETS), help="a named set of conventions: " + "; ".join(
         f"{k}: {', '.join(f'{a}={b}' for a, b in v.items())}" for k, v in PRESETS.items()))
-    t.add_argument("--aspect", default="content", help="human aspect to evaluate against (default: content)")
+    t.add_argument("--aspect", default="auto", metavar="ASPECT[,ASPECT]|auto|all",
+                   help="human aspect(s) to correlate with: auto (default) pairs each metric with its own kind "
+                        "(style, content, fluency, from the metric registry) as the human file names it "
+                        "(content_preservation, naturalness...); a list correlates every metric with each aspect "
+                        "named; all, with every aspect of the file. The output names the aspect of every table")
     t.add_argument("--level", choices=("segment", "system", "both"), default="both")
     t.add_argument("--method", choices=METHODS + ("kendall_like",), help="statistic at both levels")
     t.add_argument("--segment-method", choices=METHODS + ("kendall_like",),
@@ -72,7 +79,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     t.add_argument("--human-ties", choices=("skip", "match"))
     t.add_argument("--metric-ties", choices=("discordant", "concordant", "skip", "half"))
     t.add_argument("--direction", default="both", metavar="MODE",
-                   help=f"{', '.join(DIRECTION_MODES)} (pooled, per direction, both of those) or one SRC->TGT")
+                   help=f"{', '.join(DIRECTION_MODES)} (pooled, per direction, both of those) or "
+                        + direction_help(lead="one direction SRC:TGT"))
     t.add_argument("--orientation", choices=("abs", "signed"),
                    help="abs: negate lower-is-better metrics first (default); signed: as stored")
     t.add_argument("--systems", help="comma-separated systems to include (default: all)")
@@ -99,6 +107,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     o.add_argument("--curves-csv", metavar="FILE", help="top-N/last-N curves as a long table")
     o.add_argument("--digits", type=int, default=3)
     o.add_argument("--quiet", "-q", action="store_true", help="print nothing but errors")
+    add_encoding_argument(p)
     p.set_defaults(run=run)
 
 
@@ -119,8 +128,9 @@ def _choices(args: argparse.Namespace) -> dict[str, Any]:
     return out
 
 
-def build_tasks(args: argparse.Namespace, human: Judgments) -> list[MetaTask]:
-    """The tasks the options ask for (``--task`` names, or template x levels x directions)."""
+def build_tasks(args: argparse.Namespace, human: Judgments, aspect: str | None = None) -> list[MetaTask]:
+    """The tasks the options ask for (``--task`` names, or template x levels x directions) for one human
+    ``aspect`` (default ``args.aspect``)."""
     if args.task:
         try:
             return [MetaTask.from_name(name) for name in args.task]
@@ -129,7 +139,8 @@ def build_tasks(args: argparse.Namespace, human: Judgments) -> list[MetaTask]:
     c = _choices(args)
     systems = _split(args.systems)
     try:
-        template = MetaTask(args.aspect, level="segment", method=c["segment_method"], average_by=c["average_by"],
+        template = MetaTask(aspect or args.aspect, level="segment", method=c["segment_method"],
+                            average_by=c["average_by"],
                             aggregate=c["aggregate"], undefined=c["undefined"], threshold=c["threshold"],
                             tie_rule=c["tie_rule"], human_ties=c["human_ties"], metric_ties=c["metric_ties"],
                             orientation=c["orientation"], systems=tuple(systems) if systems else None,
@@ -253,15 +264,30 @@ def format_curves(result: MetaResult, digits: int = 3) -> str:
     return "\n\n".join(blocks)
 
 
+def _column_key(task: MetaTask) -> str:
+    """A task's name without its aspect: tasks that differ only in aspect share a summary column."""
+    return ";".join(part for part in task.name.split(";") if not part.startswith("aspect="))
+
+
 def wide_table(results: list[MetaResult], digits: int = 3) -> tuple[list[str], list[list[str]], list[tuple[int, int]]]:
-    """Metrics as rows, tasks as columns; also the (row, column) cells of each column's best metric."""
-    metrics = list(dict.fromkeys(m for r in results for m in r.results))
-    header = ["metric"] + [label(r.task) for r in results]
+    """Metrics as rows (with their aspect when the results judge several), tasks as columns; also the (row,
+    column) cells of each column's best metric."""
+    several = len({r.task.aspect for r in results}) > 1
+    columns = list(dict.fromkeys(_column_key(r.task) for r in results))
+    labels = {_column_key(r.task): label(r.task) for r in results}
+    keys = list(dict.fromkeys((r.task.aspect, m) for r in results for m in r.results))
+    by_cell = {(r.task.aspect, _column_key(r.task)): r for r in results}
+    header = ["metric"] + (["aspect"] if several else []) + [labels[c] for c in columns]
+    first = 2 if several else 1
     rows, best = [], []
-    for i, metric in enumerate(metrics):
-        row = [metric]
-        for j, r in enumerate(results, start=1):
-            row.append(_num(r.statistic(metric), digits) if metric in r.results else "-")
+    for i, (aspect, metric) in enumerate(keys):
+        row = [metric] + ([aspect] if several else [])
+        for j, column in enumerate(columns, start=first):
+            r = by_cell.get((aspect, column))
+            if r is None or metric not in r.results:
+                row.append("-")
+                continue
+            row.append(_num(r.statistic(metric), digits))
             if r.best == metric or (r.best is None and metric == max(
                     r.results, key=lambda m: _sortable(r.statistic(m)))):
                 best.append((i, j))
@@ -271,20 +297,32 @@ def wide_table(results: list[MetaResult], digits: int = 3) -> tuple[list[str], l
 
 def run(args: argparse.Namespace) -> int:
     from ..outputs import atomic_writer, check_destinations, shown, write_text
+    from .progress import make as make_progress
 
     check_destinations(("--json", args.json), ("--csv", args.csv), ("--curves-csv", args.curves_csv),
                        ("--latex", args.latex),
                        inputs=[("--human", args.human)] + [("--scores", s) for s in args.scores])
     human, metric_table, lower = load_inputs(args)
-    tasks = build_tasks(args, human)
     metrics = _split(args.metrics) or None
-    results = run_tasks(tasks, human, metric_table, metrics=metrics, lower_is_better=lower,
-                        unmatched="report" if args.allow_unmatched else "error", ci=args.ci,
-                        confidence=args.confidence, significance=args.significance,
-                        n_permutations=args.permutations, seed=args.seed, curves=args.top_n is not None,
-                        curves_min_n=args.top_n or 3)
+    options = dict(lower_is_better=lower, unmatched="report" if args.allow_unmatched else "error", ci=args.ci,
+                   confidence=args.confidence, significance=args.significance, n_permutations=args.permutations,
+                   seed=args.seed, curves=args.top_n is not None, curves_min_n=args.top_n or 3)
+    with make_progress(not args.quiet) as bar:
+        pairing = None
+        if args.task:  # full task names: every metric with each task's aspect
+            tasks = build_tasks(args, human)
+            results = run_tasks(tasks, human, metric_table, metrics=metrics, **options, progress=bar)
+        else:
+            pairing = pair_aspects(metrics or metric_table["metric"].unique(), human.aspects, args.aspect)
+            tasks, results = [], []
+            for aspect, names in pairing.groups.items():
+                aspect_tasks = build_tasks(args, human, aspect)
+                tasks += aspect_tasks
+                results += run_tasks(aspect_tasks, human, metric_table, metrics=names, **options, progress=bar)
     inputs = {"human": str(args.human), "scores": [str(s) for s in args.scores],
-              "lower_is_better": sorted(lower), "preset": args.preset}
+              "lower_is_better": sorted(lower), "preset": args.preset,
+              "aspects": None if pairing is None else {"mode": pairing.mode, "groups": pairing.groups,
+                                                       "paired_by_default": pairing.how}}
     if args.json:
         write_text(args.json, json.dumps(results_dict(results, inputs=inputs), indent=1, ensure_ascii=False))
     for path, frame in ((args.csv, results_frame), (args.curves_csv, curves_frame)):
@@ -294,16 +332,21 @@ def run(args: argparse.Namespace) -> int:
                 table.to_csv(fh, index=False)
     if args.latex:
         header, rows, best = wide_table(results, args.digits)
-        caption = (f"Correlation with human {tasks[0].aspect} judgments; best metric per column in bold. Tasks: "
+        caption = (f"Correlation with human {' / '.join(dict.fromkeys(t.aspect for t in tasks))} judgments; best "
+                   "metric per column in bold. Tasks: "
                    + "; ".join(f"{label(r.task)}: {r.task.name}" for r in results))
         write_text(args.latex, latex_table(header, rows, caption=caption, label="tab:meta", bold=best))
     if args.quiet:
         return 0
-    blocks = [format_result(r, args.digits) for r in results]
+    blocks = [] if pairing is None else ["aspects (" + ("each metric with its own kind" if pairing.mode == "auto"
+                                                        else pairing.mode) + "):\n"
+                                         + "\n".join(f"  {line}" for line in pairing.describe())]
+    blocks += [format_result(r, args.digits) for r in results]
     blocks += [c for c in (format_curves(r, args.digits) for r in results) if c]
     if len(results) > 1:
         header, rows, _ = wide_table(results, args.digits)
-        blocks.append("summary:\n" + text_table(header, rows))
+        left = 2 if header[1:2] == ["aspect"] else 1
+        blocks.append("summary:\n" + text_table(header, rows, align="l" * left + "r" * (len(header) - left)))
     print("\n\n".join(blocks))
     for path in (args.json, args.csv, args.latex, args.curves_csv):
         if path:

@@ -1,4 +1,6 @@
-"""``styleval models``: list the catalog models with their source, size, content hash and whether they load."""
+"""``styleval models``: every model styleval uses: the assets installed from PyPI (catalog) and the models shipped
+inside the package (style, preservation, acceptability), each with its size, content hash and whether it loads;
+shipped models also with what they are for and a held-out figure from their card."""
 from __future__ import annotations
 
 import argparse
@@ -10,7 +12,8 @@ from ..models import catalog as cat
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("models", help="list the offline model catalog: source, size, content hash, whether it loads")
+    p = sub.add_parser("models", help="list the installed and shipped models: size, content hash, use, whether they "
+                                      "load")
     p.add_argument("--no-load", action="store_true", help="only check that the files are there (fast)")
     p.add_argument("--no-hash", action="store_true", help="skip content hashes")
     p.add_argument("--json", action="store_true", help="print JSON lines")
@@ -43,7 +46,9 @@ def _try_load(entry: cat.CatalogEntry) -> str:
             return f"yes ({len(wv)} words x {wv.dim})"
         if entry.kind == cat.SENTENCE_TRANSFORMERS:
             enc = encoder.sentence_encoder(entry.name)
-            dim = enc.get_sentence_embedding_dimension() if hasattr(enc, "get_sentence_embedding_dimension") else "?"
+            get_dim = getattr(enc, "get_embedding_dimension", None) or getattr(enc, "get_sentence_embedding_dimension",
+                                                                               None)
+            dim = get_dim() if get_dim is not None else "?"
             return f"yes ({dim} dimensions)"
         if entry.kind == cat.SPACY:
             nlp = pool.spacy_pipeline(entry.name)
@@ -60,6 +65,72 @@ def _try_load(entry: cat.CatalogEntry) -> str:
         return f"no: {exc}"
     except Exception as exc:  # report any load failure as a row, not a crash
         return f"no: {type(exc).__name__}: {exc}"
+
+
+def _uses(kind: str, name: str, card: dict) -> str:
+    """What a shipped model is for: the metrics whose default it is, or (style classifiers) model=auto."""
+    import inspect
+
+    from ..metrics import registry as metrics
+    from ..models import registry
+
+    users = []
+    for metric, cls in sorted(metrics.available().items()):
+        param = inspect.signature(cls.__init__).parameters.get("model")
+        if param is not None and param.default == name:
+            users.append(metric)
+    if users:
+        return f"{', '.join(users)} (its default model)"
+    if kind == registry.STYLE and card.get("kind") == "classifier":
+        return f"style_accuracy, style_probability, style_emd: model=auto for {'/'.join(card.get('labels', []))}"
+    if kind == registry.PRESERVATION:
+        return f"preservation:model={name}"
+    return f"model={name}"
+
+
+def _try_load_shipped(kind: str, name: str) -> str:
+    from ..models import registry
+
+    try:
+        if kind == registry.STYLE:
+            from ..style_models import load_style_model
+
+            model = load_style_model(name)
+            return f"yes ({model.kind}: {', '.join(model.labels)})"
+        if kind == registry.PRESERVATION:
+            from ..preservation.pretrained import load_preservation_model
+
+            load_preservation_model(name)
+            return "yes (encoders load on first use)"
+        from ..acceptability.model import load_acceptability
+
+        load_acceptability(name)
+        return "yes (the LM loads on first use)"
+    except StyleEvalError as exc:
+        return f"no: {exc}"
+    except Exception as exc:  # report any load failure as a row, not a crash
+        return f"no: {type(exc).__name__}: {exc}"
+
+
+def shipped_rows(no_hash: bool, no_load: bool) -> list[dict]:
+    """One row per model shipped inside the package: name, kind, size, hash, use, held-out figure, loads."""
+    from ..models import cards, registry
+
+    rows = []
+    for kind in registry.SHIPPED:
+        for name, folder in registry.shipped(kind).items():
+            card = cards.read_card(folder, kind)
+            row = {"name": name, "kind": kind, "source": "shipped", "path": str(folder),
+                   "version": str(card.get("version", "")), "size": _fmt_size(_size(folder)), "sha256": "",
+                   "for": _uses(kind, name, card), "held_out": cards.held_out_headline(card),
+                   "human_judgments": cards.human_figure_lines(card),
+                   "loads": "not checked" if no_load else _try_load_shipped(kind, name)}
+            if not no_hash:
+                from ..models.hashing import content_hash
+
+                row["sha256"] = content_hash(folder)[:12]
+            rows.append(row)
+    return rows
 
 
 def run(args: argparse.Namespace) -> int:
@@ -81,13 +152,26 @@ def run(args: argparse.Namespace) -> int:
         else:
             row["loads"] = f"no: not installed ({entry.install_hint})"
         rows.append(row)
+    shipped = shipped_rows(args.no_hash, args.no_load)
     if args.json:
-        for row in rows:
+        for row in rows + shipped:
             print(json.dumps(row))
         return 0
-    cols = ("name", "kind", "source", "size", "sha256", "loads")
+    print("installed from PyPI (the catalog):")
+    _print_table(rows, ("name", "kind", "source", "size", "sha256", "loads"))
+    print("\nshipped inside the package (each folder's README.md is its card; `styleval metrics NAME` quotes its "
+          "figures on human judgments):")
+    _print_table(shipped, ("name", "kind", "version", "size", "sha256", "loads"),
+                 extra=(("for", "for"), ("held_out", "held out")))
+    return 0
+
+
+def _print_table(rows: list[dict], cols: tuple[str, ...], extra: tuple[tuple[str, str], ...] = ()) -> None:
+    """Columns padded to their widest cell, the last one left ragged; ``extra`` fields on indented lines below."""
     widths = [max(len(str(r[c])) for r in rows + [dict(zip(cols, cols))]) for c in cols[:-1]]
     print("  ".join(c.ljust(w) for c, w in zip(cols[:-1], widths)) + "  " + cols[-1])
     for r in rows:
-        print("  ".join(str(r[c]).ljust(w) for c, w in zip(cols[:-1], widths)) + "  " + str(r["loads"]))
-    return 0
+        print("  ".join(str(r[c]).ljust(w) for c, w in zip(cols[:-1], widths)) + "  " + str(r[cols[-1]]))
+        for key, label in extra:
+            if r.get(key):
+                print(f"    {label}: {r[key]}")

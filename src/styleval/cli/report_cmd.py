@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from .encoding import add_encoding_argument
+
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("report", help="write an HTML/Markdown report of an evaluation",
@@ -26,6 +28,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--exclude-system", action="append", default=[], metavar="SYSTEM",
                    help="leave SYSTEM out of the correlations with --human (repeatable), e.g. the human references "
                         "as Lai et al. 2022 do (--exclude-system ref); the report names the systems left out")
+    add_encoding_argument(p)
     p.set_defaults(run=run)
 
 

@@ -9,36 +9,44 @@ from ..errors import InputError
 from ..records import Record
 from ..scoring import score
 from . import progress, stream_cmd
+from .direction_help import METAVAR, direction_help
+from .encoding import add_encoding_argument
 from .score_options import (add_statistics_arguments, build_modifiers, check_metrics, input_files, statistics_options)
-from .score_table import format_table
+from .score_table import format_table, table_legend
 
 DEFAULT_METRICS = "bleu,chrf,chrf++,ter,rouge1,rouge2,rougeL,meteor,pinc,levenshtein"
+SEGMENT_IDS = ("Segment ids (in --json, --segments-csv, --jsonl): a plain-text file's 1-based line number, as an "
+               "editor shows it; a table's id column, else its 1-based data row number (the header is not "
+               "counted). `styleval errors` numbers a table's rows the same way.")
 
 
 def add_input_arguments(p: argparse.ArgumentParser) -> None:
     """Where the records come from; shared by ``score`` and ``evaluate``."""
     src = p.add_argument_group("inputs")
     src.add_argument("--input", action="append", default=[], metavar="TABLE",
-                     help="TSV/CSV/JSONL with columns source, output, ref*, system, id, direction (repeatable)")
+                     help="TSV/CSV/JSONL with columns source, output, ref*, system, id, direction (repeatable); "
+                          "without an id column a row's id is its 1-based data row number")
     src.add_argument("--system", action="append", default=[], metavar="[NAME=]FILE",
                      help="one system's outputs, one sentence per line (repeatable)")
     src.add_argument("--systems-dir", metavar="DIR", help="a directory whose every file is one system's outputs")
     src.add_argument("--source", metavar="FILE", help="source sentences, one per line")
     src.add_argument("--reference", "-r", action="append", default=[], metavar="FILE",
                      help="a reference file, one sentence per line (repeatable, for multi-reference metrics)")
-    src.add_argument("--direction", metavar="SRC->TGT", help="transfer direction, e.g. informal->formal")
+    src.add_argument("--direction", metavar=METAVAR, help=direction_help())
     src.add_argument("--example", metavar="NAME", help="score a bundled example (formality)")
     src.add_argument("--gyafc", metavar="ROOT", help="GYAFC release folder: sources and ref0..ref3 come from it; "
                                                      "give outputs with --system NAME=FILE and pick --direction "
                                                      "and --domain")
     src.add_argument("--domain", help="GYAFC domain (Entertainment_Music or Family_Relationships; default both)")
     src.add_argument("--split", default="test", help="GYAFC split (default: test)")
+    add_encoding_argument(src)
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("score", help="score system outputs with chosen metrics (content, style, fluency)",
                        description="Score one or many systems. Give plain-text files (--system/--systems-dir with "
-                                   "--source and --reference) or tables with named columns (--input).")
+                                   "--source and --reference) or tables with named columns (--input). "
+                                   + SEGMENT_IDS)
     add_input_arguments(p)
     m = p.add_argument_group("metrics")
     m.add_argument("--metrics", "-m", default=DEFAULT_METRICS,
@@ -124,9 +132,9 @@ def run(args: argparse.Namespace) -> int:
     check_destinations(("--json", args.json), ("--csv", args.csv), ("--segments-csv", args.segments_csv),
                        ("--jsonl", args.jsonl), inputs=input_files(args))
     records = load_records(args)
-    bar = progress.make(not (args.no_progress or args.quiet))
-    result = score(records, specs, against=[a.strip() for a in args.against.split(",")],
-                   modifiers=build_modifiers(args), options=statistics_options(args), progress=bar)
+    with progress.make(not (args.no_progress or args.quiet)) as bar:
+        result = score(records, specs, against=[a.strip() for a in args.against.split(",")],
+                       modifiers=build_modifiers(args), options=statistics_options(args), progress=bar)
     if args.json:
         result.write_json(args.json)
     if args.csv:
@@ -141,16 +149,9 @@ def run(args: argparse.Namespace) -> int:
     flagged = {r.system: len(r.flags.get("empty_output", [])) for r in result.results if r.flags.get("empty_output")}
     for system, n in flagged.items():
         print(f"note: {system}: {n} empty output(s) scored as they are (flagged in the segment files)")
-    if result.comparisons:
-        ci = f"{result.settings['confidence']:.0%} CI half-width after ±"
-        if result.settings["baseline"]:
-            print(f"\n* p < 0.05 against {result.settings['baseline']!r} ({result.settings['significance']}); {ci}")
-        else:
-            print(f"\n^bc: significantly better (p < 0.05, {result.settings['significance']}, all pairs) than the "
-                  f"systems with those column letters; {ci}")
-    elif args.bootstrap:
-        print(f"\n± half-width of the {args.confidence:.0%} bootstrap CI ({args.bootstrap} resamples, "
-              f"seed {args.seed})")
+    legend = table_legend(result)
+    if legend:
+        print(f"\n{legend}")
     print("\nsignatures:")
     for metric, sig in result.signatures().items():
         print(f"  {metric}: {sig}")

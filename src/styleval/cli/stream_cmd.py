@@ -12,7 +12,7 @@ import sys
 from ..errors import InputError
 from . import progress
 from .score_options import build_modifiers, check_metrics, input_files, statistics_options
-from .score_table import format_table
+from .score_table import format_table, table_legend
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -66,12 +66,12 @@ def run(args: argparse.Namespace) -> int:
     specs = check_metrics(args.metrics)
     check_destinations(("--json", args.json), ("--csv", args.csv), ("--segments", segments),
                        inputs=input_files(args))
-    bar = progress.make(not (args.no_progress or args.quiet))
-    out = score_stream(args.input, specs, against=[a.strip() for a in args.against.split(",")],
-                       modifiers=build_modifiers(args), options=statistics_options(args), segments=segments,
-                       chunk_size=args.chunk_size, cache=args.cache,
-                       table=TableOptions(default_direction=args.direction), engine=args.engine,
-                       ray_address=args.ray_address, ray_workers=args.ray_workers, progress=bar)
+    with progress.make(not (args.no_progress or args.quiet)) as bar:
+        out = score_stream(args.input, specs, against=[a.strip() for a in args.against.split(",")],
+                           modifiers=build_modifiers(args), options=statistics_options(args), segments=segments,
+                           chunk_size=args.chunk_size, cache=args.cache,
+                           table=TableOptions(default_direction=args.direction), engine=args.engine,
+                           ray_address=args.ray_address, ray_workers=args.ray_workers, progress=bar)
     if args.json:
         out.write_json(args.json)
     if args.csv:
@@ -82,9 +82,9 @@ def run(args: argparse.Namespace) -> int:
     if args.quiet:
         return 0
     print(format_table(out.result))
-    if args.bootstrap:
-        print(f"\n± half-width of the {args.confidence:.0%} bootstrap CI ({args.bootstrap} resamples, "
-              f"seed {args.seed})")
+    legend = table_legend(out.result)
+    if legend:
+        print(f"\n{legend}")
     print(f"\n{out.n_records:,} records in {out.n_chunks} chunk(s)"
           + (f"; statistics cache: {out.cache_hits:,} reused, {out.cache_misses:,} computed" if args.cache else "")
           + (f"; model outputs: {out.model_cache_hits:,} texts reused, {out.model_cache_misses:,} computed"

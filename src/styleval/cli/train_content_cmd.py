@@ -5,9 +5,13 @@ import argparse
 import shlex
 import sys
 
+from .encoding import add_encoding_argument
+from .help_format import DefaultsFormatter
+
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("train-content", help="train a content-preservation model on (source, output, score) pairs",
+    p = sub.add_parser("train-content", formatter_class=DefaultsFormatter,
+                       help="train a content-preservation model on (source, output, score) pairs",
                        description="Train a preservation model: frozen encoder and spaCy pair features with a "
                        "logistic head, optionally averaged with a LoRA cross-encoder and the plain sentence "
                        "cosine. Pair files are .tsv/.csv/.jsonl with columns source, output, score (0-1: how "
@@ -22,7 +26,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    "(default: styleval's tone words and the VADER sentiment lexicon)")
     p.add_argument("--encoder", default="minilm", help="sentence encoder (catalog name or local folder)")
     p.add_argument("--name", help="model name (default: the output folder's name)")
-    p.add_argument("--description", default="")
+    p.add_argument("--description", default="", help="a sentence on the model for its card")
     p.add_argument("--cross-epochs", type=int, default=0, metavar="N",
                    help="also train a cross-encoder (LoRA on the encoder) for N epochs and average its score with "
                         "the feature head's (about 6 minutes per epoch and 10,000 pairs on 2 CPU cores)")
@@ -35,8 +39,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--cosine-weight", type=float, default=0.0, metavar="A",
                    help="average the learned score with the frozen encoder's plain sentence cosine at this weight "
                         "(0 <= A < 1, default 0; docs/preservation.md): finer grading of similar pairs")
-    p.add_argument("--seed", type=int, default=13)
-    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--seed", type=int, default=13, help="seed of the selection split, negatives and training")
+    p.add_argument("--no-progress", action="store_true", help="no progress display")
+    add_encoding_argument(p)
     p.set_defaults(run=run)
 
 
@@ -88,9 +93,9 @@ def run(args: argparse.Namespace) -> int:
                 extra.groups.append("changed")
                 extra.weights.append(1.0)
         data = PairData.concat([data, extra], origin=data.origin + f" + {len(extra)} automatic meaning changes")
-    bar = make_progress(not args.no_progress)
-    model = train_preservation_model(data, recipe, selection=read_pairs(args.selection) if args.selection else None,
-                                     progress=bar)
+    with make_progress(not args.no_progress) as bar:
+        model = train_preservation_model(data, recipe, progress=bar,
+                                         selection=read_pairs(args.selection) if args.selection else None)
     folder = model.save(args.output)
     chosen = model.card["selection"]["chosen"]
     sys.stdout.write(f"wrote {folder} ({len(data)} pairs; chosen {chosen}; score with "

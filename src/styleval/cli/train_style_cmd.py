@@ -5,12 +5,26 @@ import argparse
 import shlex
 import sys
 
+from .encoding import add_encoding_argument
+from .help_format import DefaultsFormatter
+
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("train-style", help="train a style classifier or regressor from labelled text")
+    p = sub.add_parser("train-style", help="train a style classifier or regressor from labelled text",
+                       formatter_class=DefaultsFormatter,
+                       description="Train a style model from a table of labelled texts into a model folder that "
+                                   "`styleval score -m style_accuracy:model=DIR` and `evaluate --style-model DIR` "
+                                   "load. String labels (formal, informal) train a classifier; numeric scores "
+                                   "(PT16's formality from -3 to 3) train a regressor: --kind regressor --poles "
+                                   "informal,formal.",
+                       epilog="example (PT16's formality scores): styleval train-style ../shared/data/pt16/train.csv "
+                              "--text-col sentence --kind regressor --poles informal,formal --held-out "
+                              "../shared/data/pt16/test.csv -o my-formality")
     p.add_argument("train", help="training table (.tsv/.csv/.jsonl) with a text and a label column")
     p.add_argument("--output", "-o", required=True, help="model folder to write")
-    p.add_argument("--kind", choices=["classifier", "regressor"], default="classifier")
+    p.add_argument("--kind", choices=["classifier", "regressor"], default="classifier",
+                   help="classifier: one class per distinct label; regressor: numeric labels, a ridge regression "
+                        "whose low and high ends are --poles")
     p.add_argument("--features", default="tfidf",
                    help="feature blocks joined by '+': tfidf, embedding, hand (default: tfidf); or 'finetune' to "
                    "fine-tune the encoder with low-rank adapters and a linear head")
@@ -20,20 +34,25 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     ft.add_argument("--epochs", type=int, default=4, help="epochs; the best on the selection data is kept")
     ft.add_argument("--lr", type=float, default=5e-4, help="learning rate of the adapters")
     ft.add_argument("--rank", type=int, default=8, help="rank of the low-rank adapters")
-    ft.add_argument("--batch-size", type=int, default=32)
+    ft.add_argument("--batch-size", type=int, default=32, help="texts per training step")
     ft.add_argument("--device", default=None, help="torch device, e.g. cuda or cpu (default: cuda if available)")
-    ft.add_argument("--seed", type=int, default=13)
-    p.add_argument("--no-progress", action="store_true", help="no progress bar")
-    p.add_argument("--text-col", default="text")
-    p.add_argument("--label-col", default="label")
+    p.add_argument("--seed", type=int, default=13, help="seed of the 10%% selection split and of fine-tuning")
+    p.add_argument("--no-progress", action="store_true", help="no progress display")
+    p.add_argument("--text-col", default="text", help="column (JSONL: field) holding the texts")
+    p.add_argument("--label-col", default="label", help="column (JSONL: field) holding the labels")
     p.add_argument("--selection", help="table to choose the regularisation on (default: 10%% of the training data)")
     p.add_argument("--held-out", help="table scored once after training; its scores go into the model card")
     p.add_argument("--poles", default="low,high", help="regressor: the styles of low and high scores, e.g. "
                    "informal,formal")
     p.add_argument("--alias", action="append", default=[], metavar="STYLE=LABEL",
-                   help="map a direction's style name to a label (repeatable)")
+                   help="another name for one of the model's labels (a regressor's poles), so that directions "
+                        "written with that name find it: --alias non-toxic=neutral lets a model trained on the "
+                        "labels toxic and neutral score the direction toxic->non-toxic, and --alias "
+                        "formality=formal lets 'formality' stand for the label formal. Matched case-insensitively, "
+                        "stored in model.json; repeatable")
     p.add_argument("--name", help="model name (default: the output folder's name)")
-    p.add_argument("--description", default="")
+    p.add_argument("--description", default="", help="a sentence on the model for its card")
+    add_encoding_argument(p)
     p.set_defaults(run=run)
 
 
@@ -66,16 +85,17 @@ def run(args: argparse.Namespace) -> int:
     common = dict(kind=args.kind, selection=read(args.selection) if args.selection else None,
                   held_out=read(args.held_out) if args.held_out else None, poles=poles, aliases=aliases,
                   name=args.name or Path(args.output).name, description=args.description,
-                  command="styleval " + " ".join(shlex.quote(a) for a in sys.argv[1:]))
-    if args.features == "finetune":
-        bar = make_progress(not args.no_progress)
-        model = finetune_style_model(read(args.train), model=args.encoder, epochs=args.epochs, lr=args.lr,
-                                     rank=args.rank, alpha=2.0 * args.rank, batch_size=args.batch_size,
-                                     device=args.device, seed=args.seed, progress=bar, **common)
-    else:
-        model = train_style_model(read(args.train), features=args.features,
-                                  feature_options={"embedding": {"model": args.encoder}}, **common)
-    folder = model.save(args.output)
+                  seed=args.seed, command="styleval " + " ".join(shlex.quote(a) for a in sys.argv[1:]))
+    with make_progress(not args.no_progress) as bar:
+        if args.features == "finetune":
+            model = finetune_style_model(read(args.train), model=args.encoder, epochs=args.epochs, lr=args.lr,
+                                         rank=args.rank, alpha=2.0 * args.rank, batch_size=args.batch_size,
+                                         device=args.device, progress=bar, **common)
+        else:
+            model = train_style_model(read(args.train), features=args.features,
+                                      feature_options={"embedding": {"model": args.encoder}}, progress=bar,
+                                      **common)
+        folder = model.save(args.output)
     held = model.card.get("held_out", {}).get("scores")
     sys.stdout.write(f"wrote {folder}\n" + (f"held-out: {held}\n" if held else ""))
     return 0

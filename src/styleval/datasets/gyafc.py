@@ -83,10 +83,10 @@ def gyafc_inputs(root: StrPath, domain: str | None = None, direction: str | Dire
             refs = _reference_files(folder, side)
             if not refs:
                 raise InputError(f"no reference files {side}.ref0, {side}.ref1, ... next to the sources", src)
-            src_lines = read_lines(src)
+            src_lines = read_lines(src, "utf-8")
             # build_records does the length and blank-source checks; the output column is a placeholder
             recs = build_records((str(src), src_lines), (str(src), src_lines),
-                                 [(str(r), read_lines(r)) for r in refs], system="", direction=dir_text,
+                                 [(str(r), read_lines(r, "utf-8")) for r in refs], system="", direction=dir_text,
                                  ids=[f"{dom}/{dir_text}/{i}" for i in range(1, len(src_lines) + 1)])
             segments += [GyafcSegment(id=r.id, source=r.source, references=r.references,
                                       direction=cast(Direction, r.direction),

@@ -65,21 +65,22 @@ def _label(value: Any, numeric: bool, path: StrPath, line: int) -> Any:
 
 def read_labelled(path: StrPath, *, text_col: str = "text", label_col: str = "label", numeric: bool = False,
                   format: str | None = None, drop_empty: bool = True,
-                  missing: Sequence[str] = ()) -> LabelledData:
+                  missing: Sequence[str] = (), encoding: str | None = None) -> LabelledData:
     """Read a TSV/CSV/JSONL table with a text and a label column.
 
     ``numeric=True`` parses labels as floats (regression). Rows whose text is empty are left out and their
     line numbers kept in ``skipped`` (``drop_empty=False`` makes them an error); so are rows whose text equals
-    one of ``missing`` (PT16 writes ``None`` for a missing sentence).
+    one of ``missing`` (PT16 writes ``None`` for a missing sentence). ``encoding``: of the file (default: UTF-8,
+    or :func:`~styleval.readers.text.inputs_encoded`'s).
     """
     fmt = table_format(path, format)
     texts: list[str] = []
     labels: list[Any] = []
     skipped: list[int] = []
     if fmt == "jsonl":
-        rows = iter_json_objects(path)
+        rows = iter_json_objects(path, encoding)
     else:
-        header, raw = iter_delimited(path, fmt)
+        header, raw = iter_delimited(path, fmt, encoding)
         for col in (text_col, label_col):
             if col not in header:
                 raise InputError(f"no column {col!r}; columns: {', '.join(header)}", path)

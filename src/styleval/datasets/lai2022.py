@@ -81,7 +81,7 @@ def rows(root: StrPath | None, aspect: str) -> list[Row]:
     """
     path = aspect_path(root, aspect)
     raw: list[tuple[int, dict[str, Any]]] = []
-    for number_, obj in iter_json_objects(path):
+    for number_, obj in iter_json_objects(path, "utf-8"):
         if not {"src", "ref", "sys"} <= obj.keys() or not isinstance(obj["sys"], dict):
             raise InputError("expected an object with keys 'src', 'ref' and 'sys'", path, number_)
         raw.append((number_, obj))
@@ -137,7 +137,7 @@ def surveys(root: StrPath | None) -> list[str] | None:
     path = dataset_dir(root, "lai2022") / "data" / "outputs" / "REF.human.txt"
     if not path.is_file():
         return None
-    return [line.split("\t", 1)[0].strip() for line in read_lines(path) if line]
+    return [line.split("\t", 1)[0].strip() for line in read_lines(path, "utf-8") if line]
 
 
 def _annotator(survey_ids: list[str] | None, index: int, rater: int) -> str:
@@ -183,7 +183,7 @@ def _txt_rows(outputs: Path, upper: str, kind: str, min_columns: int = 1) -> lis
     path = outputs / f"{upper}.{kind}.txt"
     if not path.is_file():
         raise InputError("file not found", path)
-    parsed = [line.split("\t") for line in read_lines(path)]
+    parsed = [line.split("\t") for line in read_lines(path, "utf-8")]
     if len(parsed) != ROWS:
         raise InputError(f"expected {ROWS} lines, found {len(parsed)}", path)
     for line, parts in enumerate(parsed, start=1):
@@ -247,7 +247,7 @@ def xformal(root: StrPath | None, names: Sequence[str] = XFORMAL_REFERENCES[1:])
         if name != XFORMAL_INPUTS and name not in XFORMAL_REFERENCES:
             raise InputError(f"unknown xformal file {name!r}; choose from "
                              f"{', '.join((XFORMAL_INPUTS, *XFORMAL_REFERENCES))}")
-        lines = read_lines(folder / name)
+        lines = read_lines(folder / name, "utf-8")
         if len(lines) != ROWS:
             raise InputError(f"expected {ROWS} lines, found {len(lines)}", folder / name)
         formal_first = name != XFORMAL_INPUTS

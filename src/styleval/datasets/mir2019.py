@@ -37,7 +37,7 @@ def records(root: StrPath | None) -> list[Record]:
     Outputs: ``transfer_model_outputs/<MODEL>/<setting>/sentiment.test.{0,1}.tsf``, as many lines as the sources.
     """
     base = dataset_dir(root, "mir2019")
-    sources = [(str(p), read_lines(p)) for p in (base / "data" / f"sentiment.test.{k}" for k in (0, 1))]
+    sources = [(str(p), read_lines(p, "utf-8")) for p in (base / "data" / f"sentiment.test.{k}" for k in (0, 1))]
     offset = len(sources[0][1])
     out_root = base / "transfer_model_outputs"
     if not out_root.is_dir():
@@ -51,7 +51,7 @@ def records(root: StrPath | None) -> list[Record]:
         for k, (src, direction) in enumerate(zip(sources, DIRECTIONS)):
             path = out_root / model / setting / f"sentiment.test.{k}.tsf"
             start = 0 if k == 0 else offset
-            out += build_records((str(path), read_lines(path)), src, system=f"{model}_{setting}",
+            out += build_records((str(path), read_lines(path, "utf-8")), src, system=f"{model}_{setting}",
                                  direction=direction, ids=[str(start + i) for i in range(len(src[1]))],
                                  meta={"model": model, "setting": setting})
     return out

@@ -48,7 +48,7 @@ def path(root: StrPath | None) -> Path:
 def rows(root: StrPath | None) -> tuple[Path, list[Row]]:
     """The file and its rows in file order (fields split on tabs only, nothing stripped)."""
     file = path(root)
-    lines = read_lines(file)
+    lines = read_lines(file, "utf-8")
     header = tuple(lines[0].split("\t")) if lines else ()
     if header[:2] != HEADER:
         raise InputError(f"expected a header starting with 'toxic<TAB>neutral1', found {' | '.join(header)!r}",

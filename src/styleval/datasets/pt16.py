@@ -20,7 +20,8 @@ def labelled(root: StrPath | None, split: str, *, binary: bool = False, threshol
     if split not in SPLITS:
         raise InputError(f"unknown PT16 split {split!r}; choose from {', '.join(SPLITS)}")
     path = dataset_dir(root, "pt16") / f"{split}.csv"
-    data = read_labelled(path, text_col="sentence", label_col="label", numeric=True, missing=("None",))
+    data = read_labelled(path, text_col="sentence", label_col="label", numeric=True, missing=("None",),
+                         encoding="utf-8")
     if binary:
         data.labels = ["formal" if y > threshold else "informal" for y in data.labels]
     return data

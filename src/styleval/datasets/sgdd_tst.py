@@ -39,7 +39,7 @@ class Table:
 def table(root: StrPath | None) -> Table:
     """Parse the CSV (strict UTF-8, quoted fields); :class:`InputError` names a missing column or a bad row."""
     path = dataset_dir(root, "sgdd-tst") / FILE
-    header, raw = iter_delimited(path, "csv")
+    header, raw = iter_delimited(path, "csv", "utf-8")
     for col in REQUIRED:
         if col not in header:
             raise InputError(f"missing column {col!r}; columns present: {', '.join(map(repr, header))}", path)

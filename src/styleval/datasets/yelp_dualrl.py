@@ -61,7 +61,7 @@ def records(root: StrPath | None, systems: Sequence[str] | None = None,
     records: list[Record] = []
     for k, direction in enumerate(DIRECTIONS):
         src_path = base / "data" / "yelp" / f"test.{k}"
-        src = (str(src_path), read_lines(src_path))
+        src = (str(src_path), read_lines(src_path, "utf-8"))
         files = {f: out_root / f / f"test.{k}.tsf" for f in dict.fromkeys([*chosen, *humans])}
         read = {f: read_lines_with_fallback(p, FALLBACK_ENCODING) for f, p in files.items()}
         ids = [f"test.{k}/{i}" for i in range(1, len(src[1]) + 1)]

@@ -24,7 +24,7 @@ def path(root: StrPath | None, split: str, label: int) -> Path:
 
 def sentences(root: StrPath | None, split: str, label: int) -> list[str]:
     """The non-blank lines of one file, in order (line endings stripped, nothing else)."""
-    return [t for t in read_lines(path(root, split, label)) if t.strip()]
+    return [t for t in read_lines(path(root, split, label), "utf-8") if t.strip()]
 
 
 def labelled(root: StrPath | None, split: str) -> LabelledData:

@@ -16,6 +16,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..metrics.base import Batch, Metric, MetricResult
+from ..progress import Progress
 from ..records import Direction
 from ..results import Comparison, ScoreResult
 from .metric_specs import metric_labels
@@ -170,12 +171,17 @@ class Driver:
                                                                         state.resources.get(k) or None),
                                 metric_id=mid)
 
-    def finalize(self, options: StatisticsOptions, keep_stats: bool = True) -> ScoreResult:
-        """Every (metric, system) result with its interval, and the paired tests the options ask for."""
+    def finalize(self, options: StatisticsOptions, keep_stats: bool = True,
+                 progress: Progress | None = None) -> ScoreResult:
+        """Every (metric, system) result with its interval, and the paired tests the options ask for;
+        ``progress`` hears ``intervals and tests · LABEL [metrics]`` before each metric."""
         self.check_comparable(options)
         results: list[MetricResult] = []
         comparisons: list[Comparison] = []
+        what = "intervals and tests" if options.bootstrap > 0 or options.significance != "none" else "corpus scores"
         for k, (metric, mid) in enumerate(zip(self.metrics, self.labels)):
+            if progress:
+                progress(f"{what} · {mid.label} [metrics]", k, len(self.metrics))
             by_system: dict[str, MetricResult] = {}
             for state in self.systems.values():
                 result = by_system[state.name] = self._result(k, state)
@@ -190,5 +196,7 @@ class Driver:
             if not keep_stats:
                 for r in by_system.values():
                     r.stats = np.empty((0, metric.n_stats))
+        if progress:
+            progress(f"{what} [metrics]", len(self.metrics), len(self.metrics))
         settings = {**options.settings(), "systems": list(self.systems), "n_records": self.n_records}
         return ScoreResult(results=results, comparisons=comparisons, settings=settings)

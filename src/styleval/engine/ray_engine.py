@@ -10,6 +10,7 @@ deterministic.
 """
 from __future__ import annotations
 
+import logging
 import pickle
 from typing import Any, Iterator, Sequence
 
@@ -27,11 +28,19 @@ _COLUMNS = ("seq", "line", "path", "system", "id", "source", "output", "refs", "
 
 
 def _ray() -> Any:
+    wanted = logging.getLogger("ray").level  # importing Ray sets its logger to INFO: a level set before wins
     try:
         import ray
     except ImportError:
         raise MissingDependencyError("ray", "ray", "--engine ray") from None
+    if wanted:
+        logging.getLogger("ray").setLevel(wanted)
     return ray
+
+
+def _log_level() -> int:
+    """The level ``ray.init`` keeps for Ray's logger: the one the process set, else Ray's own default."""
+    return logging.getLogger("ray").level or logging.INFO
 
 
 def _block(chunk: Any, seq0: int) -> Any:
@@ -107,11 +116,11 @@ def _start(address: str | None, workers: int) -> bool:
     if ray.is_initialized():
         return False
     if address:
-        ray.init(address=address, log_to_driver=False, include_dashboard=False)
+        ray.init(address=address, log_to_driver=False, include_dashboard=False, logging_level=_log_level())
     else:
         # address="local": a new cluster for this run, never one that `ray start` left on the machine
         ray.init(address="local", num_cpus=workers + 1, include_dashboard=False, log_to_driver=False,
-                 object_store_memory=256 * 1024 * 1024)
+                 object_store_memory=256 * 1024 * 1024, logging_level=_log_level())
     return True
 
 

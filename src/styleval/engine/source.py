@@ -1,7 +1,8 @@
 """Tables read incrementally, in chunks of records, with :func:`styleval.readers.read_table`'s checks.
 
 The in-memory reader decodes a whole file at once; here a file is read line by line (strict UTF-8 per line,
-which is the same as for the whole file since no UTF-8 sequence contains a newline byte), rows become records
+which is the same as for the whole file since no UTF-8 sequence contains a newline byte; another encoding must
+encode the newline as that byte too, as latin-1 and cp1252 do and UTF-16 does not), rows become records
 through the reader's own :func:`~styleval.readers.tabular.record_from_row`, and every error still names the
 file and the 1-based line. Duplicate segment ids are checked by the engine, which sees every system's ids.
 """
@@ -16,7 +17,7 @@ from typing import Any, Iterator, Sequence
 from ..errors import InputError
 from ..records import Direction, Record
 from ..readers.tabular import csv_rows, record_from_row, table_format
-from ..readers.text import BOM, StrPath
+from ..readers.text import BOM, StrPath, encoding_advice, input_encoding
 
 
 @dataclass(frozen=True)
@@ -32,6 +33,7 @@ class TableOptions:
     default_system: str | None = None
     default_direction: str | Direction | None = None
     format: str | None = None
+    encoding: str | None = None  # of every table (default: UTF-8, or readers.text.inputs_encoded's)
 
 
 @dataclass
@@ -48,8 +50,13 @@ class Chunk:
 class _Lines:
     """Decoded lines of a file with their line numbers (line ending kept), and the bytes read so far."""
 
-    def __init__(self, path: StrPath) -> None:
+    def __init__(self, path: StrPath, encoding: str = "utf-8") -> None:
         p = Path(path)
+        if not "a\n".encode(encoding).endswith(b"a\n"):
+            raise InputError(f"--stream reads a table line by line, which the encoding {encoding!r} does not allow "
+                             "(its newline is not the byte 0a); convert the file to UTF-8 first, e.g. iconv -f "
+                             f"{encoding} -t utf-8", p)
+        self.encoding = encoding
         if not p.exists():
             raise InputError("file does not exist", p)
         if p.is_dir():
@@ -64,11 +71,12 @@ class _Lines:
             for raw in fh:
                 self.number += 1
                 try:
-                    text = raw.decode("utf-8")
+                    text = raw.decode(self.encoding)
                 except UnicodeDecodeError as exc:
                     bad = raw[exc.start:exc.end].hex(" ")
-                    raise InputError(f"not valid UTF-8: byte(s) {bad} at column {exc.start + 1} (byte offset "
-                                     f"{self.offset + exc.start}): {exc.reason}", self.path, self.number) from None
+                    raise InputError(f"not valid {self.encoding.upper()}: byte(s) {bad} at column {exc.start + 1} "
+                                     f"(byte offset {self.offset + exc.start}): {exc.reason}; "
+                                     f"{encoding_advice(self.encoding, self.path)}", self.path, self.number) from None
                 if self.number == 1 and text.startswith(BOM):
                     text = text[1:]
                 self.offset += len(raw)
@@ -139,7 +147,7 @@ def iter_chunks(paths: Sequence[StrPath], chunk_size: int, options: TableOptions
     for path, size in zip(paths, sizes):
         fmt = table_format(path, options.format)
         system = options.default_system if options.default_system is not None else Path(path).stem
-        lines = _Lines(path)
+        lines = _Lines(path, input_encoding(options.encoding))
         records: list[Record] = []
         numbers: list[int] = []
         for row_number, (line, row) in enumerate(_rows(path, fmt, options, lines), start=1):

@@ -22,7 +22,7 @@ from typing import Any, Iterable, Iterator, Sequence
 from ..errors import InputError
 from ..metrics.base import Metric
 from ..models.outputs import use_store
-from ..progress import Progress
+from ..progress import Progress, reporting
 from ..results import ScoreResult
 from .cache import StatsCache
 from .driver import Driver
@@ -149,15 +149,19 @@ def score_stream(inputs: str | Path | Sequence[str | Path], metrics: Iterable[st
             else:
                 computer = CachedStats(stats_cache) if stats_cache is not None else None
                 source = _local_groups(first, chunks, built, computer, has_refs)
-            with use_store(model_cache):
+            def inner(description: str, done: int, total: int) -> None:  # a model's report inside a chunk
+                if progress:
+                    progress(f"scoring chunk {n_chunks + 1}: {description}", done, total)
+
+            with use_store(model_cache), reporting(inner if progress else None):
                 for groups, _, bytes_done, bytes_total in source:
                     for group in groups:
                         driver.reduce(group)
                     n_chunks += 1
                     if progress:
-                        progress(f"{driver.n_records:,} records", bytes_done, bytes_total)
+                        progress(f"scoring, {driver.n_records:,} records so far [bytes]", bytes_done, bytes_total)
             driver.check_unique()
-            result = driver.finalize(opts, keep_stats)
+            result = driver.finalize(opts, keep_stats, progress=progress)
             counts = {name: s.n for name, s in driver.systems.items()}
         if writer is not None:
             writer.finish()

@@ -21,9 +21,9 @@ from ..records import Record
 from ..engine.options import StatisticsOptions
 from ..results import Comparison, ScoreResult
 from .overall import overall_metrics, split_overall
-from .plan import (DEFAULT_CONTENT_MODEL, DEFAULT_FLUENCY, DEFAULT_LM, BatteryChoices, CorpusFacts, StyleModelFacts,
-                   plan_evaluation)
-from ..progress import Progress
+from .plan import (DEFAULT_CONTENT_MODEL, DEFAULT_FLUENCY, DEFAULT_LM, BatteryChoices, CorpusFacts, ModelCardFacts,
+                   StyleModelFacts, plan_evaluation)
+from ..progress import Progress, reporting
 
 FORMAT = "styleval-evaluation/1"
 #: evaluate's statistics defaults: those of score, with paired bootstrap tests between the systems.
@@ -124,6 +124,7 @@ def style_model_facts(style_model: str, styles: frozenset[str]) -> StyleModelFac
     """The style classifier the battery will use (the one named, or the shipped one covering ``styles`` for
     ``auto``), described from its card for the plan."""
     from ..metrics.style._model import AUTO, choose_model
+    from ..models import registry
     from ..style_models.model import CLASSIFIER
     from ..style_models.pretrained import load_style_model
 
@@ -133,7 +134,30 @@ def style_model_facts(style_model: str, styles: frozenset[str]) -> StyleModelFac
     blocks = ", ".join(str(getattr(b, "kind", None) or b.config().get("kind", type(b).__name__))
                        for b in getattr(model, "blocks", ())) or "see the model card"
     return StyleModelFacts(name=name, chosen=chosen, labels=tuple(model.labels), feature_blocks=blocks,
-                           calibration_note=_calibration_note(model))
+                           calibration_note=_calibration_note(model), card=card_facts(getattr(model, "card", None)),
+                           cased=model.cased, cased_slot=registry.cased_slot(registry.STYLE, name))
+
+
+def card_facts(card: Mapping[str, Any] | None) -> ModelCardFacts | None:
+    """A model card's version and figures on human judgments, as the plan quotes them (None without a card)."""
+    from ..models.cards import human_figure_lines
+
+    if not card:
+        return None
+    return ModelCardFacts(version=str(card.get("version", "?")), figures=tuple(human_figure_lines(card)))
+
+
+def shipped_model_cards() -> dict[str, ModelCardFacts]:
+    """Every shipped model's card facts (version, figures on human judgments), read from the cards."""
+    from ..models import cards, registry
+
+    out = {}
+    for kind in registry.SHIPPED:
+        for name, folder in registry.shipped(kind).items():
+            facts = card_facts(cards.read_card(folder, kind))
+            if facts is not None:
+                out[name] = facts
+    return out
 
 
 def _calibration_note(model: Any) -> str:
@@ -217,9 +241,9 @@ def evaluate(records: Sequence[Record], *, style_model: str = "auto", content_mo
                              fluency=fluency, fluency_threshold=fluency_threshold, fast=fast,
                              naturalness="unigram" if naturalness is True else (naturalness or None), seed=opts.seed)
     corpus = CorpusFacts.of(records)
-    plan = plan_evaluation(corpus, choices, style_model_facts(style_model, corpus.styles))
-
-    built = build_metrics(plan.specs, ("source", "references"), corpus.has_references)
+    with reporting(progress):  # a model loaded while planning is reported too
+        plan = plan_evaluation(corpus, choices, style_model_facts(style_model, corpus.styles), shipped_model_cards())
+        built = build_metrics(plan.specs, ("source", "references"), corpus.has_references)
     by_id = {m.metric_id: m for m in built}
     threshold = choices.threshold
     built += overall_metrics({role: by_id[mid] for role, mid in plan.roles.items()}, threshold)

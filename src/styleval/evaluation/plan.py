@@ -16,6 +16,7 @@ from ..errors import InputError
 from ..metrics.base import Metric
 from ..metrics.identity import MetricId
 from ..records import Record
+from ..textnorm.casing import BLIND, CaseEvidence, case_evidence, release_case
 
 #: The content models ``evaluate`` may use for the similarity role (J's SIM, the content-vs-source headline): name ->
 #: metric spec (against the source is added). The default is the one the rule of
@@ -33,8 +34,9 @@ CONTENT_WHAT = {
     "sentence_cosine": "cosine of MiniLM sentence embeddings",
     "bertscore": "BERTScore F1 (MiniLM token embeddings)",
     "bertscore-recall": "BERTScore recall (MiniLM token embeddings)",
-    "preservation": "the learned preservation score (preservation-minilm)",
-    "preservation-fast": "the learned preservation score, fast head (preservation-minilm-fast)",
+    "preservation": "the learned `preservation` metric with its default model, the shipped preservation-minilm",
+    "preservation-fast": "the learned `preservation` metric with the shipped preservation-minilm-fast (the default "
+                         "model's feature head alone)",
 }
 #: A content model reported next to the default as a second view (no role), or None; and why.
 SECOND_VIEW: str | None = "bertscore"
@@ -55,6 +57,18 @@ DEFAULT_FLUENCY_THRESHOLD = 200.0  # perplexity at or below which an output pass
 FLUENCY_METRICS = {"acceptability": 0.5, "perplexity": DEFAULT_FLUENCY_THRESHOLD}
 DEFAULT_FLUENCY = "acceptability"
 LEXICAL_CONTENT = ("bleu", "chrf", "meteor")
+#: The metric ``evaluate`` relies on for each aspect, which ``styleval metrics`` marks as the recommended default
+#: and the README's "Which metric?" recommends, with what it does in ``evaluate``.
+RECOMMENDED: dict[str, tuple[str, str]] = {
+    "style": ("style_accuracy", "evaluate's style score (hm, gm and J's STA), with the shipped classifier covering "
+                                "the direction"),
+    "content": (CONTENT_MODELS[DEFAULT_CONTENT_MODEL].partition(":")[0],
+                "evaluate's content score against the source (J's SIM; hm and gm without references), the "
+                "similarity rule's choice"),
+    "fluency": (DEFAULT_FLUENCY, "evaluate's fluency score (J's FL: acceptable when >= 0.5)"),
+    "overall": ("j", "evaluate's joint score: mean over segments of STA x SIM x FL, with STA style_accuracy, SIM "
+                     "preservation against the source and FL acceptability >= 0.5 (hm and gm are also reported)"),
+}
 
 #: Why each fluency metric may give J its fluency factor (figures: docs/results.md, "Fluency that follows human
 #: judgments").
@@ -72,15 +86,26 @@ FLUENCY_WHY = {
 }
 
 
+#: Why a lower-cased output counts against formality in a cased release (docs/results.md, Lai et al. 2022).
+LOWERCASE_WHY = ("humans rate lower-cased formal text as less formal: Lai et al. 2022's judges gave the three systems "
+                 "whose informal→formal outputs are lower-cased a mean style of 28-31 against 69-84 for the cased "
+                 "systems")
+
+
 @dataclass(frozen=True)
 class CorpusFacts:
-    """What planning needs to know about the records: directions in order of appearance, styles, sizes."""
+    """What planning needs to know about the records: directions in order of appearance, styles, sizes; how the
+    release treated case (``case``: the detector's evidence on the sources and references of each segment, which
+    decides the style metrics' ``case=auto``) and the systems whose outputs are lower-cased although the release and
+    their sources are cased."""
 
     directions: tuple[str, ...]
     styles: frozenset[str]
     n_systems: int
     n_records: int
     n_references: int  # the most references any segment has
+    case: CaseEvidence = CaseEvidence(0, 0.0, 0.0)
+    lowercased_systems: tuple[str, ...] = ()
 
     @property
     def has_references(self) -> bool:
@@ -92,16 +117,35 @@ class CorpusFacts:
             raise InputError("no records to evaluate")
         directions: list[str] = []
         styles: set[str] = set()
+        texts: dict[str, tuple[list[str], list[str]]] = {}  # system -> (sources, outputs)
+        inputs: dict[str, Record] = {}  # one record per segment id: the inputs all systems share
         for r in records:
+            mine = texts.setdefault(r.system, ([], []))
+            mine[0].append(r.source)
+            mine[1].append(r.output)
+            inputs.setdefault(r.id, r)
             if r.direction is None:
                 raise InputError(f"record {r.id!r} of system {r.system!r} has no transfer direction; evaluate "
-                                 "chooses its metrics by direction: give --direction SRC->TGT (e.g. informal->formal)")
+                                 "chooses its metrics by direction: give --direction SRC:TGT (e.g. informal:formal)")
             text = f"{r.direction.source_style}->{r.direction.target_style}"
             if text not in directions:
                 directions.append(text)
             styles.update({r.direction.source_style, r.direction.target_style})
-        return cls(directions=tuple(directions), styles=frozenset(styles), n_systems=len({r.system for r in records}),
-                   n_records=len(records), n_references=max((len(r.references) for r in records), default=0))
+        case = release_case([r.source for r in inputs.values()], [r.references for r in inputs.values()])
+        lowered = () if case.decision == BLIND else tuple(
+            s for s, (src, out) in texts.items() if case_evidence(out).lowercased and not case_evidence(src).lowercased)
+        return cls(directions=tuple(directions), styles=frozenset(styles), n_systems=len(texts),
+                   n_records=len(records), n_references=max((len(r.references) for r in records), default=0),
+                   case=case, lowercased_systems=lowered)
+
+
+@dataclass(frozen=True)
+class ModelCardFacts:
+    """What the rationale quotes from a shipped model's card: its version and its figures on human judgments (one
+    line per data set, ``styleval.models.cards.human_figure_lines``)."""
+
+    version: str
+    figures: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -113,6 +157,9 @@ class StyleModelFacts:
     labels: tuple[str, ...]
     feature_blocks: str  # e.g. "tfidf, embedding"
     calibration_note: str  # one sentence on how it decides (see docs/calibration.md)
+    card: ModelCardFacts | None = None  # read from its card (None: not read)
+    cased: bool = False  # whether the model itself reads case
+    cased_slot: str | None = None  # the cased model shipped under its name (a pair), used when case counts
 
 
 @dataclass(frozen=True)
@@ -205,11 +252,51 @@ def _style_reason(style: StyleModelFacts, styles: frozenset[str], fast: bool) ->
             + style.calibration_note)
 
 
-def plan_evaluation(corpus: CorpusFacts, choices: BatteryChoices, style: StyleModelFacts) -> EvaluationPlan:
+def model_of(spec: str) -> str | None:
+    """The model a metric spec uses: its ``model=`` parameter, else the class's default (None: no model)."""
+    from ..metrics import registry
+    from ..metrics.guide import model_parameter_default
+
+    name, params = registry.parse_spec(spec)
+    model = params.get("model")
+    return str(model) if model else model_parameter_default(registry.metric_class(name))
+
+
+def figures_reason(aspect: str, model: str | None, card: ModelCardFacts | None) -> list[str]:
+    """A rationale sentence quoting ``model``'s figures on human judgments from its card, good or bad; nothing
+    when the model has no card (``card`` None)."""
+    if model is None or card is None:
+        return []
+    name = f"{model!r} (model version {card.version})"
+    if not card.figures:
+        return [f"{aspect}: {name} has no figures on human judgments in its model card (no public judgments of its "
+                "kind in the repository's data); its held-out figures are in the card."]
+    return [f"{aspect}: {name} against human judgments, from its model card (docs/results.md): "
+            + "; ".join(card.figures) + "."]
+
+
+def _case_reason(style: StyleModelFacts, case: CaseEvidence) -> str:
+    """Which style model reads the outputs, and whether it sees case (the style metrics' ``case=auto``)."""
+    text = f"style, case=auto: {case.reason()}"
+    if case.decision == BLIND:
+        return text + f"; {style.name!r} reads the outputs lower-cased and tokenized."
+    if style.cased_slot:
+        return text + f"; the cased model of the pair, {style.cased_slot!r}, reads the outputs as written."
+    if style.cased:
+        return text + f"; {style.name!r} reads the outputs as written."
+    return (text + f"; but {style.name!r} is case-blind and no cased model is shipped under its name, so it reads "
+            "them lower-cased and tokenized.")
+
+
+def plan_evaluation(corpus: CorpusFacts, choices: BatteryChoices, style: StyleModelFacts,
+                    model_cards: Mapping[str, ModelCardFacts] | None = None) -> EvaluationPlan:
     """The battery for ``corpus``: style, content, fluency and (optionally) naturalness metrics, their roles in the
-    overall scores and a rationale sentence for each choice."""
+    overall scores and a rationale sentence for each choice. ``model_cards``: shipped model name -> its card's
+    version and figures on human judgments, quoted in the rationale of the metric that uses the model."""
     from ..metrics import registry
     from ..metrics.fluency.perplexity import parse_style_lms
+
+    cards = dict(model_cards or {})
 
     n_refs, fast = corpus.n_references, choices.fast
     _create = _Built()
@@ -217,6 +304,16 @@ def plan_evaluation(corpus: CorpusFacts, choices: BatteryChoices, style: StyleMo
                  f"{corpus.n_systems} system(s), {corpus.n_records} records"
                  + (f", up to {n_refs} reference(s) per segment." if n_refs else ", no references.")]
     rationale.append(_style_reason(style, corpus.styles, fast))
+    rationale.append(_case_reason(style, corpus.case))
+    used = style.cased_slot if style.cased_slot and corpus.case.decision != BLIND else style.name
+    card = style.card if used == style.name else (model_cards or {}).get(used)
+    rationale += figures_reason("style", used, card)
+    if corpus.lowercased_systems:
+        sees = style.cased or bool(style.cased_slot)
+        rationale.append(f"warning: the outputs of {', '.join(corpus.lowercased_systems)} are lower-cased while their "
+                         f"sources are cased, and {LOWERCASE_WHY}"
+                         + ("; the cased style model counts it against them." if sees
+                            else "; the case-blind style model cannot see it."))
     style_metrics = [_create(f"style_accuracy:model={style.name}"), _create(f"style_emd:model={style.name}")]
     metrics: list[Metric] = list(style_metrics)
     aspects: dict[str, list[Metric]] = {"style": list(style_metrics), "content": [], "fluency": []}
@@ -238,6 +335,8 @@ def plan_evaluation(corpus: CorpusFacts, choices: BatteryChoices, style: StyleMo
             rationale.append(f"content: {what} against the source is J's SIM and, without references, the content "
                              f"score, as asked (content_model={choices.content_model!r}; the default, "
                              f"{DEFAULT_CONTENT_MODEL!r}, is the similarity rule's choice, docs/results.md).")
+        content_model = model_of(CONTENT_MODELS[choices.content_model])
+        rationale += figures_reason("content", content_model, cards.get(content_model or ""))
         if SECOND_VIEW and SECOND_VIEW != choices.content_model:
             second = _create(_against_source(CONTENT_MODELS[SECOND_VIEW]))
             metrics.append(second)
@@ -278,6 +377,8 @@ def plan_evaluation(corpus: CorpusFacts, choices: BatteryChoices, style: StyleMo
         aspects["fluency"] += [acceptability, perplexity]
         roles["fluency"] = acceptability if choices.fluency == "acceptability" else perplexity
         rationale.append(FLUENCY_WHY[choices.fluency])
+        fluency_model = model_of("acceptability")
+        rationale += figures_reason("fluency", fluency_model, cards.get(fluency_model or ""))
     if choices.naturalness is not None:
         naturalness = _create(f"naturalness:classifier={choices.naturalness},seed={choices.seed}")
         metrics.append(naturalness)

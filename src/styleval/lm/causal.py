@@ -19,7 +19,7 @@ import numpy as np
 
 from ..errors import InputError
 from .loading import CausalLM
-from ..progress import Progress
+from ..progress import Progress, given_or_active
 
 
 
@@ -110,6 +110,7 @@ def _scored_rows(lm: CausalLM, ids: Sequence[Sequence[int]], batches: list[list[
     pad = lm.tokenizer.pad_token_id
     pad = int(pad) if pad is not None else 0
     device = lm.device
+    progress = given_or_active(progress)
     done = 0
     with torch.inference_mode():
         for b in batches:
@@ -129,7 +130,7 @@ def _scored_rows(lm: CausalLM, ids: Sequence[Sequence[int]], batches: list[list[
                 pos += int(lens[r])
             done += len(b)
             if progress:
-                progress(label, done, total)
+                progress(f"language model {label} [texts]", done, total)
 
 
 def token_nll(lm: CausalLM, texts: Sequence[str], *, batch_tokens: int = 4096, max_batch: int = 64,

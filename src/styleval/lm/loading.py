@@ -35,7 +35,7 @@ from ..errors import InputError, ResourceUnavailableError
 from ..models.cards import FORMATS, LM
 from ..models.catalog import CATALOG, SMOLLM2_GGUF_FILE
 from ..models.hashing import cache_dir, content_hash
-from ..progress import Progress
+from ..progress import Progress, given_or_active
 
 #: Called as ``progress(description, done, total)`` (the library-wide progress convention).
 
@@ -133,6 +133,7 @@ def ensure_converted(spec: CausalLMSpec, progress: Progress | None = None) -> Pa
             if importlib.util.find_spec(mod) is None:
                 raise ResourceUnavailableError(f"converting {spec.name} from GGUF needs the {mod!r} library: "
                                                f"pip install {mod}")
+        progress = given_or_active(progress)
         if progress:
             progress(f"converting {spec.name} from GGUF (once)", 0, 3)
         import torch
@@ -250,7 +251,7 @@ def load_causal_lm(name: str | os.PathLike[str] = DEFAULT_CAUSAL_LM, *, progress
         max_len = int(getattr(model.config, "max_position_embeddings", 1024) or 1024)
         return CausalLM(tokenizer=tok, model=model, spec=spec, max_length=max_len, backend=used)
 
-    return get_pool().get(f"{spec.key}:{backend}", load)
+    return get_pool().get(f"{spec.key}:{backend}", load, f"language model {spec.name}")
 
 
 def _load_folder(folder: Path, backend: str) -> tuple[Any, Any, str]:

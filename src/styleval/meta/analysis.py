@@ -11,6 +11,7 @@ from typing import Any, Iterable, Sequence
 import pandas as pd
 
 from styleval.errors import InputError
+from styleval.progress import Progress
 from styleval.records import Direction
 
 from .aggregate import segment_scores
@@ -68,12 +69,18 @@ def run_tasks(tasks: Iterable[MetaTask], human: Judgments | pd.DataFrame, metric
               **run_kwargs: Any) -> list[MetaResult]:
     """:func:`styleval.meta.run` for every task; ``curves`` only applies to the system-level ones.
 
-    The human side is aggregated once per (aspect, human, ddof), not once per task.
+    The human side is aggregated once per (aspect, human, ddof), not once per task. A ``progress`` callback
+    hears each task's stages, prefixed ``task K/N (ASPECT, LEVEL METHOD):``.
     """
     curves = run_kwargs.pop("curves", False)
+    progress = run_kwargs.pop("progress", None)
     cache: dict[tuple[str, str, int], pd.DataFrame] = {}
     out = []
-    for task in tasks:
+    task_list = list(tasks)
+    for k, task in enumerate(task_list, start=1):
+        if progress:
+            run_kwargs["progress"] = _task_stage(progress, f"task {k}/{len(task_list)} ({task.aspect}, "
+                                                           f"{task.level} {task.method})")
         table = human
         if isinstance(human, Judgments):
             key = (task.aspect, task.human, task.ddof)
@@ -82,6 +89,10 @@ def run_tasks(tasks: Iterable[MetaTask], human: Judgments | pd.DataFrame, metric
             table = cache[key]
         out.append(run(task, table, metric_table, curves=curves and task.level == "system", **run_kwargs))
     return out
+
+
+def _task_stage(progress: Progress, prefix: str) -> Progress:
+    return lambda description, done, total: progress(f"{prefix}: {description}", done, total)
 
 
 def results_frame(results: Iterable[MetaResult]) -> pd.DataFrame:

@@ -26,6 +26,7 @@ import numpy as np
 import pandas as pd
 
 from styleval.errors import InputError
+from styleval.progress import Progress
 from styleval.records import Direction
 
 from styleval.stats import correlation as stats_correlation
@@ -34,7 +35,7 @@ from styleval.stats import significance as _sig
 from . import _stats
 from . import scores as _scores
 from .aggregate import segment_scores
-from .judgments import Judgments
+from .judgments import Judgments, direction_column
 
 LEVELS = ("system", "segment")
 METHODS = ("pearson", "spearman", "kendall", "kendall_b", "kendall_c", "kendall_tau_like", "pairwise_accuracy")
@@ -311,6 +312,8 @@ def _human_table(task: MetaTask, human: Judgments | pd.DataFrame) -> pd.DataFram
         missing = [c for c in ("system", "segment", "score") if c not in table.columns]
         if missing:
             raise InputError(f"human table lacks column(s) {', '.join(missing)}")
+        if "direction" in table.columns:
+            table["direction"] = direction_column(table["direction"])
     table["system"] = table["system"].astype(str)
     table["segment"] = table["segment"].astype(str)
     return table
@@ -343,8 +346,8 @@ _WILLIAMS_METHODS = ("pearson", "spearman")
 def run(task: MetaTask, human_table: Judgments | pd.DataFrame, metric_table: pd.DataFrame, *,
         metrics: Iterable[str] | None = None, lower_is_better: Iterable[str] = (), nan: str = "omit",
         unmatched: str = "error", ci: int = 0, confidence: float = 0.95, significance: str = "none",
-        n_permutations: int = 1000, seed: int | None = 0, curves: bool = False, curves_min_n: int = 3
-        ) -> MetaResult:
+        n_permutations: int = 1000, seed: int | None = 0, curves: bool = False, curves_min_n: int = 3,
+        progress: Progress | None = None) -> MetaResult:
     """Correlate every metric in ``metric_table`` (or those named) with the human scores, as ``task`` says.
 
     Joining is on (system, segment) as strings. Metric rows of the systems the task keeps whose (system,
@@ -358,6 +361,7 @@ def run(task: MetaTask, human_table: Judgments | pd.DataFrame, metric_table: pd.
     (Pearson/Spearman over one vector: system level, or segment level with ``average_by="none"``; one-sided),
     ``"permutation"`` (paired permutation test, ``n_permutations`` resamples, any task) or ``"both"``;
     ``curves`` (system level): correlations over the top-N and last-N systems sorted by human score.
+    ``progress`` hears the stages: correlating, the intervals and the tests, each counting metrics.
     """
     from styleval.stats._validate import check_choice
 
@@ -390,7 +394,9 @@ def run(task: MetaTask, human_table: Judgments | pd.DataFrame, metric_table: pd.
     used: dict[str, Any] = {}
     notes: dict[str, list[str]] = {}
     oriented: dict[str, pd.DataFrame] = {}
-    for metric in names:
+    for k, metric in enumerate(names):
+        if progress:
+            progress(f"correlating · {metric} [metrics]", k, len(names))
         one = mt.loc[mt["metric"] == metric, keys + ["score"]]
         if one.duplicated(keys).any():
             raise InputError(f"metric {metric!r} has several scores for one (system, segment)")
@@ -418,10 +424,16 @@ def run(task: MetaTask, human_table: Judgments | pd.DataFrame, metric_table: pd.
                                "method_kwargs": task.method_kwargs, "unmatched": unmatched, "nan": nan}
     out = MetaResult(task, results, options, notes=notes)
     if ci:
-        out.cis = {m: _bootstrap(task, frame, ci, confidence, seed) for m, frame in oriented.items()}
+        out.cis = {}
+        for k, (m, frame) in enumerate(oriented.items()):
+            if progress:
+                progress(f"bootstrap intervals · {m} [metrics]", k, len(oriented))
+            out.cis[m] = _bootstrap(task, frame, ci, confidence, seed)
         options["ci"] = {"n_resamples": ci, "confidence": confidence, "seed": seed, "unit": "item",
                          "method": "percentile"}
     if significance != "none":
+        if progress:
+            progress(f"{significance} tests against the best metric", 0, 1)
         _compare_with_best(out, oriented, significance, n_permutations, seed)
     if curves:
         if task.level != "system":

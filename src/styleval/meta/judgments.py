@@ -11,6 +11,7 @@ per line with the same keys. ``direction`` may be absent; the other five columns
 from __future__ import annotations
 
 import csv
+import io
 import json
 import math
 from pathlib import Path
@@ -19,7 +20,7 @@ from typing import Any, Iterable, Iterator, Mapping, Sequence
 import pandas as pd
 
 from styleval.errors import InputError
-from styleval.readers.text import iter_json_objects
+from styleval.readers.text import iter_json_objects, read_text
 from styleval.records import Direction
 
 KEY = ("system", "segment", "annotator", "aspect")
@@ -64,6 +65,18 @@ def _parse_direction(value: Any, path: str | None, line: int | None) -> str | No
     except InputError as exc:
         raise InputError(exc.problem, path, line) from None
     return None if parsed is None else str(parsed)
+
+
+def direction_column(values: Iterable[Any], source: str | Path | None = None) -> list[str | None]:
+    """A table's direction cells in their one text form (``informal:formal`` -> ``informal->formal``), blanks as
+    None; a cell that is no direction is an :class:`InputError` naming its 1-based row."""
+    out: list[str | None] = []
+    for row, value in enumerate(values, start=1):
+        try:
+            out.append(_parse_direction(value, None, None))
+        except InputError as exc:
+            raise InputError(f"row {row}: {exc.problem}", source) from None
+    return out
 
 
 def _row(raw: Mapping[str, Any], path: str | None, line: int | None) -> dict[str, Any]:
@@ -121,50 +134,55 @@ class Judgments:
         return cls(frame)
 
     @classmethod
-    def read(cls, path: str | Path, *, format: str | None = None) -> "Judgments":  # noqa: A002
-        """Read CSV, TSV or JSON lines (chosen by ``format`` or the file suffix)."""
+    def read(cls, path: str | Path, *, format: str | None = None,  # noqa: A002
+             encoding: str | None = None) -> "Judgments":
+        """Read CSV, TSV or JSON lines (chosen by ``format`` or the file suffix); ``encoding``: of the file
+        (default: UTF-8, or :func:`~styleval.readers.text.inputs_encoded`'s)."""
         path = Path(path)
         fmt = (format or path.suffix.lstrip(".")).lower()
         if not path.is_file():
             raise InputError("file not found", path)
         if fmt in ("csv", "tsv", "tab", "txt"):
-            rows = list(cls._read_delimited(path, "," if fmt == "csv" else "\t"))
+            rows = list(cls._read_delimited(path, "," if fmt == "csv" else "\t", encoding))
         elif fmt in ("jsonl", "ndjson", "json"):
-            rows = list(cls._read_jsonl(path))
+            rows = list(cls._read_jsonl(path, encoding))
         else:
             raise InputError(f"unknown judgments format {fmt!r} (use csv, tsv or jsonl)", path)
         return cls(cls._frame_from_rows(rows), source=path, _validated=True)
 
     @staticmethod
-    def _read_delimited(path: Path, delimiter: str) -> Iterator[dict[str, Any]]:
-        with path.open(newline="", encoding="utf-8") as fh:
-            reader = csv.DictReader(fh, delimiter=delimiter)
-            header = [h.strip() for h in (reader.fieldnames or [])]
-            reader.fieldnames = header
-            for col in REQUIRED:
-                if col not in header:
-                    raise InputError(f"missing column {col!r} (header: {', '.join(header) or 'empty'})", path, 1)
-            for raw in reader:
-                yield _row(raw, str(path), reader.line_num)
+    def _read_delimited(path: Path, delimiter: str, encoding: str | None) -> Iterator[dict[str, Any]]:
+        reader = csv.DictReader(io.StringIO(read_text(path, encoding), newline=""), delimiter=delimiter)
+        header = [h.strip() for h in (reader.fieldnames or [])]
+        reader.fieldnames = header
+        for col in REQUIRED:
+            if col not in header:
+                raise InputError(f"missing column {col!r} (header: {', '.join(header) or 'empty'})", path, 1)
+        for raw in reader:
+            yield _row(raw, str(path), reader.line_num)
 
     @staticmethod
-    def _read_jsonl(path: Path) -> Iterator[dict[str, Any]]:
-        for lineno, obj in iter_json_objects(path):
+    def _read_jsonl(path: Path, encoding: str | None) -> Iterator[dict[str, Any]]:
+        for lineno, obj in iter_json_objects(path, encoding):
             yield _row(obj, str(path), lineno)
 
     def write(self, path: str | Path, *, format: str | None = None) -> Path:  # noqa: A002
-        """Write CSV, TSV or JSON lines (by ``format`` or suffix); ``read`` gives back an equal object."""
+        """Write CSV, TSV or JSON lines (by ``format`` or suffix), atomically; ``read`` gives back an equal
+        object."""
+        from styleval.outputs import atomic_writer
+
         path = Path(path)
         fmt = (format or path.suffix.lstrip(".")).lower()
         frame = self._frame
-        if fmt in ("csv", "tsv", "tab"):
-            frame.to_csv(path, sep="," if fmt == "csv" else "\t", index=False, float_format="%.17g")
-        elif fmt in ("jsonl", "ndjson", "json"):
-            with path.open("w", encoding="utf-8") as fh:
+        if fmt not in ("csv", "tsv", "tab", "jsonl", "ndjson", "json"):
+            raise InputError(f"unknown judgments format {fmt!r} (use csv, tsv or jsonl)", path)
+        with atomic_writer(path) as fh:
+            if fmt in ("csv", "tsv", "tab"):
+                frame.to_csv(fh, sep="," if fmt == "csv" else "\t", index=False,
+                             lineterminator="\n")
+            else:
                 for rec in frame.to_dict("records"):
                     fh.write(json.dumps(rec, ensure_ascii=False) + "\n")
-        else:
-            raise InputError(f"unknown judgments format {fmt!r} (use csv, tsv or jsonl)", path)
         return path
 
     # ---------------------------------------------------------------- validation

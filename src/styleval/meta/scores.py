@@ -14,6 +14,7 @@ it per metric and says so in its result.
 """
 from __future__ import annotations
 
+import io
 import json
 import math
 from pathlib import Path
@@ -23,7 +24,9 @@ import numpy as np
 import pandas as pd
 
 from styleval.errors import InputError
-from styleval.readers.text import iter_json_objects
+from styleval.readers.text import iter_json_objects, read_text
+
+from .judgments import direction_column
 
 COLUMNS = ("system", "segment", "metric", "score")
 _SEGMENT_ALIASES = ("segment", "id", "segment_id", "seg", "item")
@@ -68,6 +71,8 @@ def normalise_metric_table(frame: pd.DataFrame, *, source: str | Path | None = N
         first = frame.loc[dup].iloc[0]
         raise InputError(f"{int(dup.sum())} rows repeat a (system, segment, metric), e.g. system="
                          f"{first['system']!r} segment={first['segment']!r} metric={first['metric']!r}", source)
+    if "direction" in frame.columns:
+        frame["direction"] = direction_column(frame["direction"], source)
     keep = [c for c in ("system", "segment", "metric", "score", "direction") if c in frame.columns]
     return frame[keep].reset_index(drop=True)
 
@@ -116,38 +121,37 @@ def read_metric_table(path: str | Path, *, format: str | None = None) -> pd.Data
     return table
 
 
-def read_metric_file(path: str | Path, *, format: str | None = None  # noqa: A002
-                     ) -> tuple[pd.DataFrame, set[str]]:
-    """:func:`read_metric_table` plus the metrics the file itself marks lower-is-better (score JSON only)."""
+def read_metric_file(path: str | Path, *, format: str | None = None,  # noqa: A002
+                     encoding: str | None = None) -> tuple[pd.DataFrame, set[str]]:
+    """:func:`read_metric_table` plus the metrics the file itself marks lower-is-better (score JSON only).
+    ``encoding``: of a CSV, TSV or JSON-lines table (default: UTF-8, or
+    :func:`~styleval.readers.text.inputs_encoded`'s); JSON is always UTF-8."""
     path = Path(path)
     if not path.is_file():
         raise InputError("file not found", path)
     fmt = (format or path.suffix.lstrip(".")).lower()
     if fmt == "json":
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
+            data = json.loads(read_text(path, "utf-8"))
         except json.JSONDecodeError as exc:
             raise InputError(f"not valid JSON: {exc.msg}", path, exc.lineno) from None
-        except UnicodeDecodeError as exc:
-            raise InputError(f"not UTF-8: {exc.reason}", path) from None
         if isinstance(data, dict) and "segments" in data:
             return metric_table_from_score_dict(data, source=path), lower_is_better_from_score_dict(data)
         if isinstance(data, list):
             return normalise_metric_table(pd.DataFrame(data), source=path), set()
         raise InputError("JSON file is neither a 'styleval score --json' document nor a list of rows", path)
     if fmt in ("csv", "tsv", "tab"):
+        text = read_text(path, encoding)
         try:
-            frame = pd.read_csv(path, sep="," if fmt == "csv" else "\t", dtype=str, keep_default_na=False,
-                                encoding="utf-8")
-        except UnicodeDecodeError as exc:
-            raise InputError(f"not UTF-8: {exc.reason}", path) from None
+            frame = pd.read_csv(io.StringIO(text), sep="," if fmt == "csv" else "\t", dtype=str,
+                                keep_default_na=False)
         except pd.errors.ParserError as exc:
             raise InputError(f"cannot parse: {exc}", path) from None
         frame.columns = [str(c).strip() for c in frame.columns]
         return normalise_metric_table(frame, source=path), _lower_column(frame)
     if fmt in ("jsonl", "ndjson"):
         rows = [{k: (str(v) if k in ("system", "segment", "id", "metric") else v) for k, v in obj.items()}
-                for _, obj in iter_json_objects(path)]
+                for _, obj in iter_json_objects(path, encoding)]
         frame = pd.DataFrame(rows)
         return normalise_metric_table(frame, source=path), _lower_column(frame)
     raise InputError(f"unknown metric table format {fmt!r} (use json, csv, tsv or jsonl)", path)

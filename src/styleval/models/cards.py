@@ -72,6 +72,105 @@ def read_card(folder: str | Path, kind: str, *, required: bool | None = None) ->
         raise InputError(f"unreadable {kind} model card: {exc.msg}", path, exc.lineno) from None
 
 
+# -- figures on human judgments ---------------------------------------------------------------------
+#: The card key of a model's correlations with public human judgments (``docs/results.md``).
+HUMAN_JUDGMENTS = "human_judgments"
+
+
+@dataclass(frozen=True)
+class HumanFigure:
+    """One figure of a model against human judgments: the data (and split), the human aspect, the statistic, its
+    value, and the score it correlates (when not the model's plain score)."""
+
+    data: str
+    human: str
+    statistic: str
+    value: float
+    split: str = "evaluation"
+    scorer: str = ""
+
+    @classmethod
+    def from_dict(cls, raw: Mapping[str, Any]) -> "HumanFigure":
+        return cls(data=str(raw["data"]), human=str(raw["human"]), statistic=str(raw["statistic"]),
+                   value=float(raw["value"]), split=str(raw.get("split", "evaluation")),
+                   scorer=str(raw.get("scorer", "")))
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"data": self.data, "split": self.split, "human": self.human,
+                               "statistic": self.statistic, "value": self.value}
+        if self.scorer:
+            out["scorer"] = self.scorer
+        return out
+
+
+def human_figures(card: Mapping[str, Any]) -> list[HumanFigure]:
+    """The figures of ``card``'s ``human_judgments`` section, in the card's order (none: an empty list)."""
+    section = card.get(HUMAN_JUDGMENTS) or {}
+    return [HumanFigure.from_dict(f) for f in section.get("figures", [])]
+
+
+def figure_value(value: float) -> str:
+    """A correlation as the docs write it: three decimals, no leading zero (``.480``, ``-.816``)."""
+    text = f"{value:.3f}"
+    return text.replace("0.", ".", 1) if text.startswith(("0.", "-0.")) else text
+
+
+def human_figure_lines(card: Mapping[str, Any]) -> list[str]:
+    """One line per (data, human aspect, scorer) of the card's figures: ``Lai et al. 2022, both directions, human
+    style: per-input Kendall tau-like .009, system Pearson -.816``."""
+    groups: dict[tuple[str, str, str, str], list[HumanFigure]] = {}
+    for f in human_figures(card):
+        groups.setdefault((f.data, f.human, f.scorer, f.split), []).append(f)
+    lines = []
+    for (data, human, scorer, split), figures in groups.items():
+        stats = ", ".join(f"{f.statistic} {figure_value(f.value)}" for f in figures)
+        lines.append(f"{data} ({split}), human {human}" + (f", {scorer}" if scorer else "") + f": {stats}")
+    return lines
+
+
+#: The held-out scores a headline quotes, in this order, with their names.
+_HEADLINE_SCORES = (("accuracy", "accuracy"), ("roc_auc", "ROC AUC"), ("spearman", "Spearman"),
+                    ("pearson", "Pearson"), ("balanced_accuracy_calibrated", "balanced accuracy calibrated"))
+
+
+def held_out_headline(card: Mapping[str, Any]) -> str:
+    """The card's held-out figures in one phrase: a style model's ``held_out`` scores, an acceptability model's
+    ``test`` split, else one test figure on human judgments (SGDD-TST's when there is one; ``''`` for none)."""
+    held = card.get("held_out") or {}
+    if held.get("scores"):
+        scores = held["scores"]
+        shown = [f"{label} {scores[key]:.3f}" for key, label in _HEADLINE_SCORES if key in scores]
+        return f"{held.get('data')} (n = {held.get('n', scores.get('n'))}): {', '.join(shown)}"
+    test = card.get("test") or {}
+    if test:
+        parts = [f"ROC AUC {test['roc_auc']:.3f}" if "roc_auc" in test else "",
+                 f"human sentences passed {test['human_pass']:.3f}" if "human_pass" in test else "",
+                 f"corrupted copies rejected {test['corrupted_rejected']:.3f}" if "corrupted_rejected" in test else ""]
+        return f"test split (n = {test.get('n')}): {', '.join(p for p in parts if p)}"
+    tests = [f for f in human_figures(card) if f.split == "test"]
+    if not tests:
+        return ""
+    best = next((f for f in tests if f.data.startswith("SGDD")), tests[0])  # SGDD-TST: never read in training
+    return f"{best.data}, human {best.human}: {best.statistic} {figure_value(best.value)}"
+
+
+def _human_judgment_lines(card: Mapping[str, Any]) -> list[str]:
+    """The README section of a card's figures on human judgments (nothing without them)."""
+    section = card.get(HUMAN_JUDGMENTS)
+    if not section:
+        return []
+    lines = ["## Figures on human judgments", ""]
+    if section.get("note"):
+        lines += [section["note"], ""]
+    lines += ["| data | split | human | score | statistic | value |", "|---|---|---|---|---|---|"]
+    lines += [f"| {f.data} | {f.split} | {f.human} | {f.scorer or 'the model score'} | {f.statistic} | "
+              f"{figure_value(f.value)} |" for f in human_figures(card)]
+    lines.append("")
+    if section.get("command"):
+        lines += [f"Command: `{section['command']}`", ""]
+    return lines
+
+
 # -- README renderers -----------------------------------------------------------------------------
 def _fmt(value: Any) -> str:
     return f"{value:.4f}" if isinstance(value, float) else str(value)
@@ -101,7 +200,13 @@ def render_style(card: Mapping[str, Any]) -> str:
         for e in sel.get("epochs") or []:  # fine-tuned models: one line per epoch
             lines.append(f"- epoch {e['epoch']}: training loss {e['train_loss']:.4f}, {sel.get('metric')} "
                          f"{e['selection']:.4f}")
-        lines += [f"- chosen: {json.dumps(sel.get('chosen'))}", ""]
+        lines += [f"- chosen: {json.dumps(sel.get('chosen'))}"]
+        cands = sel.get("candidates")
+        if cands:  # a model chosen among candidate recipes by a rule written down beforehand
+            lines.append(f"- candidates, by the rule: {cands.get('rule')}; chosen: {cands.get('chosen')}")
+            lines += [f"  - {name}: " + ", ".join(f"{k} {_fmt(v)}" for k, v in figures.items())
+                      for name, figures in cands.get("figures", {}).items()]
+        lines.append("")
     for key, title in (("held_out", "Held-out scores"),):
         ho = card.get(key, {})
         if ho:
@@ -118,6 +223,7 @@ def render_style(card: Mapping[str, Any]) -> str:
     cal = card.get("calibration")
     if cal:
         lines += _calibration_lines(cal)
+    lines += _human_judgment_lines(card)
     lines += ["## Parameters", "", "```json", json.dumps(card.get("parameters", {}), indent=2), "```", ""]
     if card.get("command"):
         lines += ["## Rebuild", "", "```", card["command"], "```", ""]
@@ -173,8 +279,8 @@ def render_acceptability(card: Mapping[str, Any]) -> str:
              "## Test (held out, reported only)", "", "| figure | value |", "|---|---|"]
     for k, v in te.items():
         lines.append(f"| {k} | {json.dumps(v) if isinstance(v, dict) else v} |")
-    lines += ["", "## Data", "", card.get("data_notes", ""), "", "## Rebuild", "", "```", card.get("command", ""),
-              "```", ""]
+    lines += ["", *_human_judgment_lines(card), "## Data", "", card.get("data_notes", ""), "", "## Rebuild", "", "```",
+              card.get("command", ""), "```", ""]
     return "\n".join(lines)
 
 

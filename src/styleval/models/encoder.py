@@ -40,7 +40,22 @@ def sentence_encoder(name: str = cat.DEFAULT_ENCODER, *, allow_hub: bool | None 
         except TypeError:  # older sentence-transformers without local_files_only
             return SentenceTransformer(target)
 
-    return get_pool().get("st:" + spec.key, load)
+    return get_pool().get("st:" + spec.key, load, f"sentence encoder {spec.display}")
+
+
+def encode_sentences(encoder: Any, texts: list[str], batch_size: int) -> np.ndarray:
+    """``encoder.encode`` (a ``SentenceTransformer``: unit-normalised float vectors) in chunks of 16 batches, each
+    reported as ``encoding texts [texts]`` (:func:`styleval.progress.report`). Give the texts sorted longest first,
+    as the encoder sorts them, so the batches are those of one call."""
+    from ..progress import report
+
+    step = 16 * batch_size
+    parts = []
+    for start in range(0, len(texts), step):
+        parts.append(encoder.encode(texts[start:start + step], batch_size=batch_size, convert_to_numpy=True,
+                                    normalize_embeddings=True, show_progress_bar=False))
+        report("encoding texts [texts]", min(start + step, len(texts)), len(texts))
+    return np.concatenate(parts) if parts else np.zeros((0, 0), dtype=np.float32)
 
 
 def transformer(name: str = cat.DEFAULT_ENCODER, *, allow_hub: bool | None = None):
@@ -64,7 +79,7 @@ def transformer(name: str = cat.DEFAULT_ENCODER, *, allow_hub: bool | None = Non
             model = model.encoder
         return tok, model
 
-    return get_pool().get("hf:" + spec.key, load)
+    return get_pool().get("hf:" + spec.key, load, f"encoder {spec.display}")
 
 
 @contextlib.contextmanager
@@ -115,7 +130,7 @@ def load_tokenizer(model: str) -> Any:
         with quiet_transformers():
             return AutoTokenizer.from_pretrained(str(transformers_dir(spec)), local_files_only=True, use_fast=True)
 
-    return get_pool().get("preservation-tokenizer:" + spec.key, load)
+    return get_pool().get("preservation-tokenizer:" + spec.key, load, f"tokenizer {spec.display}")
 
 
 def _from_folder(spec: ModelSpec) -> Any:
@@ -133,7 +148,7 @@ def load_encoder(model: str) -> tuple[Any, Any]:
     callers that change weights take a copy (or :func:`private_encoder`)."""
     spec = local_spec(model)
     return get_pool().get("preservation-encoder:" + spec.key,
-                          lambda: (load_tokenizer(model), _from_folder(spec).eval()))
+                          lambda: (load_tokenizer(model), _from_folder(spec).eval()), f"encoder {spec.display}")
 
 
 def load_onnx(model: str) -> tuple[Any, Any]:
@@ -144,7 +159,7 @@ def load_onnx(model: str) -> tuple[Any, Any]:
     def load() -> tuple[Any, Any]:  # the torch encoder is loaded only to export it, once per machine
         return load_tokenizer(model), load_onnx_encoder(spec.name, spec.content_hash(), lambda: load_encoder(model))
 
-    return get_pool().get("preservation-encoder-onnx:" + spec.key, load)
+    return get_pool().get("preservation-encoder-onnx:" + spec.key, load, f"ONNX encoder {spec.display}")
 
 
 def load_for_backend(model: str, backend: str) -> tuple[Any, Any]:

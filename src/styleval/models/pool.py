@@ -21,6 +21,7 @@ from typing import Any, Callable
 import numpy as np
 
 from ..errors import InputError, ResourceUnavailableError
+from ..progress import stage
 from . import catalog as cat
 from .outputs import active_store
 from .resolve import resolve
@@ -64,7 +65,9 @@ class ModelPool:
         self._locks: dict[str, threading.Lock] = {}
         self._lock = threading.Lock()
 
-    def get(self, key: str, loader: Callable[[], Any]) -> Any:
+    def get(self, key: str, loader: Callable[[], Any], what: str | None = None) -> Any:
+        """The model stored under ``key``, loaded by ``loader`` the first time; the load is reported as the stage
+        ``loading WHAT`` (:func:`styleval.progress.stage`; ``what`` defaults to the key's kind)."""
         try:
             return self._items[key]
         except KeyError:
@@ -73,7 +76,8 @@ class ModelPool:
             lock = self._locks.setdefault(key, threading.Lock())
         with lock:
             if key not in self._items:
-                self._items[key] = loader()
+                with stage(f"loading {what or key.split(':')[0]}"):
+                    self._items[key] = loader()
             return self._items[key]
 
     def __contains__(self, key: str) -> bool:
@@ -104,7 +108,7 @@ def word_vectors(name: str = cat.DEFAULT_WORD_VECTORS, *, allow_hub: bool | None
     path, fmt = spec.path, spec.vector_format
     if path is None or fmt is None:
         raise InputError(f"word vectors {name!r} resolved to no local file")
-    return _POOL.get(spec.key, lambda: load_vectors(path, fmt))
+    return _POOL.get(spec.key, lambda: load_vectors(path, fmt), f"word vectors {spec.display}")
 
 
 def _need(module: str, extra: str) -> None:
@@ -125,7 +129,7 @@ def spacy_pipeline(name: str = cat.DEFAULT_SPACY):
             return spacy.load(spec.entry.module)
         return spacy.load(spec.path)
 
-    return _POOL.get("spacy:" + spec.key, load)
+    return _POOL.get("spacy:" + spec.key, load, f"spaCy pipeline {spec.display}")
 
 
 # -- embedding cache ----------------------------------------------------------------------------

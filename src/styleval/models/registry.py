@@ -67,6 +67,10 @@ INSTALLED: dict[str, tuple[str, str]] = {
 
 KINDS = (*SHIPPED, *INSTALLED)
 
+#: Shipped models that come as a pair under one name: the name's own folder is the case-blind model, and this folder
+#: its cased slot, which the style metrics use under ``case=sensitive`` (and ``auto`` on a cased release).
+CASED_SLOTS: dict[str, dict[str, str]] = {STYLE: {"formality-classifier-pt16": "formality-classifier-pt16-cased"}}
+
 
 def _check_kind(kind: str) -> None:
     if kind not in SHIPPED and kind not in INSTALLED:
@@ -91,6 +95,18 @@ def shipped_folders(directory: Path) -> dict[str, Path]:
 def shipped(kind: str) -> dict[str, Path]:
     """Names and folders of the models of ``kind`` shipped inside the package."""
     return shipped_folders(shipped_dir(kind))
+
+
+def cased_slot(kind: str, name: str | Path) -> str | None:
+    """The shipped name of the cased slot of ``name`` (a shipped pair), or None when ``name`` has none shipped."""
+    _check_kind(kind)
+    slot = CASED_SLOTS.get(kind, {}).get(str(name))
+    return slot if slot is not None and kind in SHIPPED and slot in shipped(kind) else None
+
+
+def cased_slots(kind: str) -> set[str]:
+    """Every shipped name that is the cased slot of a pair (not a model to pick on its own by style)."""
+    return set(CASED_SLOTS.get(kind, {}).values())
 
 
 def default(kind: str) -> str | None:

@@ -101,7 +101,8 @@ class AdaptedEncoder:
             return tok, self.merged_encoder()
 
         if self._runner is None:
-            self._runner = get_pool().get(f"preservation-{self.kind}:{self.file_hash}:{self.backend}", load)
+            self._runner = get_pool().get(f"preservation-{self.kind}:{self.file_hash}:{self.backend}", load,
+                                          "cross-encoder" if self.kind == "cross" else f"adapted encoder ({self.kind})")
         return self._runner
 
 

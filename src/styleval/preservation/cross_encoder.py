@@ -17,7 +17,7 @@ from typing import Sequence
 import numpy as np
 
 from ..errors import InputError
-from ..progress import Progress
+from ..progress import Progress, given_or_active
 from .adapted import AdaptedEncoder
 
 
@@ -36,6 +36,7 @@ class CrossEncoder(AdaptedEncoder):
         if len(comparisons) != len(outputs):
             raise InputError(f"{len(comparisons)} comparison texts but {len(outputs)} outputs")
         tok, enc = self._load()
+        progress = given_or_active(progress)
         order = sorted(range(len(outputs)), key=lambda i: len(comparisons[i]) + len(outputs[i]), reverse=True)
         out = np.zeros(len(outputs))
         with torch.inference_mode():
@@ -46,5 +47,5 @@ class CrossEncoder(AdaptedEncoder):
                 pooled = mean_pool(hidden, mask)
                 out[idx] = 1.0 / (1.0 + np.exp(-(pooled @ self.head_w + self.head_b)))
                 if progress is not None:
-                    progress("cross-encoding pairs", min(start + self.batch_size, len(order)), len(order))
+                    progress("cross-encoding [pairs]", min(start + self.batch_size, len(order)), len(order))
         return out

@@ -28,7 +28,7 @@ from ..errors import InputError
 from ..models import catalog as cat
 from ..models.encoder import load_for_backend, mean_pool, run_encoder
 from .lexical import ContentView, content_view
-from ..progress import Progress
+from ..progress import Progress, given_or_active
 
 FEATURES = ("cosine", "token_p", "token_r", "content_r", "content_p", "soft_r", "soft_p", "soft_r_min",
             "soft_p_min", "entity_r", "number_mismatch", "negation_mismatch", "length_ratio")
@@ -101,6 +101,7 @@ class PairFeaturizer:
         import torch
 
         tok, enc = load_for_backend(self.model, self.backend)
+        progress = given_or_active(progress)
         order = sorted(range(len(todo)), key=lambda i: len(todo[i]), reverse=True)
         encoded: list[Any] = [None] * len(todo)
         done = 0
@@ -116,7 +117,7 @@ class PairFeaturizer:
                     encoded[i] = (sent[row].copy(), tokn[row, 1:n - 1].copy(), offsets[row, 1:n - 1].copy())
                 done += len(idx)
                 if progress is not None:
-                    progress("encoding texts", done, len(todo))
+                    progress("encoding texts [texts]", done, len(todo))
         return encoded
 
     def features(self, comparisons: Sequence[str], outputs: Sequence[str],

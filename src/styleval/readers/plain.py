@@ -60,21 +60,23 @@ def build_records(outputs: Column, sources: Column, references: Sequence[Column]
     return records
 
 
-def _column(path: StrPath) -> Column:
-    return str(path), read_lines(path)
+def _column(path: StrPath, encoding: str | None = None) -> Column:
+    return str(path), read_lines(path, encoding)
 
 
 def read_parallel(outputs: StrPath, sources: StrPath, references: Sequence[StrPath] = (),
-                  system: str | None = None, direction: str | Direction | None = None) -> list[Record]:
+                  system: str | None = None, direction: str | Direction | None = None,
+                  encoding: str | None = None) -> list[Record]:
     """One system's outputs, aligned line by line with its sources and any number of reference files.
 
     ``system`` defaults to the stem of ``outputs`` (``out/bart.txt`` -> ``bart``). Ids are line numbers
     ``"1"``..``"n"``. Every file must have the same number of lines, otherwise :class:`InputError` naming both
     files and both counts. Empty output lines are kept; a blank source line is an error; a blank reference line
-    is left out of that record's references and named in ``record.meta["missing_references"]``.
+    is left out of that record's references and named in ``record.meta["missing_references"]``. ``encoding``: of
+    every file (default: UTF-8, or :func:`~styleval.readers.text.inputs_encoded`'s).
     """
-    refs = [_column(r) for r in references]
-    return build_records(_column(outputs), _column(sources), refs,
+    refs = [_column(r, encoding) for r in references]
+    return build_records(_column(outputs, encoding), _column(sources, encoding), refs,
                          system=system if system is not None else Path(outputs).stem, direction=direction)
 
 
@@ -92,7 +94,7 @@ def system_files(directory: StrPath) -> list[Path]:
 
 
 def read_system_dir(directory: StrPath, sources: StrPath, references: Sequence[StrPath] = (),
-                    direction: str | Direction | None = None) -> list[Record]:
+                    direction: str | Direction | None = None, encoding: str | None = None) -> list[Record]:
     """Every file in ``directory`` is one system's outputs (system = file stem); see :func:`read_parallel`.
 
     Files are taken in name order; hidden files and sub-directories are skipped. Two files with the same stem
@@ -105,9 +107,9 @@ def read_system_dir(directory: StrPath, sources: StrPath, references: Sequence[S
             raise InputError(f"two files give the same system name {f.stem!r}: {seen[f.stem].name} and {f.name}",
                              directory)
         seen[f.stem] = f
-    src = _column(sources)
-    refs = [_column(r) for r in references]
+    src = _column(sources, encoding)
+    refs = [_column(r, encoding) for r in references]
     records: list[Record] = []
     for f in files:
-        records += build_records(_column(f), src, refs, system=f.stem, direction=direction)
+        records += build_records(_column(f, encoding), src, refs, system=f.stem, direction=direction)
     return records

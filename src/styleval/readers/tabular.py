@@ -39,15 +39,17 @@ def table_format(path: StrPath, format: str | None = None) -> str:
     return FORMATS[suffix]
 
 
-def iter_delimited(path: StrPath, fmt: str) -> tuple[list[str], Iterator[tuple[int, list[str]]]]:
+def iter_delimited(path: StrPath, fmt: str, encoding: str | None = None
+                   ) -> tuple[list[str], Iterator[tuple[int, list[str]]]]:
     """Header and ``(line number, fields)`` of each data row of a TSV or CSV file.
 
     TSV: fields split on tabs with no quoting at all (the csv module's ``QUOTE_NONE``; quotes are ordinary
     characters, style-transfer text has many). CSV: the csv module, comma, ``"``-quoting, strict (a malformed
     quote is an error), quoted fields may span lines; the line number is the row's first line. Empty lines are
     skipped. A row with a different number of fields than the header raises :class:`InputError` with its line.
+    ``encoding``: see :func:`~styleval.readers.text.read_text`.
     """
-    text = read_text(path)
+    text = read_text(path, encoding)
     rows = _tsv_rows(text) if fmt == "tsv" else _csv_rows(text, path)
     try:
         first = next(rows)
@@ -104,7 +106,8 @@ def csv_rows(lines: Iterable[str], path: StrPath, field_limit: int) -> Iterator[
 def read_table(path: StrPath, *, source_col: str = "source", output_col: str = "output",
                reference_cols: Sequence[str] | None = None, system_col: str = "system", id_col: str = "id",
                direction_col: str = "direction", default_system: str | None = None,
-               default_direction: str | Direction | None = None, format: str | None = None) -> list[Record]:
+               default_direction: str | Direction | None = None, format: str | None = None,
+               encoding: str | None = None) -> list[Record]:
     """Records from a table with one segment per row (``.tsv``, ``.csv``, ``.jsonl``/``.json-lines``/``.ndjson``).
 
     ``source_col`` and ``output_col`` are required; a missing one raises :class:`InputError` naming the file,
@@ -118,15 +121,16 @@ def read_table(path: StrPath, *, source_col: str = "source", output_col: str = "
 
     A blank source is an :class:`InputError`; an empty output is kept. Rows with the wrong number of fields,
     invalid JSON lines and duplicate (system, id) pairs raise :class:`InputError` with the line number.
+    ``encoding``: of the file (default: UTF-8, or :func:`~styleval.readers.text.inputs_encoded`'s).
     """
     fmt = table_format(path, format)
     fallback_system = default_system if default_system is not None else Path(path).stem
     fallback_direction = Direction.parse(default_direction)
     if fmt == "jsonl":
-        rows: Iterator[tuple[int, dict[str, Any]]] = iter_json_objects(path)
+        rows: Iterator[tuple[int, dict[str, Any]]] = iter_json_objects(path, encoding)
         header: list[str] | None = None
     else:
-        header, delimited = iter_delimited(path, fmt)
+        header, delimited = iter_delimited(path, fmt, encoding)
         for col in (source_col, output_col, *(reference_cols or ())):
             if col not in header:
                 raise InputError(f"missing column {col!r}; columns present: {', '.join(map(repr, header))}", path)

@@ -3,7 +3,10 @@
 Rules (the same for every reader):
 
 * A file is decoded as UTF-8, strictly: an undecodable byte raises :class:`InputError` naming the file and the
-  1-based line of the byte. A leading byte-order mark (an encoding artefact, not text) is removed.
+  1-based line of the byte, and saying how to read or convert a file in another encoding. A leading byte-order mark
+  (an encoding artefact, not text) is removed.
+* A user's files in another encoding: ``encoding=`` of the readers, or :func:`inputs_encoded` around any reading
+  (``styleval ... --encoding latin-1``). The public datasets' readers always read UTF-8, their documented encoding.
 * Lines are split on ``\\n`` only (not on the other characters :meth:`str.splitlines` treats as breaks, such as
   U+2028 or form feed, which can occur inside a sentence). Only the line ending (``\\n`` or ``\\r\\n``) is
   removed; leading/trailing spaces, tabs and everything else are kept.
@@ -12,9 +15,12 @@ Rules (the same for every reader):
 """
 from __future__ import annotations
 
-import os
-from pathlib import Path
+import codecs
 import json
+import os
+from contextlib import contextmanager
+from contextvars import ContextVar
+from pathlib import Path
 from typing import Any, Iterator, Union
 
 from ..errors import InputError
@@ -22,6 +28,37 @@ from ..errors import InputError
 StrPath = Union[str, "os.PathLike[str]"]
 
 BOM = "\ufeff"
+
+#: the encoding of users' input files where a reader is not given one: UTF-8 unless :func:`inputs_encoded` says
+_INPUT_ENCODING: ContextVar[str] = ContextVar("styleval_input_encoding", default="utf-8")
+
+
+def check_encoding(name: str) -> str:
+    """The codec's canonical name (``latin1`` -> ``iso8859-1``); :class:`InputError` for a name Python does not
+    know, or for one that is not a text encoding."""
+    try:
+        info = codecs.lookup(name)
+    except LookupError:
+        raise InputError(f"unknown encoding {name!r} (e.g. utf-8, latin-1, cp1252, utf-16)") from None
+    if not getattr(info, "_is_text_encoding", True):
+        raise InputError(f"{name!r} is not a text encoding")
+    return info.name
+
+
+def input_encoding(encoding: str | None = None) -> str:
+    """``encoding`` when given, else the encoding of input files in this context (UTF-8 by default)."""
+    return encoding or _INPUT_ENCODING.get()
+
+
+@contextmanager
+def inputs_encoded(encoding: str | None) -> Iterator[None]:
+    """Within the block, readers given no encoding read users' files in ``encoding`` (None: UTF-8); what
+    ``styleval VERB --encoding NAME`` does for the whole verb."""
+    token = _INPUT_ENCODING.set(check_encoding(encoding) if encoding else "utf-8")
+    try:
+        yield
+    finally:
+        _INPUT_ENCODING.reset(token)
 
 
 def read_bytes(path: StrPath) -> bytes:
@@ -41,8 +78,17 @@ def _line_of(data: bytes, offset: int) -> int:
     return data.count(b"\n", 0, offset) + 1
 
 
+def encoding_advice(encoding: str, path: StrPath) -> str:
+    """What to do about a file that ``encoding`` cannot decode: name its encoding, or convert it to UTF-8."""
+    shown = "FILE" if str(path).startswith("<") else str(path)
+    name = "UTF-8" if codecs.lookup(encoding).name == "utf-8" else encoding
+    return (f"if the file is not {name}, give its encoding (--encoding latin-1, or cp1252 for Windows text; "
+            f"encoding= in Python) or convert it: iconv -f latin1 -t utf-8 {shown} > converted.txt")
+
+
 def decode(data: bytes, path: StrPath, encoding: str = "utf-8") -> str:
-    """Decode ``data`` strictly; an undecodable byte raises :class:`InputError` with its line number."""
+    """Decode ``data`` strictly; an undecodable byte raises :class:`InputError` with its line number and
+    :func:`encoding_advice`."""
     try:
         text = data.decode(encoding)
     except UnicodeDecodeError as exc:
@@ -50,15 +96,16 @@ def decode(data: bytes, path: StrPath, encoding: str = "utf-8") -> str:
         column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
         bad = data[exc.start:exc.end].hex(" ")
         raise InputError(f"not valid {encoding.upper()}: byte(s) {bad} at column {column} (byte offset "
-                         f"{exc.start}): {exc.reason}", path, line) from None
+                         f"{exc.start}): {exc.reason}; {encoding_advice(encoding, path)}", path, line) from None
     if text.startswith(BOM):
         text = text[1:]
     return text
 
 
-def read_text(path: StrPath) -> str:
-    """The whole file as a string (strict UTF-8, a leading BOM removed, line endings untouched)."""
-    return decode(read_bytes(path), path)
+def read_text(path: StrPath, encoding: str | None = None) -> str:
+    """The whole file as a string (strict decoding in ``encoding``, by default :func:`input_encoding`; a leading
+    BOM removed, line endings untouched)."""
+    return decode(read_bytes(path), path, input_encoding(encoding))
 
 
 def split_lines(text: str) -> list[str]:
@@ -71,9 +118,10 @@ def split_lines(text: str) -> list[str]:
     return [p[:-1] if p.endswith("\r") else p for p in parts]
 
 
-def read_lines(path: StrPath) -> list[str]:
-    """The lines of a UTF-8 text file (see the module docstring for the exact rules)."""
-    return split_lines(read_text(path))
+def read_lines(path: StrPath, encoding: str | None = None) -> list[str]:
+    """The lines of a text file, UTF-8 unless ``encoding`` or :func:`inputs_encoded` says otherwise (see the
+    module docstring for the exact rules)."""
+    return split_lines(read_text(path, encoding))
 
 
 def read_lines_with_fallback(path: StrPath, fallback: str) -> tuple[list[str], list[int]]:
@@ -110,10 +158,10 @@ def read_lines_with_fallback(path: StrPath, fallback: str) -> tuple[list[str], l
     return lines, repaired
 
 
-def iter_json_objects(path: StrPath) -> Iterator[tuple[int, dict[str, Any]]]:
-    """``(line number, object)`` for every non-blank line of a JSON-lines file; a line that is not a JSON
-    object raises :class:`InputError` with its line number."""
-    for number, line in enumerate(read_lines(path), start=1):
+def iter_json_objects(path: StrPath, encoding: str | None = None) -> Iterator[tuple[int, dict[str, Any]]]:
+    """``(line number, object)`` for every non-blank line of a JSON-lines file (decoded as :func:`read_lines`
+    does); a line that is not a JSON object raises :class:`InputError` with its line number."""
+    for number, line in enumerate(read_lines(path, encoding), start=1):
         if not line.strip():
             continue
         try:

@@ -2,7 +2,8 @@
 
 The report reads the JSON form of an evaluation, so it is the same whether it is written from an
 :class:`~styleval.evaluation.Evaluation` or from ``styleval evaluate --json`` output; its numbers are the corpus
-scores and intervals of :func:`styleval.score`, printed with ``.4g`` like ``styleval score``. Figures are PNGs
+scores and intervals of :func:`styleval.score`, printed as ``styleval score`` prints them (``57.31 ±2.8``,
+:func:`styleval.evaluation.summary.estimate`; the interval's bounds in each cell's tooltip). Figures are PNGs
 embedded as base64 data URIs, so the HTML file needs nothing else.
 
 With human judgments (``human=``, ``styleval report --human FILE``) the report adds how well every metric agrees
@@ -26,13 +27,15 @@ from ..errors import InputError
 from ..evaluation.battery import Evaluation, as_dict
 from ..meta.conventions import LAI2022_SEGMENT, LAI2022_SYSTEM
 from ..outputs import write_text
-from ..evaluation.summary import ASPECTS, aspect_rows, legend, overall_rows, system_letters, systems_of
+from ..evaluation.summary import (ASPECTS, aspect_rows, estimate_decimals, estimate_parts, fmt, legend, overall_rows,
+                                  system_letters, systems_of)
 from . import plots
 
 CSS = """body{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}
 table{border-collapse:collapse;margin:0.5em 0 1.5em}th,td{border:1px solid #ccc;padding:4px 8px;text-align:right}
 th:first-child,td:first-child{text-align:left}th{background:#f3f3f3}sup{color:#a33}
-.ci{color:#777;font-size:0.85em}.rationale li{margin:0.3em 0}code{font-size:0.85em;word-break:break-all}"""
+.ci{color:#777;font-size:0.85em}img{max-width:100%;height:auto}
+.rationale li{margin:0.3em 0}code{font-size:0.85em;word-break:break-all}"""
 
 
 def _figures(data: Mapping[str, Any]) -> list[tuple[str, bytes]]:
@@ -44,23 +47,28 @@ def _figures(data: Mapping[str, Any]) -> list[tuple[str, bytes]]:
     return figs
 
 
-def _html_cell(cell: Mapping[str, Any]) -> str:
-    from ..evaluation.summary import fmt
-
+def _html_cell(cell: Mapping[str, Any], confidence: float) -> str:
+    """The score and its ``±half-width`` as every table prints them (:func:`estimate_parts`), the interval's bounds
+    in the tooltip, and the significance mark."""
     if cell["score"] is None and not cell.get("ci"):
         return "<td>-</td>" if cell["text"] == "-" else f"<td>{html.escape(cell['text'])}</td>"
-    out = html.escape(fmt(cell["score"]))
-    if cell.get("ci"):
-        out += f' <span class="ci">[{html.escape(fmt(cell["ci"][0]))}, {html.escape(fmt(cell["ci"][1]))}]</span>'
-    if cell.get("marks"):
-        out += f"<sup>{html.escape(cell['marks'])}</sup>"
+    value, half = estimate_parts(cell["score"], cell.get("ci"))
+    out = html.escape(value)
+    if half is not None:
+        decimals = estimate_decimals(cell["ci"])
+        low, high = (fmt(b) if decimals is None else f"{b:.{decimals}f}" for b in cell["ci"])
+        out += (f' <span class="ci" title="{confidence:.0%} CI [{html.escape(low)}, {html.escape(high)}]">'
+                f"{html.escape(half)}</span>")
+    if cell.get("marks"):  # all pairs: the letters of ^ac as a superscript; against a baseline: ▲ or ▼
+        out += f"<sup>{html.escape(cell['marks'].lstrip('^'))}</sup>"
     return f"<td>{out}</td>"
 
 
-def _html_table(rows: list[dict[str, Any]], systems: list[str], letters: Mapping[str, str]) -> str:
+def _html_table(rows: list[dict[str, Any]], systems: list[str], letters: Mapping[str, str],
+                confidence: float = 0.95) -> str:
     head = "<tr><th>metric</th>" + "".join(f"<th>{html.escape(s)} ({letters[s]})</th>" for s in systems) + "</tr>"
     body = "".join("<tr><td>" + html.escape(f"{r['metric']} {'↑' if r['higher_is_better'] else '↓'}") + "</td>"
-                   + "".join(_html_cell(r["cells"][s]) for s in systems) + "</tr>" for r in rows)
+                   + "".join(_html_cell(r["cells"][s], confidence) for s in systems) + "</tr>" for r in rows)
     return f"<table>{head}{body}</table>"
 
 
@@ -204,8 +212,6 @@ def _human_columns(corr: Mapping[str, Any]) -> list[tuple[str, str]]:
 
 
 def _corr_text(value: Any) -> str:
-    from ..evaluation.summary import fmt
-
     return "-" if value is None or value != value else fmt(value)
 
 
@@ -251,6 +257,7 @@ def render_html(evaluation: "Evaluation | Mapping[str, Any]", *, title: str = "s
     corr = None if human is None else _human_data(data, human, exclude_systems)
     systems = systems_of(data)
     letters = system_letters(systems)
+    confidence = data["score"]["settings"].get("confidence", 0.95)
     parts = [f"<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>{html.escape(title)}</title>"
              f"<style>{CSS}</style></head><body><h1>{html.escape(title)}</h1>"]
     settings = data["settings"]
@@ -260,9 +267,10 @@ def render_html(evaluation: "Evaluation | Mapping[str, Any]", *, title: str = "s
     for aspect in ASPECTS:
         rows = aspect_rows(data, aspect)
         if rows:
-            parts.append(f"<h2>{aspect.capitalize()}</h2>" + _html_table(rows, systems, letters))
-    parts.append("<h2>Overall</h2>" + _html_table(overall_rows(data), systems, letters))
-    parts.append(f"<p class=\"legend\">{html.escape(legend(data))}</p>")
+            parts.append(f"<h2>{aspect.capitalize()}</h2>" + _html_table(rows, systems, letters, confidence))
+    parts.append("<h2>Overall</h2>" + _html_table(overall_rows(data), systems, letters, confidence))
+    parts.append("<p class=\"legend\">" + "<br>".join(html.escape(line) for line in legend(data).splitlines())
+                 + "</p>")
     figures = _figures(data)
     if correlations:
         figures.append(("Correlation with human judgments", plots.correlation_heatmap(correlations)))
@@ -312,7 +320,7 @@ def render_markdown(evaluation: "Evaluation | Mapping[str, Any]", *, title: str 
         rows = aspect_rows(data, aspect)
         if rows:
             out += [f"## {aspect.capitalize()}", ""] + table(rows)
-    out += ["## Overall", ""] + table(overall_rows(data)) + [legend(data), ""]
+    out += ["## Overall", ""] + table(overall_rows(data)) + [legend(data).replace("\n", "\n\n"), ""]
     if corr is not None:
         cols = _human_columns(corr)
         negated = set(corr.get("negated", []))

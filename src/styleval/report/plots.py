@@ -185,16 +185,64 @@ def naturalness_plot(data: Mapping[str, Any], style: str | None = None) -> bytes
     return _png(naturalness_figure(data, style))
 
 
-def distribution_plot(data: Mapping[str, Any], metrics: list[str]) -> bytes:
-    """Segment-score distributions: one panel per metric, one box per system."""
+#: the report's figures are drawn at most this wide (inches at 100 dpi): the page's column is 1100 px less its
+#: padding, so the segment-plot grid fits a 1300 px window without scrolling
+MAX_FIGURE_WIDTH = 10.4
+#: a metric whose positive segment scores span this factor or more may be drawn on a log scale (perplexity)
+LOG_SCALE_RATIO = 100.0
+
+
+def is_binary(values: "list[np.ndarray]") -> bool:
+    """Whether every segment score is 0 or 1 (style accuracy, naturalness): drawn as bars of the mean."""
+    pooled = np.concatenate(values) if values else np.array([])
+    return pooled.size > 0 and bool(np.isin(pooled, (0.0, 1.0)).all())
+
+
+def _middle_share(values: np.ndarray) -> float:
+    """The share of the axis from the lowest to the highest value that the middle half of the values takes."""
+    q1, q3 = np.percentile(values, [25, 75])
+    span = values.max() - values.min()
+    return float((q3 - q1) / span) if span > 0 else 1.0
+
+
+def needs_log_scale(values: "list[np.ndarray]") -> bool:
+    """Whether the pooled scores are all positive, span :data:`LOG_SCALE_RATIO` or more, and their middle half
+    takes more of a log axis than of a linear one: a few large perplexities flatten every box on a linear axis,
+    while scores spread evenly from near 0 to 100 (sentence BLEU) stay linear."""
+    pooled = np.concatenate(values) if values else np.array([])
+    if pooled.size < 2 or not (pooled > 0).all() or pooled.max() / pooled.min() < LOG_SCALE_RATIO:
+        return False
+    return _middle_share(np.log(pooled)) > _middle_share(pooled)
+
+
+def _mean_bars(ax, values: "list[np.ndarray]", corpus: "list[Mapping[str, Any] | None]") -> None:
+    """One bar per system at its mean score, with the corpus score's interval when the corpus score is that mean."""
+    means = [float(v.mean()) if v.size else np.nan for v in values]
+    low, high = [], []
+    for mean, entry in zip(means, corpus):
+        ci = entry.get("ci") if entry else None
+        same = entry is not None and entry.get("score") is not None and abs(entry["score"] - mean) < 1e-9
+        low.append(mean - ci[0] if ci and same else 0.0)
+        high.append(ci[1] - mean if ci and same else 0.0)
+    ax.bar(range(1, len(values) + 1), means, yerr=[low, high], capsize=4, color="C0", alpha=0.7)
+    ax.set_ylim(0, 1.05)
+    ax.set_ylabel("mean (share of 1s)", fontsize=8)
+
+
+def distribution_figure(data: Mapping[str, Any], metrics: list[str]):
+    """Segment-score distributions as a matplotlib Figure: one panel per metric, three a row within
+    :data:`MAX_FIGURE_WIDTH`. A box per system; a metric scored 0 or 1 per segment (:func:`is_binary`) gets bars
+    of the mean with the interval instead, and one whose scores span orders of magnitude (:func:`needs_log_scale`)
+    a log axis."""
     if not metrics:
         raise InputError("distribution plot: no metric given")
     systems = list(data["score"]["settings"]["systems"])
     segs = {(s["metric"], s["system"]): s["scores"] for s in data["score"]["segments"]}
+    corpus = _corpus(data)
     n = len(metrics)
     cols = min(3, n)
     rows = math.ceil(n / cols)
-    fig = _figure(4.0 * cols, 3.0 * rows)
+    fig = _figure(MAX_FIGURE_WIDTH / 3 * cols, 3.0 * rows)
     for i, metric in enumerate(metrics):
         ax = fig.add_subplot(rows, cols, i + 1)
         values = []
@@ -202,13 +250,23 @@ def distribution_plot(data: Mapping[str, Any], metrics: list[str]) -> bytes:
             scores = segs.get((metric, system), {})
             arr = np.array([v for v in scores.values() if v is not None], dtype=float)
             values.append(arr[np.isfinite(arr)])
-        ax.boxplot(values, showmeans=True)
+        if is_binary(values):
+            _mean_bars(ax, values, [corpus.get((metric, s)) for s in systems])
+        else:
+            ax.boxplot(values, showmeans=True)
+            if needs_log_scale(values):
+                ax.set_yscale("log")
         ax.set_xticks(range(1, len(systems) + 1))
         ax.set_xticklabels(systems, rotation=30, ha="right", fontsize=8)
         ax.set_title(metric, fontsize=10)
         ax.grid(True, axis="y", alpha=0.3)
     fig.tight_layout()
-    return _png(fig)
+    return fig
+
+
+def distribution_plot(data: Mapping[str, Any], metrics: list[str]) -> bytes:
+    """:func:`distribution_figure` as PNG bytes."""
+    return _png(distribution_figure(data, metrics))
 
 
 def correlation_heatmap(table: "Mapping[str, Mapping[str, float]]", title: str = "correlation") -> bytes:
@@ -218,7 +276,7 @@ def correlation_heatmap(table: "Mapping[str, Mapping[str, float]]", title: str =
     if not rows or not cols:
         raise InputError("correlation heatmap: empty table")
     mat = np.array([[table[r].get(c, np.nan) for c in cols] for r in rows], dtype=float)
-    fig = _figure(1.2 + 1.1 * len(cols), 0.8 + 0.45 * len(rows))
+    fig = _figure(min(MAX_FIGURE_WIDTH, 1.2 + 1.1 * len(cols)), 0.8 + 0.45 * len(rows))
     ax = fig.add_subplot(1, 1, 1)
     im = ax.imshow(mat, vmin=-1, vmax=1, cmap="RdBu_r", aspect="auto")
     ax.set_xticks(range(len(cols)))
@@ -244,7 +302,7 @@ def top_n_curves_plot(curves: "Mapping[str, Mapping[str, Mapping[str, Any]]]", *
         raise InputError("top-N curves: no curve to draw")
     cols = min(2, len(aspects))
     rows = math.ceil(len(aspects) / cols)
-    fig = _figure(5.5 * cols, 3.8 * rows)
+    fig = _figure(MAX_FIGURE_WIDTH / 2 * cols, 3.8 * rows)
     for i, aspect in enumerate(aspects):
         ax = fig.add_subplot(rows, cols, i + 1)
         for k, (metric, curve) in enumerate(curves[aspect].items()):

@@ -4,7 +4,9 @@
   and idf weights, so a model loads under any scikit-learn version);
 * :class:`EmbeddingBlock`: unit-normalised sentence embeddings (MiniLM by default, through the model pool);
 * :class:`HandBlock`: standardised surface features of formality (capitalisation, punctuation, contractions,
-  slang rate...).
+  slang rate...);
+* :class:`CaseCueBlock`: standardised cues that only cased, untokenized text carries (capitals at sentence starts,
+  the pronoun ``i`` in lower case, tokenization artefacts, contractions with or without their apostrophe).
 
 A block has ``fit(texts)``, ``transform(texts) -> matrix``, ``config()`` (JSON), ``arrays()`` and
 ``from_stored(config, arrays, vocab)``.
@@ -147,7 +149,7 @@ def encoder_identity(model: str) -> dict[str, str]:
 
 def encode(model: str, texts: Sequence[str], batch_size: int = 64) -> np.ndarray:
     """Unit-normalised sentence embeddings, through the model pool and the shared embedding cache."""
-    from ..models.encoder import sentence_encoder
+    from ..models.encoder import encode_sentences, sentence_encoder
     from ..models.pool import embedding_cache
     from ..models.resolve import resolve
 
@@ -160,8 +162,7 @@ def encode(model: str, texts: Sequence[str], batch_size: int = 64) -> np.ndarray
     found = cache.get_many(ns, distinct)
     todo = sorted((t for t in distinct if t not in found), key=len, reverse=True)
     if todo:
-        vecs = encoder.encode(todo, batch_size=batch_size, convert_to_numpy=True, normalize_embeddings=True,
-                              show_progress_bar=False)
+        vecs = encode_sentences(encoder, todo, batch_size)
         new = {t: np.asarray(v, dtype=np.float32) for t, v in zip(todo, vecs)}
         cache.put_many(ns, new)
         found.update(new)
@@ -306,7 +307,76 @@ class HandBlock(Block):
         return block
 
 
-BLOCKS: dict[str, type[Block]] = {"tfidf": TfidfBlock, "embedding": EmbeddingBlock, "hand": HandBlock}
+# -- case cues --------------------------------------------------------------------------------------------------------
+_SENTENCE_START = re.compile(r"(?:^|[.!?]+[\s\"')\]]+)\W*?([^\W\d_])", re.UNICODE)
+_PRONOUN_I = re.compile(r"(?<![\w'])([iI])(?=(?:'(?:m|ve|d|ll))?(?![\w']))")
+_SPACE_PUNCT = re.compile(r"\w [.,!?;:]")
+_SPLIT_CLITIC = re.compile(r"\w (?:n't|'(?:s|re|ve|m|ll|d))\b", re.IGNORECASE)
+_JOINED_CLITIC = re.compile(r"\w(?:n't|'(?:s|re|ve|m|ll|d))\b", re.IGNORECASE)
+NO_APOSTROPHE = frozenset("dont cant wont im ive youre thats isnt didnt doesnt wasnt arent werent couldnt wouldnt "
+                          "shouldnt hes shes theyre whats theres lets ill id youll youve weve".split())
+
+CASE_CUES = ("sentence_starts_upper", "pronoun_i_lower", "pronoun_i_upper", "space_before_punct", "split_clitic",
+             "joined_contraction", "apostrophe_dropped", "comma_rate")
+
+
+def case_cues(text: str) -> list[float]:
+    """Cues of one text that its casing and spacing carry, in the order of :data:`CASE_CUES`: the share of its
+    sentences that start with a capital (1 when none starts with a letter), the pronoun ``i`` in lower and upper
+    case, spaces before punctuation and split clitics (tokenization artefacts), contractions written as one word,
+    contractions without their apostrophe (``dont``) and commas, each per word."""
+    words = _TOKEN.findall(text)
+    nw = max(sum(1 for t in words if t[0].isalnum() or t[0] == "'"), 1)
+    starts = _SENTENCE_START.findall(text)
+    pronouns = _PRONOUN_I.findall(text)
+    lower = [w.lower() for w in re.findall(r"[\w']+", text)]
+    return [
+        sum(c.isupper() for c in starts) / len(starts) if starts else 1.0,
+        sum(p == "i" for p in pronouns) / nw,
+        sum(p == "I" for p in pronouns) / nw,
+        len(_SPACE_PUNCT.findall(text)) / nw,
+        len(_SPLIT_CLITIC.findall(text)) / nw,
+        len(_JOINED_CLITIC.findall(text)) / nw,
+        sum(w in NO_APOSTROPHE for w in lower) / nw,
+        text.count(",") / nw,
+    ]
+
+
+class CaseCueBlock(HandBlock):
+    """:func:`case_cues`, standardised with the training mean and standard deviation, times ``scale``: what a cased
+    model can see that an uncased encoder cannot."""
+
+    kind = "case-cues"
+    names = CASE_CUES
+
+    def __init__(self, *, scale: float = 1.0) -> None:
+        super().__init__(scale=scale)
+        self.mean = np.zeros(len(CASE_CUES))
+        self.std = np.ones(len(CASE_CUES))
+
+    @staticmethod
+    def raw(texts: Sequence[str]) -> np.ndarray:
+        return np.array([case_cues(t) for t in texts], dtype=np.float64).reshape(len(texts), len(CASE_CUES))
+
+    @property
+    def dim(self) -> int:
+        return len(CASE_CUES)
+
+    def config(self) -> dict[str, Any]:
+        return {"kind": self.kind, "scale": self.scale, "features": list(CASE_CUES)}
+
+    @classmethod
+    def from_stored(cls, config: dict[str, Any], arrays: dict[str, np.ndarray], vocab: dict[str, list[str]]
+                    ) -> "CaseCueBlock":
+        if list(config.get("features", CASE_CUES)) != list(CASE_CUES):
+            raise InputError("the model's case cues differ from this styleval version's; retrain it")
+        block = cls(scale=config.get("scale", 1.0))
+        block.mean, block.std = arrays["mean"], arrays["std"]
+        return block
+
+
+BLOCKS: dict[str, type[Block]] = {"tfidf": TfidfBlock, "embedding": EmbeddingBlock, "hand": HandBlock,
+                                  "case-cues": CaseCueBlock}
 
 
 def make_block(spec: str, **options: Any) -> Block:

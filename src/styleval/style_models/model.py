@@ -2,7 +2,7 @@
 
 Folder layout (``FORMAT = "styleval-style-model/1"``)::
 
-    model.json        format, kind, labels or poles, aliases, feature block configs, head type
+    model.json        format, kind, labels or poles, aliases, feature block configs, head type, whether it is cased
     weights.npz       head coefficients and intercepts, block arrays (idf, means...) -- plain numbers
     vocab.json        TF-IDF vocabularies (terms in column order)
     model_card.json   data hashes, label set, held-out scores, training parameters, versions, command
@@ -58,6 +58,17 @@ class StyleModel:
     card: dict[str, Any] = field(default_factory=dict)
     path: Path | None = None
     text_norm: str = "html.unescape"
+    declared_cased: bool | None = None  # model.json's ``cased``; None: follows from text_norm (see ``cased``)
+
+    @property
+    def cased(self) -> bool:
+        """Whether the model reads case: as model.json declares it, else False for a model that lower-cases before
+        its features (``lower-tokens``) and True for any other."""
+        if self.declared_cased is not None:
+            return self.declared_cased
+        from ..textnorm.lower_tokens import CASE_BLIND
+
+        return self.text_norm not in CASE_BLIND
 
     # -- prediction ----------------------------------------------------------------------------------
     def features(self, texts: Sequence[str]) -> sp.csr_matrix:
@@ -188,10 +199,12 @@ class StyleModel:
         for i, b in enumerate(self.blocks):
             arrays.update({f"block{i}.{k}": v for k, v in b.arrays().items()})
             vocab.update({f"block{i}.{k}": v for k, v in b.vocabularies().items()})
-        meta = {"format": FORMAT, "kind": self.kind, "labels": self.labels, "aliases": self.aliases,
-                "blocks": [b.config() for b in self.blocks]}
+        meta: dict[str, Any] = {"format": FORMAT, "kind": self.kind, "labels": self.labels, "aliases": self.aliases,
+                                "blocks": [b.config() for b in self.blocks]}
         if self.text_norm != "html.unescape":
             meta["preprocess"] = self.text_norm
+        if self.declared_cased is not None:
+            meta["cased"] = self.declared_cased
         (folder / "model.json").write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
         np.savez_compressed(folder / "weights.npz", **arrays)  # type: ignore[arg-type]  # numpy stubs: kwargs are arrays
         (folder / "vocab.json").write_text(json.dumps(vocab, ensure_ascii=False), encoding="utf-8")
@@ -232,11 +245,14 @@ class StyleModel:
         card = read_card(folder, STYLE)
         if meta["kind"] not in (CLASSIFIER, REGRESSOR):
             raise InputError(f"unknown model kind {meta['kind']!r}", meta_path)
+        cased = meta.get("cased")
+        if cased is not None and not isinstance(cased, bool):
+            raise InputError(f"'cased' must be true or false, not {cased!r}", meta_path)
         return cls(kind=meta["kind"], labels=list(meta["labels"]), blocks=blocks,
                    coef=np.asarray(arrays["head.coef"], dtype=np.float64),
                    intercept=np.asarray(arrays["head.intercept"], dtype=np.float64),
                    aliases=dict(meta.get("aliases", {})), card=card, path=folder,
-                   text_norm=str(meta.get("preprocess", "html.unescape")))
+                   text_norm=str(meta.get("preprocess", "html.unescape")), declared_cased=cased)
 
     def resources(self) -> dict[str, str]:
         """Identity for signatures: name, content hash of the folder, and the encoder's when one is used."""

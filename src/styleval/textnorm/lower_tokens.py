@@ -34,6 +34,8 @@ def unescape_only(text: str) -> str:
 
 
 NORMALISERS: dict[str, Callable[[str], str]] = {"html.unescape": unescape_only, "lower-tokens": lower_tokens}
+#: The normalisations after which a model cannot see case (a model that applies one is case-blind).
+CASE_BLIND = frozenset({"lower-tokens"})
 
 
 def normaliser(name: str) -> Callable[[str], str]:

@@ -7,6 +7,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from ..errors import InputError
+from ..progress import Progress, given_or_active
 from ..signature import library_version
 from ..style_models.card import classifier_scores, regressor_scores
 from ..style_models.data import LabelledData, split_data
@@ -14,6 +15,8 @@ from ..style_models.features import Block, make_block
 from ..style_models.model import CLASSIFIER, REGRESSOR, StyleModel, preprocess
 
 DEFAULT_GRID = {CLASSIFIER: [0.25, 1.0, 4.0, 16.0], REGRESSOR: [0.3, 1.0, 3.0, 10.0, 30.0]}
+#: more distinct whole-number labels than this read as scores, not classes
+MAX_NUMERIC_CLASSES = 10
 FEATURE_SETS = {"tfidf": ("tfidf",), "embedding": ("embedding",), "tfidf+embedding": ("tfidf", "embedding"),
                 "tfidf+hand": ("tfidf", "hand"), "embedding+hand": ("embedding", "hand"),
                 "all": ("tfidf", "embedding", "hand")}
@@ -65,10 +68,16 @@ def prepare_targets(train: LabelledData, selection: LabelledData | None, kind: s
         raise InputError(f"need at least 4 training texts, got {len(train)}", train.origin or None)
     fit_part, sel_part = split_data(train, 0.1, seed=seed) if selection is None else (train, selection)
     if kind == CLASSIFIER:
+        refuse_numeric_labels(train)
         y_fit: list[Any] = [str(v) for v in fit_part.labels]
         labels = sorted(set(y_fit))
         if len(labels) < 2:
             raise InputError(f"a classifier needs at least two labels, found {labels}", train.origin or None)
+        only_selected = sorted(set(str(v) for v in train.labels) - set(labels)) if selection is None else []
+        if only_selected:
+            raise InputError(f"label(s) {', '.join(map(repr, only_selected))} fell entirely into the 10% set aside "
+                             "to choose the regularisation: give more examples of them, or a selection table",
+                             train.origin or None)
         y_sel: list[Any] = [str(v) for v in sel_part.labels]
     else:
         try:
@@ -78,6 +87,31 @@ def prepare_targets(train: LabelledData, selection: LabelledData | None, kind: s
             raise InputError("a regressor needs numeric labels", train.origin or None) from None
         labels = list(poles)
     return fit_part, sel_part, labels, y_fit, y_sel
+
+
+def refuse_numeric_labels(data: LabelledData) -> None:
+    """A clear error when a classifier's labels are scores (every label a number, and fractional or many
+    distinct values, as PT16's formality scores): each value would otherwise become a class of its own."""
+    try:
+        values = sorted({float(v) for v in data.labels})
+    except (TypeError, ValueError):
+        return
+    if len(values) <= MAX_NUMERIC_CLASSES and all(v.is_integer() for v in values):
+        return  # a few whole numbers (0/1, 1..5) are class codes
+    examples = ", ".join(list(dict.fromkeys(str(v) for v in data.labels))[:3])
+    raise InputError(f"the labels look numeric ({len(values)} distinct values from {values[0]:g} to {values[-1]:g}, "
+                     f"e.g. {examples}): a classifier would make each value a class of its own; train a regressor "
+                     "instead (kind='regressor'; on the command line: --kind regressor --poles LOW,HIGH)",
+                     data.origin or None)
+
+
+def check_aliases(aliases: dict[str, str], labels: Sequence[str], origin: str = "") -> None:
+    """Every alias must name one of the model's labels (a regressor's poles)."""
+    lowered = {lab.lower() for lab in labels}
+    for style, label in aliases.items():
+        if not style or label.lower() not in lowered:
+            raise InputError(f"alias {style!r} -> {label!r}: {label!r} is not one of the model's labels "
+                             f"({', '.join(labels)})", origin or None)
 
 
 def held_out_entry(model: StyleModel, held_out: LabelledData,
@@ -96,7 +130,8 @@ def train_style_model(train: LabelledData, *, kind: str = CLASSIFIER, features: 
                       name: str = "style-model", version: str = "1", description: str = "", command: str = "",
                       notes: Sequence[str] = (), extra_held_out: Callable[[StyleModel], dict[str, float]] | None = None,
                       fitted_blocks: Sequence[Block] = (), seed: int = 13,
-                      text_norm: str = "html.unescape", selection_metric: str | None = None) -> StyleModel:
+                      text_norm: str = "html.unescape", selection_metric: str | None = None,
+                      progress: Progress | None = None) -> StyleModel:
     """Train a classifier (string labels) or regressor (numeric labels, ``poles`` = the low and high styles).
 
     The regularisation (``C`` of logistic regression, ``alpha`` of ridge) is chosen from ``grid`` on
@@ -108,14 +143,18 @@ def train_style_model(train: LabelledData, *, kind: str = CLASSIFIER, features: 
     (:func:`styleval.style_models.model.preprocess`).
     ``fitted_blocks`` are feature blocks trained elsewhere (e.g. the encoder of a fine-tuned model), put before the
     blocks named in ``features`` (which may then be empty) and used as they are.
+    ``progress`` hears the stages (features, the choice of the regularisation, the refit, the held-out scores).
     """
+    say = given_or_active(progress) or (lambda description, done, total: None)
     options = feature_options or {}
     refit = selection is None
     fit_part, sel_part, labels, y_fit, y_sel = prepare_targets(train, selection, kind, poles, seed)
+    check_aliases(dict(aliases or {}), labels, train.origin)
     own = _blocks(features, options) if features else []
     blocks = [*fitted_blocks, *own]
     if not blocks:
         raise InputError("no feature blocks: name some in features or give fitted_blocks")
+    say(f"features of {len(fit_part):,} training and {len(sel_part):,} selection texts", 0, 1)
     for b in own:
         b.fit(preprocess(fit_part.texts, text_norm))
     model = StyleModel(kind, labels, blocks, np.zeros((1, 1)), np.zeros(1), dict(aliases or {}),
@@ -127,9 +166,12 @@ def train_style_model(train: LabelledData, *, kind: str = CLASSIFIER, features: 
         raise InputError(f"selection metric {metric!r} does not apply to a {kind}")
     if metric == "roc_auc" and len(labels) != 2:
         raise InputError("selection by roc_auc needs two labels")
-    results = {str(v): _score(kind, labels, _fit_head(kind, x_fit, y_fit, v, len(labels)), x_sel, y_sel, metric)
-               for v in grid}
+    results: dict[str, float] = {}
+    for k, v in enumerate(grid):
+        say("choosing the regularisation on the selection texts [values]", k, len(grid))
+        results[str(v)] = _score(kind, labels, _fit_head(kind, x_fit, y_fit, v, len(labels)), x_sel, y_sel, metric)
     best = max(grid, key=lambda v: results[str(v)])
+    say(f"fitting the head on {len(train) if refit else len(fit_part):,} texts", 0, 1)
     if refit:
         for b in own:
             b.fit(preprocess(train.texts, text_norm))
@@ -162,6 +204,7 @@ def train_style_model(train: LabelledData, *, kind: str = CLASSIFIER, features: 
     }
     model.card = card
     if held_out is not None:
+        say(f"scoring {len(held_out):,} held-out texts", 0, 1)
         card["held_out"] = held_out_entry(model, held_out, extra_held_out)
     return model
 

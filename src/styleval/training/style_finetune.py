@@ -40,10 +40,11 @@ def finetune_style_model(train: LabelledData, *, kind: str = CLASSIFIER, selecti
     """
     import torch
 
-    from .style import prepare_targets
+    from .style import check_aliases, prepare_targets
 
     held_back = selection is None
     fit_part, sel_part, labels, y_fit, _ = prepare_targets(train, selection, kind, poles, seed)
+    check_aliases(dict(aliases or {}), labels, train.origin)
     texts = preprocess(fit_part.texts)  # as StyleModel.features does at prediction time
     if kind == CLASSIFIER:
         y = np.asarray([labels.index(v) for v in y_fit])

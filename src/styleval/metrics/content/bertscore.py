@@ -102,6 +102,7 @@ class TokenEmbedder:
         import torch
 
         from ...models.pool import embedding_cache
+        from ...progress import report
 
         distinct = list(dict.fromkeys(texts))
         cache = embedding_cache()
@@ -143,6 +144,7 @@ class TokenEmbedder:
                 hidden = hidden / torch.norm(hidden, dim=-1, keepdim=True)
                 for i, t in enumerate(chunk):
                     new[t] = (np.asarray(encoded[t], dtype=np.int64), hidden[i, :lens[i]].numpy().copy())
+                report("encoding texts [texts]", start + len(chunk), len(order))
         if new:
             cache.put_many(self.namespace, new, self.cache_dir)
             found.update(new)

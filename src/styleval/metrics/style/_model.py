@@ -1,16 +1,64 @@
-"""Shared machinery of metrics built on a style model (shipped name, model folder, or ``auto``)."""
+"""Shared machinery of metrics built on a style model (shipped name, model folder, or ``auto``), and the ``case``
+parameter every one of them takes.
+
+``case`` says whether the model may see case:
+
+* ``blind``: the text given to the model is normalised first (``lower-tokens``: lower-cased Penn-style tokens, see
+  :mod:`styleval.textnorm.lower_tokens`), so casing and tokenization cannot move a score; a shipped pair's
+  case-blind model is used;
+* ``sensitive``: a cased model sees the text as written, so a lower-cased output counts against formality; a shipped
+  pair (:data:`styleval.models.registry.CASED_SLOTS`) gives its cased slot; a model that is case-blind by
+  construction is refused;
+* ``auto`` (the default): decided once per corpus from its inputs (:mod:`styleval.textnorm.casing`): ``blind`` when
+  the sources and references were lower-cased or tokenized by the release, else ``sensitive`` (with a case-blind
+  model, and no cased slot, the model stays blind and the run facts say so).
+
+The decision goes into the signature's resources (``case_as``) and, with the detector's shares, into the run facts
+(``extra["case"]``). A batch holds one system's segments, whose sources and references all systems share, so in
+``score`` and ``evaluate`` the decision is the same for every system; ``score --stream`` decides per chunk, and a
+statistics cache (``--cache``) keeps the decision of the run that computed each cached segment: pass ``case=`` to fix
+it there.
+"""
 from __future__ import annotations
 
-from typing import ClassVar
+from dataclasses import dataclass
+from typing import Any, ClassVar, Sequence
 
 import numpy as np
 
 from ...errors import InputError
 from ...records import Direction
 from ...style_models.model import CLASSIFIER, StyleModel
+from ...textnorm.casing import BLIND, SENSITIVE, CaseEvidence, release_case
 from ..base import Aspect, Batch, Metric, SegmentStats
 
 AUTO = "auto"
+CASES = (AUTO, SENSITIVE, BLIND)
+
+
+def check_case(case: str) -> str:
+    if case not in CASES:
+        raise InputError(f"case must be one of {', '.join(CASES)}, not {case!r}")
+    return case
+
+
+@dataclass(frozen=True)
+class CaseChoice:
+    """How one batch is scored: the model folder's name, whether the model sees the text blind or as written, and
+    why (``evidence``: the detector's shares under ``auto``)."""
+
+    model: str
+    case_as: str
+    evidence: CaseEvidence | None
+    note: str = ""
+
+    def facts(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"case_as": self.case_as, "model": self.model}
+        if self.evidence is not None:
+            out.update(evidence=self.evidence.to_dict(), reason=self.evidence.reason())
+        if self.note:
+            out["note"] = self.note
+        return out
 
 
 def _styles(batch: Batch) -> set[str]:
@@ -22,11 +70,16 @@ def _styles(batch: Batch) -> set[str]:
 
 
 def choose_model(kind: str, styles: set[str]) -> str:
-    """The first shipped model of ``kind`` whose labels cover ``styles`` (``auto``)."""
+    """The first shipped model of ``kind`` whose labels cover ``styles`` (``auto``); the cased slot of a pair is
+    reached through its pair's name (and ``case``), never picked on its own."""
+    from ...models import registry
     from ...style_models.pretrained import load_style_model, shipped_models
 
     tried = []
+    slots = registry.cased_slots(registry.STYLE)
     for name in shipped_models():
+        if name in slots:
+            continue
         model = load_style_model(name)
         if model.kind != kind:
             continue
@@ -49,6 +102,7 @@ class StyleModelMetric(Metric):
     libraries: ClassVar[tuple[str, ...]] = ("scikit-learn", "numpy")
     model_kind: ClassVar[str] = CLASSIFIER
     model: str
+    case: str
 
     def get_params(self) -> dict:
         params = super().get_params()
@@ -64,26 +118,66 @@ class StyleModelMetric(Metric):
             raise InputError("model='auto' is resolved from the directions of a batch")
         return choose_model(self.model_kind, _styles(batch))
 
-    def load(self, batch: Batch | None = None) -> StyleModel:
+    def case_choice(self, batch: Batch) -> CaseChoice:
+        """The model and casing this batch is scored with (see the module doc)."""
+        from ...models import registry
         from ...style_models.pretrained import load_style_model
 
         name = self.model_name(batch)
+        evidence = release_case(batch.sources, batch.references) if self.case == AUTO else None
+        wanted = evidence.decision if evidence is not None else self.case
+        if wanted == BLIND:
+            return CaseChoice(name, BLIND, evidence)
+        slot = registry.cased_slot(registry.STYLE, name)
+        if slot is not None:
+            return CaseChoice(slot, SENSITIVE, evidence)
+        if load_style_model(name).cased:
+            return CaseChoice(name, SENSITIVE, evidence)
+        if evidence is None:
+            raise InputError(f"case=sensitive needs a cased model, but style model {name!r} is case-blind (it "
+                             "lower-cases its input) and no cased model is shipped under its name; use case=blind "
+                             "or a cased model")
+        return CaseChoice(name, BLIND, evidence, note=f"style model {name!r} is case-blind and has no cased slot")
+
+    def load(self, batch: Batch | None = None, choice: CaseChoice | None = None) -> StyleModel:
+        from ...style_models.pretrained import load_style_model
+
+        name = choice.model if choice is not None else self.model_name(batch)
         model = load_style_model(name)
         if model.kind != self.model_kind:
             raise InputError(f"metric {self.name!r} needs a {self.model_kind}, but model {name!r} is a {model.kind}")
         return model
 
+    @staticmethod
+    def seen(model: StyleModel, texts: Sequence[str], choice: CaseChoice) -> list[str]:
+        """The texts as ``model`` is given them: normalised (``lower-tokens``) for a cased model scoring blind, as
+        written otherwise (a case-blind model normalises them itself)."""
+        if choice.case_as == BLIND and model.cased:
+            from ...textnorm.lower_tokens import normalise
+
+            return normalise(texts, "lower-tokens")
+        return list(texts)
+
     def compute(self, batch: Batch) -> SegmentStats:
-        """The statistics, with the identity of the model that computed them among the resolved resources (what
-        ``auto`` chose is known only once a batch is seen)."""
+        """The statistics, with the identity of the model that computed them and how it saw case among the resolved
+        resources, and the casing decision with its evidence in the run facts (what ``auto`` chose is known only
+        once a batch is seen)."""
         out = super().compute(batch)
-        out.resources.update(self._model_resources(self.model_name(batch)))
+        choice = self.case_choice(batch)
+        out.resources.update(self._model_resources(choice.model))
+        out.resources["case_as"] = choice.case_as
+        out.extra["case"] = choice.facts()
         return out
 
     def resources(self) -> dict[str, str]:
+        from ...models import registry
+
         if self.model == AUTO:
             return {"style_model": AUTO}
-        return self._model_resources(self.model)
+        slot = registry.cased_slot(registry.STYLE, self.model)
+        if slot is not None and self.case == AUTO:  # which model of the pair is known per batch
+            return {"style_model": self.model}
+        return self._model_resources(slot if slot is not None and self.case == SENSITIVE else self.model)
 
     def _model_resources(self, name: str) -> dict[str, str]:
         from ...style_models.pretrained import load_style_model

@@ -9,28 +9,30 @@ import numpy as np
 from ...style_models.distance import direction_corrected_emd, parse_ground
 from ..base import Batch
 from ..registry import register
-from ._model import AUTO, StyleModelMetric
+from ._model import AUTO, StyleModelMetric, check_case
 
 
 @register
 class StyleAccuracy(StyleModelMetric):
     """Share of outputs the classifier assigns to the target style. With ``calibrated`` (the default) a model whose
     card holds a calibration decides with its fitted threshold and reports its calibrated probability (the
-    signature's ``style_calibration`` names it); otherwise the label of highest probability.
-    Statistics: ``[correct, p_target]``."""
+    signature's ``style_calibration`` names it); otherwise the label of highest probability. ``case``: ``auto``,
+    ``sensitive`` or ``blind`` (see :mod:`styleval.metrics.style._model`). Statistics: ``[correct, p_target]``."""
 
     name = "style_accuracy"
     n_stats = 2
     description = "target-style accuracy of a style classifier (shipped name, model folder, or auto), calibrated"
 
-    def __init__(self, *, model: str = AUTO, calibrated: bool = True) -> None:
+    def __init__(self, *, model: str = AUTO, calibrated: bool = True, case: str = AUTO) -> None:
         self.model = model
         self.calibrated = bool(calibrated)
+        self.case = check_case(case)
 
     def segment_stats(self, batch: Batch) -> np.ndarray:
-        clf = self.load(batch)
+        choice = self.case_choice(batch)
+        clf = self.load(batch, choice)
         t = self.target_index(clf, batch.directions)
-        label, p = clf.decide(batch.outputs, calibrated=self.calibrated)
+        label, p = clf.decide(self.seen(clf, batch.outputs, choice), calibrated=self.calibrated)
         rows = np.arange(len(t))
         return np.column_stack([(label == t).astype(float), p[rows, t]])
 
@@ -39,19 +41,22 @@ class StyleAccuracy(StyleModelMetric):
 @register
 class StyleProbability(StyleModelMetric):
     """Mean probability of the target style: the calibrated probability when the model's card holds a calibration
-    with a probability map and ``calibrated`` (the default). Statistics: ``[p_target]``."""
+    with a probability map and ``calibrated`` (the default). ``case`` as for ``style_accuracy``.
+    Statistics: ``[p_target]``."""
 
     name = "style_probability"
     description = "mean target-style probability of a style classifier (calibrated when the card says how)"
 
-    def __init__(self, *, model: str = AUTO, calibrated: bool = True) -> None:
+    def __init__(self, *, model: str = AUTO, calibrated: bool = True, case: str = AUTO) -> None:
         self.model = model
         self.calibrated = bool(calibrated)
+        self.case = check_case(case)
 
     def segment_stats(self, batch: Batch) -> np.ndarray:
-        clf = self.load(batch)
+        choice = self.case_choice(batch)
+        clf = self.load(batch, choice)
         t = self.target_index(clf, batch.directions)
-        _, p = clf.decide(batch.outputs, calibrated=self.calibrated)
+        _, p = clf.decide(self.seen(clf, batch.outputs, choice), calibrated=self.calibrated)
         return p[np.arange(len(t)), t][:, None]
 
 
@@ -60,8 +65,8 @@ class StyleProbability(StyleModelMetric):
 class StyleEMD(StyleModelMetric):
     """Direction-corrected EMD (Mir et al. 2019, §4.2): EMD between the classifier's distributions of source and
     output, negated when the output gives the target style less probability than the source.
-    ``ground``: ``unit`` (Mir et al.), ``ordinal`` or a matrix ``"0 1; 1 0"``.
-    Statistics: ``[score, p_target(source), p_target(output)]``."""
+    ``ground``: ``unit`` (Mir et al.), ``ordinal`` or a matrix ``"0 1; 1 0"``. ``case`` as for ``style_accuracy``
+    (source and output are seen alike). Statistics: ``[score, p_target(source), p_target(output)]``."""
 
     name = "style_emd"
     n_stats = 3
@@ -69,14 +74,17 @@ class StyleEMD(StyleModelMetric):
     needs: ClassVar[frozenset[str]] = frozenset({"source", "target_style"})
     value_range = (-1.0, 1.0)
 
-    def __init__(self, *, model: str = AUTO, ground: str = "unit") -> None:
+    def __init__(self, *, model: str = AUTO, ground: str = "unit", case: str = AUTO) -> None:
         self.model = model
         self.ground = ground
+        self.case = check_case(case)
 
     def segment_stats(self, batch: Batch) -> np.ndarray:
-        clf = self.load(batch)
+        choice = self.case_choice(batch)
+        clf = self.load(batch, choice)
         t = self.target_index(clf, batch.directions)
         ground = parse_ground(self.ground, len(clf.labels))
-        ps, po = clf.predict_proba(batch.sources), clf.predict_proba(batch.outputs)
+        ps = clf.predict_proba(self.seen(clf, batch.sources, choice))
+        po = clf.predict_proba(self.seen(clf, batch.outputs, choice))
         rows = np.arange(len(t))
         return np.column_stack([direction_corrected_emd(ps, po, t, ground), ps[rows, t], po[rows, t]])

@@ -10,7 +10,7 @@ from ...errors import InputError
 from ...style_models.model import REGRESSOR
 from ..base import Aspect, Batch, Metric
 from ..registry import register
-from ._model import StyleModelMetric
+from ._model import AUTO, StyleModelMetric, check_case
 
 
 @register
@@ -18,7 +18,7 @@ class StyleRegression(StyleModelMetric):
     """The regressor's score of the output, negated when the target is the model's low pole (formal->informal
     flips the sign), so higher is always further toward the target. ``relative=True`` subtracts the source's
     oriented score (the change made). Statistics: ``[oriented score, raw output score]``, plus the raw source
-    score when ``relative``."""
+    score when ``relative``. ``case`` as for ``style_accuracy`` (blind: the text is normalised before the model)."""
 
     name = "style_regression"
     description = "style regressor score oriented by the direction (default: PT16 formality regressor)"
@@ -26,13 +26,14 @@ class StyleRegression(StyleModelMetric):
     value_range = (-float("inf"), float("inf"))
 
     def __init__(self, *, model: str = "formality-regressor-pt16", relative: bool = False,
-                 calibrated: bool = True, scale: str = "score") -> None:
+                 calibrated: bool = True, scale: str = "score", case: str = AUTO) -> None:
         if scale not in ("score", "probability"):
             raise InputError(f"scale must be 'score' or 'probability', not {scale!r}")
         self.model = model
         self.relative = bool(relative)
         self.calibrated = bool(calibrated)
         self.scale = scale
+        self.case = check_case(case)
 
     @property
     def needs(self) -> frozenset[str]:  # type: ignore[override]
@@ -43,32 +44,35 @@ class StyleRegression(StyleModelMetric):
         return 3 if self.relative else 2
 
     def segment_stats(self, batch: Batch) -> np.ndarray:
-        reg = self.load(batch)
+        choice = self.case_choice(batch)
+        reg = self.load(batch, choice)
+        outputs = self.seen(reg, batch.outputs, choice)
+        sources = self.seen(reg, batch.sources, choice) if self.relative else []
         sign = np.where(self.target_index(reg, batch.directions) == 1, 1.0, -1.0)
         cal = reg.calibration if self.calibrated else None
         if self.scale == "probability":
-            return self._probability_stats(reg, cal, batch, sign)
+            return self._probability_stats(reg, cal, outputs, sources, sign)
         centre = 0.0
         if cal is not None:  # the threshold is on the raw score toward cal.positive
             centre = cal.threshold if reg.style_index(cal.positive) == 1 else -cal.threshold
-        out = reg.regress(batch.outputs)
+        out = reg.regress(outputs)
         if not self.relative:
             return np.column_stack([sign * (out - centre), out])
-        src = reg.regress(batch.sources)
+        src = reg.regress(sources)
         return np.column_stack([sign * (out - src), out, src])
 
-    def _probability_stats(self, reg, cal, batch: Batch, sign: np.ndarray) -> np.ndarray:
+    def _probability_stats(self, reg, cal, outputs: list[str], sources: list[str], sign: np.ndarray) -> np.ndarray:
         """The calibrated probability of the target style (0..1): both directions on one bounded axis."""
         if cal is None:
             raise InputError(f"scale='probability' needs a calibrated model; {reg.name!r} has no calibration in "
                              "its card (styleval calibrate-style), or calibrated=false was given")
         flip = 1.0 if reg.style_index(cal.positive) == 1 else -1.0  # raw score toward cal.positive
-        p_high = cal.probability(flip * reg.regress(batch.outputs))
+        p_high = cal.probability(flip * reg.regress(outputs))
         p_high = p_high if flip > 0 else 1.0 - p_high
         p_target = np.where(sign > 0, p_high, 1.0 - p_high)
         if not self.relative:
             return np.column_stack([p_target, p_high])
-        s_high = cal.probability(flip * reg.regress(batch.sources))
+        s_high = cal.probability(flip * reg.regress(sources))
         s_high = s_high if flip > 0 else 1.0 - s_high
         return np.column_stack([p_target - np.where(sign > 0, s_high, 1.0 - s_high), p_high, s_high])
 

@@ -30,4 +30,5 @@ def load_preservation_model(name: str | Path = DEFAULT_MODEL, backend: str = "au
 
     folder = resolve_preservation_model(name)
     chosen = resolve_backend(backend)
-    return get_pool().get(f"preservation:{folder}:{chosen}", lambda: PreservationModel.load(folder, backend=chosen))
+    return get_pool().get(f"preservation:{folder}:{chosen}", lambda: PreservationModel.load(folder, backend=chosen),
+                          f"preservation model {Path(folder).name}")

@@ -25,4 +25,4 @@ def load_style_model(name: str | Path) -> StyleModel:
     from ...models.pool import get_pool
 
     folder = resolve_style_model(name)
-    return get_pool().get(f"style:{folder}", lambda: StyleModel.load(folder))
+    return get_pool().get(f"style:{folder}", lambda: StyleModel.load(folder), f"style model {Path(folder).name}")

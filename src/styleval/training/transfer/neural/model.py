@@ -52,7 +52,7 @@ def train_transfer_model(kind: str, train: ParallelData, dev: ParallelData, out_
         raise InputError(f"model kind must be one of {', '.join(MODEL_KINDS)}; got {kind!r}")
     d = Direction.parse(direction) if isinstance(direction, str) else direction
     if d is None:
-        raise InputError(f"a transfer direction SRC->TGT is required, got {direction!r}")
+        raise InputError(f"a transfer direction SRC:TGT is required (e.g. informal:formal), got {direction!r}")
     out = Path(out_dir)
     if out.exists() and any(out.iterdir()):
         raise InputError("output folder exists and is not empty", out)
