@@ -4,12 +4,15 @@
   (three prompts per segment) on SmolLM2-135M-Instruct in this process, ``--threads`` torch threads, the model
   loaded before the clock starts, no model-output store;
 * server: the same metrics against llama-cpp-python's server serving the same model's GGUF (Q4_1) with
-  ``--threads`` threads, under each ``--concurrency`` limit, request cache off (every request sent).
+  ``--threads`` threads, under each ``--concurrency`` limit, request cache off (every request sent); LogProp on the
+  first ``--server-logprop-n`` segments only (llama-cpp-python computes echoed log-probabilities in Python, ~2 s a
+  request).
 
 Each figure is the best of ``--repeat`` runs. The segments are the first ``--n`` outputs of Lai et al.'s systems
 (inputs 0.. and 40.., both directions), the same for every contender.
 
 Run: .venv/bin/python benchmarks/bench_judges.py [--n 48] [--threads 2] [--concurrency 1 4] [--repeat 2]
+     [--server-logprop-n 8]
 """
 from __future__ import annotations
 
@@ -48,6 +51,7 @@ def main() -> int:
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--concurrency", type=int, nargs="+", default=[1, 4])
     ap.add_argument("--repeat", type=int, default=2)
+    ap.add_argument("--server-logprop-n", type=int, default=8)
     ap.add_argument("--skip-server", action="store_true")
     args = ap.parse_args()
     os.environ["STYLEVAL_THREADS"] = str(args.threads)
@@ -71,7 +75,8 @@ def main() -> int:
                     metric = registry.create(name, base_url=srv.base_url, model=srv.alias, request_cache="none",
                                              concurrency=concurrency, **params, **extra)
                     key = f"server {label}, concurrency {concurrency}"
-                    out[key] = round(timed(metric, batch, args.repeat), 2)
+                    part = batch_of(args.server_logprop_n) if name == "logprop" else batch
+                    out[key] = round(timed(metric, part, args.repeat), 2)
                     print(json.dumps({key: out[key]}), flush=True)
     print(json.dumps(out))
     return 0

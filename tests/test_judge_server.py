@@ -135,6 +135,9 @@ def test_cache_token_counts_cost_and_no_key_anywhere(llama_server, key_env, tmp_
     assert facts["prompt_tokens"] > 4 * 50 and 4 <= facts["completion_tokens"] <= 8
     assert facts["cost_estimate"] == pytest.approx((facts["prompt_tokens"] * 100 + facts["completion_tokens"] * 200)
                                                    / 1e6)
+    uncached = registry.create("llm_judge", aspect="content", max_tokens=2, base_url=llama_server.base_url,
+                               model=llama_server.alias, api_key_env=key_env, request_cache="none")
+    assert uncached.score(BATCH).extra["requests_sent"] == 4 == uncached.score(BATCH).extra["requests_sent"]
     again = metric.score(BATCH)  # everything from the request cache
     assert again.extra["requests_sent"] == 0 and again.extra["requests_cached"] == 4
     assert again.extra["cost_sent"] == 0 and again.extra["cost_estimate"] == facts["cost_estimate"]

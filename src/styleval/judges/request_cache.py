@@ -48,7 +48,7 @@ class AnswerStore(Protocol):
 
 
 class MemoryAnswers:
-    """Answers kept for this process only (``request_cache="none"``)."""
+    """Answers kept for one call only (``request_cache="none"``)."""
 
     def __init__(self) -> None:
         self._items: dict[str, dict[str, Any]] = {}

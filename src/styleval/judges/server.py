@@ -45,7 +45,7 @@ class ServerConfig:
     timeout: float = 60.0
     retries: int = 3
     backoff: float = 0.5
-    request_cache: str = ""  # a file; empty: <cache>/llm-requests.sqlite; "none": this process only
+    request_cache: str = ""  # a file; empty: <cache>/llm-requests.sqlite; "none": no cache
 
     def __post_init__(self) -> None:
         if not self.base_url.strip():
@@ -172,12 +172,9 @@ def server_model(config: ServerConfig) -> str:
 def _answers(config: ServerConfig) -> tuple[AnswerStore, RequestCache | None]:
     path = config.cache_path
     if path is None:
-        return _MEMORY, None
+        return MemoryAnswers(), None  # this call only: identical requests in it are sent once
     cache = RequestCache(path)
     return cache, cache
-
-
-_MEMORY = MemoryAnswers()
 
 
 def ask(config: ServerConfig, model: str, requests: Sequence[Request]) -> tuple[list[dict[str, Any]], Usage]:
