@@ -69,7 +69,7 @@ def test_rationale_quotes_each_default_models_card():
     style = StyleModelFacts(name="formality-classifier-pt16", chosen=True, labels=("formal", "informal"),
                             feature_blocks="embedding, hand", calibration_note="",
                             card=facts["formality-classifier-pt16"])
-    plan = plan_evaluation(_corpus(), BatteryChoices(), style, facts)
+    plan = plan_evaluation(_corpus(), BatteryChoices(content_model="preservation"), style, facts)
     for aspect, name in (("style", "formality-classifier-pt16"), ("content", "preservation-minilm"),
                          ("fluency", "acceptability-smollm2")):
         card = _card(name)
@@ -78,7 +78,8 @@ def test_rationale_quotes_each_default_models_card():
         assert all(fig in line for fig in cards.human_figure_lines(card)) and EXPECTED[name] in line
     fast = plan_evaluation(_corpus(), BatteryChoices(content_model="preservation-fast"), style, facts)
     assert any(r.startswith("content: 'preservation-minilm-fast' (model version 1)") for r in fast.rationale)
-    cosine = plan_evaluation(_corpus(), BatteryChoices(content_model="sentence_cosine"), style, facts)
+    cosine = plan_evaluation(_corpus(), BatteryChoices(), style, facts)  # the default
+    assert cosine.metric("similarity").name == "sentence_cosine"
     assert not any("'minilm'" in r for r in cosine.rationale)  # an installed encoder has no card to quote
     toxic = StyleModelFacts(name="toxicity-classifier-paradetox", chosen=True, labels=("neutral", "toxic"),
                             feature_blocks="tfidf", calibration_note="", card=facts["toxicity-classifier-paradetox"])

@@ -19,6 +19,9 @@ The rule (studies/similarity_default/README.md, committed before any figure was 
 * Choice: the cheapest candidate tied with the best, cost order chrF < sentence cosine < preservation fast <
   BERTScore F1 < BERTScore recall < preservation default (the order is fixed by the work per pair; the seconds
   per 1,000 SGDD-TST pairs printed here are a check, not an input).
+* Outside gate (README, "Amendment", written after the first outcome): only candidates whose figures reported
+  from the issue's two outside sets are at least cosine's minus .005 are eligible; best, ties and choice are
+  taken among them, and the gaps are to the best eligible candidate.
 * BERTScore F1 stays in the battery as a second view when the winner is not BERTScore and BERTScore (F1 or
   recall) is tied with the best, or has the highest point figure on one of the four figures.
 
@@ -51,6 +54,16 @@ CANDIDATES: tuple[tuple[str, str], ...] = (
     ("preservation", "preservation"),
 )
 FIGURES = ("lai_per_input", "lai_per_system", "mir", "sgdd")
+#: The outside gate (README, "Amendment"): figures reported in issue #35 from sets outside the repository --
+#: style-shift pairwise agreement and detoxification Spearman with human meaning. Missing = not reported.
+OUTSIDE: dict[str, dict[str, float]] = {
+    "sentence_cosine": {"style_shift": 0.550, "detox": 0.354},
+    "preservation": {"style_shift": 0.534, "detox": 0.352},
+    "bertscore": {"style_shift": 0.458, "detox": 0.300},
+    "chrf": {"style_shift": 0.307, "detox": 0.167},
+}
+OUTSIDE_SETS = ("style_shift", "detox")
+OUTSIDE_MARGIN = 0.005
 SEED = 12345
 
 
@@ -230,18 +243,28 @@ def bootstrap(lai_d: dict[str, Any], mir_d: dict[str, Any], sgdd_d: dict[str, An
     return out
 
 
+def eligible(name: str) -> bool:
+    """The outside gate: every named outside figure reported and at least cosine's minus the margin."""
+    if name == "sentence_cosine":
+        return True
+    got, ref = OUTSIDE.get(name, {}), OUTSIDE["sentence_cosine"]
+    return all(s in got and got[s] >= ref[s] - OUTSIDE_MARGIN for s in OUTSIDE_SETS)
+
+
 def apply_rule(point: dict[str, dict[str, float]], draws: dict[str, np.ndarray]) -> dict[str, Any]:
-    """The rule of the module docstring on the point figures and the bootstrap draws."""
+    """The rule of the module docstring, with the README's outside gate, on the point figures and the draws."""
     names = [name for name, _ in CANDIDATES]
+    gate = {n: eligible(n) for n in names}
     mean = {n: float(np.mean([point[f][n] for f in FIGURES])) for n in names}
-    best = max(names, key=lambda n: mean[n])
+    best_all = max(names, key=lambda n: mean[n])
+    best = max((n for n in names if gate[n]), key=lambda n: mean[n])
     diff = {n: np.percentile(draws[best].mean(axis=1) - draws[n].mean(axis=1), [2.5, 97.5]) for n in names}
-    tied = [n for n in names if n == best or diff[n][0] <= 0]
+    tied = [n for n in names if gate[n] and (n == best or diff[n][0] <= 0)]
     winner = next(n for n in names if n in tied)  # names are in order of cost
     top_on = {f: max(names, key=lambda n: point[f][n]) for f in FIGURES}
     keep_bertscore = not winner.startswith("bertscore") and (
         any(n.startswith("bertscore") for n in tied) or any(t.startswith("bertscore") for t in top_on.values()))
-    return {"mean": mean, "best": best, "diff_ci": {n: [float(v) for v in diff[n]] for n in names},
+    return {"mean": mean, "eligible": gate, "best_of_all": best_all, "best": best, "diff_ci": {n: [float(v) for v in diff[n]] for n in names},
             "tied": tied, "winner": winner, "top_on": top_on, "keep_bertscore_as_second_view": keep_bertscore}
 
 
@@ -270,7 +293,7 @@ def main(argv: list[str] | None = None) -> int:
     ci = {n: {f: [float(v) for v in np.percentile(draws[n][:, k], [2.5, 97.5])] for k, f in enumerate(FIGURES)}
           for n in names}
     head = (f"{'candidate':18} {'Lai per input':>20} {'Lai per system':>20} {'Mir 2019':>20} {'SGDD-TST':>20} "
-            f"{'mean':>6} {'best-it 95% CI':>16} {'s/1k pairs':>10}")
+            f"{'mean':>6} {'best-it 95% CI':>16} {'s/1k pairs':>10} {'eligible':>8}")
     print(f"Lai 2022 odd inputs: {lai_d['n_inputs']}, Mir 2019 odd inputs: {mir_d['n_inputs']}, "
           f"SGDD-TST pairs: {sgdd_d['n_pairs']}; {args.resamples} paired resamples, seed {SEED}")
     print(head)
@@ -278,8 +301,10 @@ def main(argv: list[str] | None = None) -> int:
         cells = " ".join(f"{point[f][n]:.3f} [{ci[n][f][0]:.3f},{ci[n][f][1]:.3f}]" for f in FIGURES)
         lo, hi = outcome["diff_ci"][n]
         took = f"{seconds[n]:.1f}" if n in seconds else "cached"
-        print(f"{n:18} {cells} {outcome['mean'][n]:6.3f} {f'[{lo:+.3f},{hi:+.3f}]':>16} {took:>10}")
-    print(f"best mean: {outcome['best']}; tied with it: {', '.join(outcome['tied'])}")
+        gate = "yes" if outcome["eligible"][n] else "no"
+        print(f"{n:18} {cells} {outcome['mean'][n]:6.3f} {f'[{lo:+.3f},{hi:+.3f}]':>16} {took:>10} {gate:>8}")
+    print(f"best mean of all: {outcome['best_of_all']}; best eligible: {outcome['best']}; "
+          f"tied with it (eligible): {', '.join(outcome['tied'])}")
     print(f"winner (cheapest tied): {outcome['winner']}")
     print(f"BERTScore kept as a second view: {'yes' if outcome['keep_bertscore_as_second_view'] else 'no'} "
           f"(top per figure: {outcome['top_on']})")

@@ -30,10 +30,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     from ..evaluation.plan import CONTENT_MODELS, DEFAULT_CONTENT_MODEL
 
     b.add_argument("--content-model", choices=tuple(CONTENT_MODELS), default=DEFAULT_CONTENT_MODEL,
-                   help="content metric against the source, J's SIM (default: %(default)s: the `preservation` "
-                        "metric with the shipped model preservation-minilm, the similarity rule's choice from the "
-                        "human content sets, docs/results.md; `styleval metrics preservation` gives its versions "
-                        "and figures)")
+                   help="content metric against the source, J's SIM (default: %(default)s, MiniLM sentence "
+                        "cosine, the similarity rule's choice: the learned preservation metric leads on the "
+                        "in-repository human content sets but not on outside ones, docs/results.md; "
+                        "`styleval metrics NAME` gives each one's versions and figures)")
     b.add_argument("--lm", default="smollm2-135m", help="generic LM for perplexity (default: smollm2-135m)")
     b.add_argument("--style-lm", action="append", default=[], metavar="STYLE=DIR",
                    help="a target-style LM for perplexity (repeatable), e.g. formal=lms/formal")

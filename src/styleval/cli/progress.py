@@ -1,7 +1,7 @@
 """The progress display behind the library's ``progress(description, done, total)`` callback.
 
 On a terminal (stderr is a tty) one tqdm line shows the current stage and its counts, e.g.
-``scoring 3/15 preservation/src · rewrite: encoding texts  42%|████▏     | 840/2,000 texts [00:09<00:12]``; it
+``scoring 3/15 sentence_cosine/src · rewrite: encoding texts  42%|████▏     | 840/2,000 texts [00:09<00:12]``; it
 is redrawn twice a second, so the elapsed time moves during a long batch, and erased when the work ends. Where
 stderr is not a terminal (a CI log, a file) nothing is shown unless ``--progress`` asks, and then one plain line
 per stage, printed when it starts. ``--no-progress`` and ``--quiet`` turn it off. :func:`configure` takes those
