@@ -41,7 +41,8 @@ def test_full_battery_with_references():
                                                "meteor/src", "bleu/ref", "chrf/ref", "meteor/ref"]
     assert labels(plan.aspects["fluency"]) == ["acceptability", "perplexity"]
     assert {role: mid.label for role, mid in plan.roles.items()} == {
-        "style": "style_accuracy", "content": "bleu/ref", "similarity": "sentence_cosine/src", "fluency": "acceptability"}
+        "style": "style_accuracy", "content": "bleu/ref", "similarity": "sentence_cosine/src",
+        "fluency": "acceptability"}
     assert plan.metric("style").get_params()["model"] == "no-such-style-model"
     assert plan.content_note == "BLEU/ref ÷ 100"
     assert plan.rationale[0] == "direction: informal->formal; 2 system(s), 2 records, up to 2 reference(s) per segment."

@@ -211,3 +211,34 @@ def test_a_run_resumed_after_the_server_died_sends_only_the_missing_requests(smo
         uninterrupted = fresh.compute(batch)
     assert _answers_stored(cache) == n
     np.testing.assert_allclose(resumed.values, uninterrupted.values, atol=1e-6)
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_score_cli_reports_requests_tokens_and_cost(llama_server, key_env, tmp_path, capsys, stream):
+    """`styleval score` prints the requests, tokens and cost of a judge and writes them under `facts` in its JSON;
+    streamed in chunks of 2 segments, the counts of every chunk add up (the same as one chunk)."""
+    import json
+
+    from styleval.cli.main import main
+
+    table = tmp_path / "outputs.tsv"
+    table.write_text("id\tsystem\tsource\toutput\n" + "".join(
+        f"{i + 1}\tA\t{src}\t{out}\n" for i, (src, out) in enumerate(zip(BATCH.sources, BATCH.outputs))),
+        encoding="utf-8")
+    spec = (f"llm_judge:aspect=fluency;max_tokens=1;base_url={llama_server.base_url};model={llama_server.alias};"
+            f"api_key_env={key_env};request_cache={tmp_path / 'requests.sqlite'};price=100/200")
+    out_json = tmp_path / "scores.json"
+    argv = ["score", "--input", str(table), "-m", spec, "--bootstrap", "0", "--json", str(out_json)]
+    if stream:
+        argv += ["--stream", "--chunk-size", "2"]
+    assert main(argv) == 0
+    printed = capsys.readouterr().out
+    facts = json.loads(out_json.read_text(encoding="utf-8"))["corpus"][0]["facts"]
+    assert facts["requests_sent"] == 4 and facts["requests_cached"] == 0
+    assert facts["prompt_tokens"] > 4 * 40 and facts["completion_tokens"] == 4
+    assert facts["cost_estimate"] == pytest.approx((facts["prompt_tokens"] * 100 + facts["completion_tokens"] * 200)
+                                                   / 1e6)
+    assert "model server requests (costs in the currency of the price given):" in printed
+    assert (f"llm_judge · A: 4 requests (4 sent, 0 from the cache, 0 retries); {facts['prompt_tokens']:,} prompt + "
+            f"4 completion tokens") in printed
+    assert KEY not in printed and KEY not in out_json.read_text(encoding="utf-8")

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
 
+import numpy as np
 import pandas as pd
 
 from .metrics.base import MetricResult
@@ -30,6 +31,21 @@ class Comparison:
 
     def to_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
+
+
+def _json_facts(value: Any) -> Any:
+    """Run facts as JSON values: numpy numbers as Python ones, NaN as null, anything else unknown as its text."""
+    if isinstance(value, dict):
+        return {str(k): _json_facts(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_json_facts(v) for v in value]
+    if isinstance(value, (bool, str)) or value is None:
+        return value
+    if isinstance(value, (int, np.integer)):
+        return int(value)
+    if isinstance(value, (float, np.floating)):
+        return _clean(float(value))
+    return str(value)
 
 
 def _clean(value: float | None) -> float | None:
@@ -116,6 +132,7 @@ class ScoreResult:
                 "higher_is_better": r.higher_is_better, "n_segments": len(r.ids), "flags": r.flags,
                 "metric_id": r.metric_id.to_dict() if r.metric_id is not None else None,
                 "signature": r.signature.to_dict(), "signature_string": str(r.signature),
+                "facts": _json_facts(r.extra),
             } for r in self.results],
             "segments": [{
                 "system": r.system, "metric": r.metric,

@@ -264,7 +264,8 @@ def apply_rule(point: dict[str, dict[str, float]], draws: dict[str, np.ndarray])
     top_on = {f: max(names, key=lambda n: point[f][n]) for f in FIGURES}
     keep_bertscore = not winner.startswith("bertscore") and (
         any(n.startswith("bertscore") for n in tied) or any(t.startswith("bertscore") for t in top_on.values()))
-    return {"mean": mean, "eligible": gate, "best_of_all": best_all, "best": best, "diff_ci": {n: [float(v) for v in diff[n]] for n in names},
+    return {"mean": mean, "eligible": gate, "best_of_all": best_all, "best": best,
+            "diff_ci": {n: [float(v) for v in diff[n]] for n in names},
             "tied": tied, "winner": winner, "top_on": top_on, "keep_bertscore_as_second_view": keep_bertscore}
 
 

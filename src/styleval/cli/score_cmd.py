@@ -12,7 +12,7 @@ from . import progress, stream_cmd
 from .direction_help import METAVAR, direction_help
 from .encoding import add_encoding_argument
 from .score_options import (add_statistics_arguments, build_modifiers, check_metrics, input_files, statistics_options)
-from .score_table import format_table, table_legend
+from .score_table import format_table, requests_block, table_legend
 
 DEFAULT_METRICS = "bleu,chrf,chrf++,ter,rouge1,rouge2,rougeL,meteor,pinc,levenshtein"
 SEGMENT_IDS = ("Segment ids (in --json, --segments-csv, --jsonl): a plain-text file's 1-based line number, as an "
@@ -152,6 +152,9 @@ def run(args: argparse.Namespace) -> int:
     legend = table_legend(result)
     if legend:
         print(f"\n{legend}")
+    asked = requests_block(result)
+    if asked:
+        print(f"\n{asked}")
     print("\nsignatures:")
     for metric, sig in result.signatures().items():
         print(f"  {metric}: {sig}")

@@ -58,3 +58,31 @@ def table_legend(result: ScoreResult) -> str:
     if result.comparisons:
         lines.append(markers_legend(settings["significance"], settings.get("baseline")))
     return "\n".join(lines)
+
+
+def requests_block(result: ScoreResult) -> str:
+    """The lines printed under the legend for the metrics that asked a model server, one per (metric, system):
+    requests, tokens and, with a price, the cost estimate (the run facts of ``llm_judge`` and ``logprop``; the JSON
+    output has them under ``facts``); empty when no metric did."""
+    lines = []
+    for r in result.results:
+        facts = r.extra
+        if "requests_sent" not in facts:
+            continue
+        asked = int(facts["requests_sent"]) + int(facts["requests_cached"])
+        line = (f"{r.metric} · {r.system}: {asked:,} requests ({int(facts['requests_sent']):,} sent, "
+                f"{int(facts['requests_cached']):,} from the cache, {int(facts['retries']):,} retries); "
+                f"{int(facts['prompt_tokens']):,} prompt + {int(facts['completion_tokens']):,} completion tokens "
+                f"({int(facts['sent_prompt_tokens']):,} + {int(facts['sent_completion_tokens']):,} sent)")
+        if "cost_estimate" in facts:
+            line += (f"; cost estimate {_money(facts['cost_estimate'])} ({_money(facts['cost_sent'])} for what was "
+                     "sent)")
+        lines.append(f"  {line}")
+    if not lines:
+        return ""
+    return "\n".join(["model server requests (costs in the currency of the price given):", *lines])
+
+
+def _money(value: float) -> str:
+    """A cost to six decimals without trailing zeros: 0.000032, 12.5, 0."""
+    return f"{value:,.6f}".rstrip("0").rstrip(".")

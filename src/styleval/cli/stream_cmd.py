@@ -12,7 +12,7 @@ import sys
 from ..errors import InputError
 from . import progress
 from .score_options import build_modifiers, check_metrics, input_files, statistics_options
-from .score_table import format_table, table_legend
+from .score_table import format_table, requests_block, table_legend
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -85,6 +85,9 @@ def run(args: argparse.Namespace) -> int:
     legend = table_legend(out.result)
     if legend:
         print(f"\n{legend}")
+    asked = requests_block(out.result)
+    if asked:
+        print(f"\n{asked}")
     print(f"\n{out.n_records:,} records in {out.n_chunks} chunk(s)"
           + (f"; statistics cache: {out.cache_hits:,} reused, {out.cache_misses:,} computed" if args.cache else "")
           + (f"; model outputs: {out.model_cache_hits:,} texts reused, {out.model_cache_misses:,} computed"

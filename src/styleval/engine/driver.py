@@ -97,7 +97,8 @@ class SystemState:
 
 class Driver:
     """Reduces groups into results. ``spill``: a folder for the statistics rows (None: memory);
-    ``keep_segments``: keep segment ids, segment scores and each metric's run facts in the results (one chunk);
+    ``keep_segments``: keep segment ids, segment scores and each metric's run facts in the results (one chunk;
+    without it only facts that add up, such as a judge's requests and tokens, are kept);
     ``writer``: receives every segment score as its group arrives."""
 
     def __init__(self, metrics: Sequence[Metric], *, spill: Path | None = None, keep_segments: bool = False,
@@ -126,8 +127,8 @@ class Driver:
             for flag, rows in stats.flags.items():
                 state.flags.setdefault(k, {}).setdefault(flag, []).extend(group.ids[r] for r in rows)
             state.resources.setdefault(k, {}).update(stats.resources)
-            if self.keep_segments:
-                state.extra.setdefault(k, {}).update(stats.extra)
+            if self.keep_segments or metric.facts_add_up:
+                state.extra[k] = metric.merge_facts(state.extra.get(k, {}), stats.extra)
             if self.writer is not None:
                 self.writer.write(group.system, mid.label, group.ids, metric.scores_from_stats(values), group.empty)
 
@@ -165,7 +166,8 @@ class Driver:
         stats = state.load_stats(k, metric.n_stats)
         flags: dict[str, list[str]] = {"empty_output": list(state.empty)} if state.empty else {}
         flags.update({f: ids for f, ids in state.flags.get(k, {}).items() if ids})
-        extra = dict(state.extra.get(k, {})) if self.keep_segments else {"n_segments": state.n}
+        extra = dict(state.extra.get(k, {})) if self.keep_segments else {"n_segments": state.n,
+                                                                          **state.extra.get(k, {})}
         return metric.summarise(state.name, stats, ids=state.ids if self.keep_segments else None, flags=flags,
                                 extra=extra, signature=metric.signature(state.signature_batch(),
                                                                         state.resources.get(k) or None),

@@ -154,6 +154,8 @@ class Metric(ABC):
     unit_range: ClassVar[tuple[float, float] | None] = None
     description: ClassVar[str] = ""
     libraries: ClassVar[tuple[str, ...]] = ()
+    #: True when the run facts are counts that add up over batches (then a streamed run reports them too)
+    facts_add_up: ClassVar[bool] = False
 
     # -- parameters -------------------------------------------------------------------------
     @classmethod
@@ -212,6 +214,18 @@ class Metric(ABC):
         """How many statistics columns :meth:`segment_stats` returns: declared, never learnt from a run (a
         composite's layout is built from its components' ``n_stats``). One unless a metric says otherwise."""
         return 1
+
+    def merge_facts(self, earlier: dict[str, Any], later: dict[str, Any]) -> dict[str, Any]:
+        """One system's run facts (``SegmentStats.extra``) from two of its batches: numbers add up when the metric's
+        facts are counts (``facts_add_up``: requests, tokens, costs), else the later batch's value of a key wins."""
+        if not self.facts_add_up:
+            return {**earlier, **later}
+        out = dict(earlier)
+        for key, value in later.items():
+            before = out.get(key)
+            numbers = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (before, value))
+            out[key] = before + value if numbers else value
+        return out
 
     def compute(self, batch: Batch) -> SegmentStats:
         """:meth:`segment_stats` as :class:`SegmentStats`, checked against the declared shape."""

@@ -45,6 +45,7 @@ class JudgeBackendParams:
     request_cache: str
     price: str
     batch_tokens: int
+    facts_add_up = True  # requests, tokens and costs (Metric.merge_facts)
 
     def _set_backend(self, *, model: str, base_url: str, api_key_env: str, concurrency: int, timeout: float,
                      retries: int, backoff: float, request_cache: str, price: str, batch_tokens: int) -> None:
