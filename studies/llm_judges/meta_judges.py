@@ -19,7 +19,8 @@ Sets and what ran on them:
   system-level Pearson (Lai et al.'s conventions, :func:`styleval.meta.conventions.lai2022_tasks`), next to the
   stored scores (BLEURT, COMET, BLEU, chrF, BERTScore; the XFORMAL classifier; GPT-2 perplexity) and styleval's
   MiniLM cosine.
-* ``mir``: Mir et al. 2019, the first ``--mir-inputs`` inputs of each direction x 12 settings; style intensity and
+* ``mir``: Mir et al. 2019, the first ``--mir-inputs`` inputs of each direction (all 122 by default) x 12
+  settings; style intensity and
   content: Pearson pooled over each model's settings (as docs/results.md's Mir figures), naturalness: Pearson pooled
   over the 9 judged settings; next to the stored EMD (TextCNN), BLEU and WMD.
 * ``sgdd``: SGDD-TST, every ``--sgdd-every``-th pair; content: Spearman with the mean crowd vote, Williams test
@@ -262,7 +263,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "data")
     ap.add_argument("--work", type=Path, default=Path("/tmp/styleval-llm-judges"))
     ap.add_argument("--lai-inputs", type=int, default=40, help="inputs of each direction (of 40)")
-    ap.add_argument("--mir-inputs", type=int, default=20, help="inputs of each direction (of 122)")
+    ap.add_argument("--mir-inputs", type=int, default=122, help="inputs of each direction (of 122; all by default)")
     ap.add_argument("--sgdd-every", type=int, default=20, help="every k-th pair (of 10,287)")
     args = ap.parse_args(argv)
     args.sets = [s.strip() for s in args.sets.split(",") if s.strip()]
