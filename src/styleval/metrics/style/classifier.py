@@ -12,8 +12,27 @@ from ..registry import register
 from ._model import AUTO, StyleModelMetric, check_case
 
 
+class _TargetDecisionMetric(StyleModelMetric):
+    """Shared by the two metrics that read the classifier's decision on each output."""
+
+    calibrated: bool
+
+    def __init__(self, *, model: str = AUTO, calibrated: bool = True, case: str = AUTO) -> None:
+        self.model = model
+        self.calibrated = bool(calibrated)
+        self.case = check_case(case)
+
+    def target_decisions(self, batch: Batch) -> tuple[np.ndarray, np.ndarray]:
+        """Per output: 1.0 where the model decides for the target style, and its probability of the target."""
+        choice = self.case_choice(batch)
+        clf = self.load(batch, choice)
+        t = self.target_index(clf, batch.directions)
+        label, p = clf.decide(self.seen(clf, batch.outputs, choice), calibrated=self.calibrated)
+        return (label == t).astype(float), p[np.arange(len(t)), t]
+
+
 @register
-class StyleAccuracy(StyleModelMetric):
+class StyleAccuracy(_TargetDecisionMetric):
     """Share of outputs the classifier assigns to the target style. With ``calibrated`` (the default) a model whose
     card holds a calibration decides with its fitted threshold and reports its calibrated probability (the
     signature's ``style_calibration`` names it); otherwise the label of highest probability. ``case``: ``auto``,
@@ -23,23 +42,12 @@ class StyleAccuracy(StyleModelMetric):
     n_stats = 2
     description = "target-style accuracy of a style classifier (shipped name, model folder, or auto), calibrated"
 
-    def __init__(self, *, model: str = AUTO, calibrated: bool = True, case: str = AUTO) -> None:
-        self.model = model
-        self.calibrated = bool(calibrated)
-        self.case = check_case(case)
-
     def segment_stats(self, batch: Batch) -> np.ndarray:
-        choice = self.case_choice(batch)
-        clf = self.load(batch, choice)
-        t = self.target_index(clf, batch.directions)
-        label, p = clf.decide(self.seen(clf, batch.outputs, choice), calibrated=self.calibrated)
-        rows = np.arange(len(t))
-        return np.column_stack([(label == t).astype(float), p[rows, t]])
-
+        return np.column_stack(self.target_decisions(batch))
 
 
 @register
-class StyleProbability(StyleModelMetric):
+class StyleProbability(_TargetDecisionMetric):
     """Mean probability of the target style: the calibrated probability when the model's card holds a calibration
     with a probability map and ``calibrated`` (the default). ``case`` as for ``style_accuracy``.
     Statistics: ``[p_target]``."""
@@ -47,18 +55,8 @@ class StyleProbability(StyleModelMetric):
     name = "style_probability"
     description = "mean target-style probability of a style classifier (calibrated when the card says how)"
 
-    def __init__(self, *, model: str = AUTO, calibrated: bool = True, case: str = AUTO) -> None:
-        self.model = model
-        self.calibrated = bool(calibrated)
-        self.case = check_case(case)
-
     def segment_stats(self, batch: Batch) -> np.ndarray:
-        choice = self.case_choice(batch)
-        clf = self.load(batch, choice)
-        t = self.target_index(clf, batch.directions)
-        _, p = clf.decide(self.seen(clf, batch.outputs, choice), calibrated=self.calibrated)
-        return p[np.arange(len(t)), t][:, None]
-
+        return self.target_decisions(batch)[1][:, None]
 
 
 @register
