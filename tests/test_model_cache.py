@@ -94,17 +94,37 @@ def test_unreadable_cache_file_names_the_file(tmp_path):
     assert active_store() is None
 
 
-def test_corrupt_entry_names_the_file(tmp_path):
+def test_a_changed_or_torn_entry_is_computed_again_never_used(tmp_path):
+    """An entry whose bytes changed (one float) or were torn fails its checksum: it is a miss, never a value."""
     import sqlite3
 
     path = tmp_path / "models.sqlite"
     with ModelOutputCache(path) as store:
-        store.put_many("ns", {"t": (np.ones(3),)})
+        store.put_many("ns", {"t": (np.ones(3),), "u": (np.ones(2),)})
     with sqlite3.connect(path) as con:
-        con.execute("UPDATE model_outputs SET arrays = ?", (b"\x01\x00\x00\x00\x03<f8\x01",))
-    with ModelOutputCache(path) as store, pytest.raises(OutputError) as caught:
-        store.get_many("ns", ["t"])
-    assert "models.sqlite" in str(caught.value) and "corrupt" in str(caught.value)
+        (blob,) = con.execute("SELECT arrays FROM model_entries WHERE length(arrays) > 30 ORDER BY length(arrays) "
+                              "DESC").fetchone()
+        changed = blob[:-8] + np.float64(26.27).tobytes()  # the last float of the longer entry
+        con.execute("UPDATE model_entries SET arrays = ? WHERE arrays = ?", (changed, blob))
+        con.execute("UPDATE model_entries SET arrays = substr(arrays, 1, 10) WHERE arrays != ?", (changed,))
+    with ModelOutputCache(path) as store:
+        assert store.get_many("ns", ["t", "u"]) == {} and store.rejected == 2 and store.misses == 2
+        store.put_many("ns", {"t": (np.full(3, 2.0),)})  # recomputed and overwritten
+        assert np.array_equal(store.get_many("ns", ["t"])["t"][0], np.full(3, 2.0))
+
+
+def test_the_three_caches_refuse_a_file_that_is_not_sqlite_in_one_line(tmp_path):
+    """The statistics, model-output and request caches open through one helper: the same one-line error."""
+    from styleval.engine.cache import StatsCache
+    from styleval.judges.request_cache import RequestCache
+
+    bad = tmp_path / "junk.sqlite"
+    bad.write_bytes(b"this is not a database" * 100)
+    for opener in (StatsCache, ModelOutputCache, RequestCache):
+        with pytest.raises(OutputError) as caught:
+            opener(bad)
+        message = str(caught.value)
+        assert message.startswith(f"{bad}: ") and "not a readable SQLite file" in message and "\n" not in message
 
 
 def test_sigkill_after_a_stored_batch_keeps_it(tmp_path):

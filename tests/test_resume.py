@@ -28,7 +28,7 @@ def _cached_rows(db: Path) -> int:
         return 0
     try:
         with sqlite3.connect(str(db), timeout=1) as con:
-            return con.execute("SELECT COUNT(*) FROM stats").fetchone()[0]
+            return con.execute("SELECT COUNT(*) FROM segment_stats").fetchone()[0]
     except sqlite3.Error:  # table not created yet, or a write in flight
         return 0
 

@@ -48,6 +48,16 @@ def _json_facts(value: Any) -> Any:
     return str(value)
 
 
+def unrated_note(facts: Any) -> str:
+    """``[15 unrated, 50%]`` when a metric left segments out of its corpus score (``llm_judge:unrated=skip``; the
+    run facts ``unrated_segments`` and ``unrated_share``), else "": printed beside the score in every table."""
+    count = facts.get("unrated_segments") if isinstance(facts, dict) else None
+    if not count:
+        return ""
+    share = facts.get("unrated_share")
+    return f"[{int(count):,} unrated, {share:.0%}]" if isinstance(share, (int, float)) else f"[{int(count):,} unrated]"
+
+
 def _clean(value: float | None) -> float | None:
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return None
@@ -130,6 +140,7 @@ class ScoreResult:
                 "system": r.system, "metric": r.metric, "aspect": r.aspect.value, "score": _clean(r.corpus_score),
                 "ci": None if r.ci is None else [_clean(r.ci[0]), _clean(r.ci[1])], "ci_level": r.ci_level,
                 "higher_is_better": r.higher_is_better, "n_segments": len(r.ids), "flags": r.flags,
+                **({"unrated_segments": int(r.extra["unrated_segments"])} if "unrated_segments" in r.extra else {}),
                 "metric_id": r.metric_id.to_dict() if r.metric_id is not None else None,
                 "signature": r.signature.to_dict(), "signature_string": str(r.signature),
                 "facts": _json_facts(r.extra),

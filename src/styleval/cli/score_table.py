@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ..evaluation.summary import estimate, markers_legend, significance_mark, system_letters
-from ..results import ScoreResult
+from ..results import ScoreResult, unrated_note
 
 
 def significance_marks(result: ScoreResult, alpha: float = 0.05) -> dict[tuple[str, str], str]:
@@ -40,6 +40,8 @@ def format_table(result: ScoreResult) -> str:
                 row.append("-")
                 continue
             text = estimate(r.corpus_score, r.ci)
+            if unrated_note(r.extra):
+                text += f" {unrated_note(r.extra)}"
             mark = marks.get((metric, system))
             row.append(f"{text} {mark}" if mark else text)
         rows.append(row)
@@ -57,6 +59,8 @@ def table_legend(result: ScoreResult) -> str:
                      f"resamples, seed {settings['seed']})")
     if result.comparisons:
         lines.append(markers_legend(settings["significance"], settings.get("baseline")))
+    if any(unrated_note(r.extra) for r in result.results):
+        lines.append("[N unrated, P%]: segments the judge gave no rating, left out of the score (unrated=skip)")
     return "\n".join(lines)
 
 

@@ -3,30 +3,32 @@
 Keyed by the metric's identity (its signature computed without a batch: name, version, parameters, resources
 with their content hashes, library versions) and a hash of everything a segment's statistics can depend on
 (output, source, references, direction). Values are the statistics row as float64 bytes (so a cached row is
-bit for bit the computed one) and the names of the flags the metric set on that segment. Stored in SQLite
-(one transaction per chunk: a SIGKILL loses at most the chunk in flight, never leaves a torn row).
+bit for bit the computed one) and the names of the flags the metric set on that segment. Every row carries a
+checksum over its key and value (:func:`styleval.sqlitedb.row_check`): a row whose bytes changed, or that was torn,
+fails it when read and is computed again (and overwritten), never used. Stored in SQLite through
+:class:`~styleval.sqlitedb.SQLiteFile` (one transaction per chunk: a SIGKILL loses at most the chunk in flight).
 """
 from __future__ import annotations
 
 import hashlib
 import json
-import sqlite3
 from pathlib import Path
-from typing import Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
 from ..errors import OutputError
 from ..metrics.base import Metric
 from ..records import Record
+from ..sqlitedb import SQLiteFile, row_check
 
+# "segment_stats" replaced "stats" (rows without a checksum) when checksums came: old files recompute once
 _SCHEMA = """
-CREATE TABLE IF NOT EXISTS stats (
+CREATE TABLE IF NOT EXISTS segment_stats (
     metric BLOB NOT NULL, segment BLOB NOT NULL, n_stats INTEGER NOT NULL, row BLOB NOT NULL, flags TEXT,
-    PRIMARY KEY (metric, segment)) WITHOUT ROWID;
+    checksum BLOB NOT NULL, PRIMARY KEY (metric, segment)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS metrics (metric BLOB PRIMARY KEY, signature TEXT NOT NULL, resources TEXT);
 """
-_LOOKUP_BATCH = 500
 
 
 def metric_key(metric: Metric) -> tuple[bytes, str]:
@@ -42,24 +44,31 @@ def segment_key(record: Record) -> bytes:
     return hashlib.blake2b(text.encode("utf-8"), digest_size=16).digest()
 
 
+def _decode(n: int, row: bytes, flags: str | None) -> tuple[np.ndarray, list[str]] | None:
+    """A stored row, or None when its bytes are not ``n`` floats and a list of flag names."""
+    if len(row) != 8 * n:
+        return None
+    try:
+        names: Any = json.loads(flags) if flags else []
+    except json.JSONDecodeError:
+        return None
+    if not isinstance(names, list) or not all(isinstance(f, str) for f in names):
+        return None
+    return np.frombuffer(row, dtype=np.float64).copy(), names
+
+
 class StatsCache:
     """Segment statistics by (metric, segment text) in a SQLite file."""
 
     def __init__(self, path: str | Path) -> None:
-        self.path = Path(path)
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._db = sqlite3.connect(str(self.path), isolation_level=None)
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=NORMAL")
-            self._db.executescript(_SCHEMA)
-        except sqlite3.Error as exc:
-            raise OutputError(f"cannot open the statistics cache: {exc}", self.path) from None
+        self._file = SQLiteFile(path, _SCHEMA, "the statistics cache")
+        self.path = self._file.path
         self.hits = 0
         self.misses = 0
+        self.rejected = 0  # rows that failed their checksum (changed or torn) and were recomputed
 
     def close(self) -> None:
-        self._db.close()
+        self._file.close()
 
     def __enter__(self) -> "StatsCache":
         return self
@@ -69,18 +78,19 @@ class StatsCache:
 
     def lookup(self, metric: bytes, segments: Sequence[bytes], n_stats: int | None
                ) -> dict[bytes, tuple[np.ndarray, list[str]]]:
-        """Cached rows (and flag names) of those ``segments`` that are in the cache."""
+        """Cached rows (and flag names) of those ``segments`` that are in the cache with a valid checksum."""
         found: dict[bytes, tuple[np.ndarray, list[str]]] = {}
         unique = list(dict.fromkeys(segments))
-        for start in range(0, len(unique), _LOOKUP_BATCH):
-            part = unique[start:start + _LOOKUP_BATCH]
-            marks = ",".join("?" * len(part))
-            for seg, n, row, flags in self._db.execute(
-                    f"SELECT segment, n_stats, row, flags FROM stats WHERE metric = ? AND segment IN ({marks})",
-                    (metric, *part)):
-                if n_stats is not None and n != n_stats:
-                    continue
-                found[seg] = (np.frombuffer(row, dtype=np.float64).copy(), json.loads(flags) if flags else [])
+        for seg, n, row, flags, check in self._file.query_in(
+                "SELECT segment, n_stats, row, flags, checksum FROM segment_stats WHERE metric = ? AND segment IN "
+                "({marks})", (metric,), unique):
+            if n_stats is not None and n != n_stats:
+                continue
+            decoded = _decode(int(n), bytes(row), flags) if check == row_check(metric, seg, n, row, flags) else None
+            if decoded is None:
+                self.rejected += 1
+                continue
+            found[seg] = decoded
         self.hits += sum(1 for s in segments if s in found)
         self.misses += sum(1 for s in segments if s not in found)
         return found
@@ -89,15 +99,23 @@ class StatsCache:
               flags: Sequence[list[str]], resources: dict[str, str]) -> None:
         """Statistics rows of ``segments`` (one transaction)."""
         values = np.ascontiguousarray(values, dtype=np.float64)
-        rows = [(metric, seg, values.shape[1], values[k].tobytes(), json.dumps(flags[k]) if flags[k] else None)
-                for k, seg in enumerate(segments)]
-        with self._db:
-            self._db.execute("BEGIN")
-            self._db.executemany("INSERT OR REPLACE INTO stats VALUES (?, ?, ?, ?, ?)", rows)
-            self._db.execute("INSERT OR REPLACE INTO metrics VALUES (?, ?, ?)",
-                             (metric, signature, json.dumps(resources, sort_keys=True)))
+        rows = []
+        for k, seg in enumerate(segments):
+            row, names = values[k].tobytes(), json.dumps(flags[k]) if flags[k] else None
+            rows.append((metric, seg, values.shape[1], row, names,
+                         row_check(metric, seg, values.shape[1], row, names)))
+        self._file.write([("INSERT OR REPLACE INTO segment_stats VALUES (?, ?, ?, ?, ?, ?)", rows),
+                          ("INSERT OR REPLACE INTO metrics VALUES (?, ?, ?)",
+                           [(metric, signature, json.dumps(resources, sort_keys=True))])])
 
     def resources(self, metric: bytes) -> dict[str, str]:
         """Resources the metric resolved when it computed the cached rows."""
-        row = self._db.execute("SELECT resources FROM metrics WHERE metric = ?", (metric,)).fetchone()
-        return json.loads(row[0]) if row and row[0] else {}
+        rows = self._file.query("SELECT resources FROM metrics WHERE metric = ?", (metric,))
+        try:
+            value = json.loads(rows[0][0]) if rows and rows[0][0] else {}
+        except json.JSONDecodeError:
+            value = None
+        if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
+            raise OutputError("the statistics cache has a corrupt 'metrics' row (resources not a JSON object of "
+                              "strings); delete the file (it is only a cache)", self.path)
+        return value

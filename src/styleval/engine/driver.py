@@ -178,6 +178,8 @@ class Driver:
         """Every (metric, system) result with its interval, and the paired tests the options ask for;
         ``progress`` hears ``intervals and tests · LABEL [metrics]`` before each metric."""
         self.check_comparable(options)
+        for k, metric in enumerate(self.metrics):  # a metric may refuse statistics (unrated segments) before results
+            metric.check_complete({s.name: (s.n, s.flags.get(k, {})) for s in self.systems.values()})
         results: list[MetricResult] = []
         comparisons: list[Comparison] = []
         what = "intervals and tests" if options.bootstrap > 0 or options.significance != "none" else "corpus scores"

@@ -12,13 +12,13 @@ The key of an entry has two parts:
   that give the same text share an entry).
 
 Values are the arrays' dtypes, shapes and raw bytes: a cached output is bit for bit the computed one. Stored in
-SQLite (the statistics cache's file is fine: the tables are separate), write-ahead log, one transaction per
-stored batch, so a SIGKILL loses at most the batch in flight and never leaves a torn entry.
+SQLite through :class:`~styleval.sqlitedb.SQLiteFile` (the statistics cache's file is fine: the tables are
+separate), one transaction per stored batch, so a SIGKILL loses at most the batch in flight. Every entry carries a
+checksum over its key and bytes: an entry whose bytes changed or were torn is computed again, never used.
 """
 from __future__ import annotations
 
 import hashlib
-import sqlite3
 import struct
 import sys
 import threading
@@ -28,15 +28,16 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from ..errors import OutputError
 from ..models.outputs import Arrays
+from ..sqlitedb import SQLiteFile, row_check
 
+# "model_entries" replaced "model_outputs" (entries without a checksum) when checksums came
 _SCHEMA = """
-CREATE TABLE IF NOT EXISTS model_outputs (
-    namespace BLOB NOT NULL, text BLOB NOT NULL, arrays BLOB NOT NULL, PRIMARY KEY (namespace, text)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS model_entries (
+    namespace BLOB NOT NULL, text BLOB NOT NULL, arrays BLOB NOT NULL, checksum BLOB NOT NULL,
+    PRIMARY KEY (namespace, text)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS model_namespaces (namespace BLOB PRIMARY KEY, description TEXT NOT NULL);
 """
-_LOOKUP_BATCH = 500
 _RUNTIME_LIBRARIES = ("torch", "transformers", "sentence-transformers", "tokenizers")
 
 
@@ -105,23 +106,17 @@ class ModelOutputCache:
     :class:`~styleval.models.outputs.OutputStore`."""
 
     def __init__(self, path: str | Path) -> None:
-        self.path = Path(path)
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._db = sqlite3.connect(str(self.path), isolation_level=None, check_same_thread=False)
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=NORMAL")
-            self._db.executescript(_SCHEMA)
-        except (sqlite3.Error, OSError) as exc:
-            raise OutputError(f"cannot open the model-output cache: {exc}", self.path) from None
+        self._file = SQLiteFile(path, _SCHEMA, "the model-output cache")
+        self.path = self._file.path
         self._lock = threading.Lock()
         self._runtime: str | None = None
         self._namespaces: dict[str, bytes] = {}
         self.hits = 0
         self.misses = 0
+        self.rejected = 0  # entries that failed their checksum or did not unpack, computed again
 
     def close(self) -> None:
-        self._db.close()
+        self._file.close()
 
     def __enter__(self) -> "ModelOutputCache":
         return self
@@ -136,32 +131,25 @@ class ModelOutputCache:
                 self._runtime = runtime_identity()  # the model has loaded by now: torch's device is known
             description = f"{namespace}|{self._runtime}"
             key = hashlib.blake2b(description.encode("utf-8"), digest_size=16).digest()
-            with self._db:
-                self._db.execute("BEGIN")
-                self._db.execute("INSERT OR IGNORE INTO model_namespaces VALUES (?, ?)", (key, description))
+            self._file.write([("INSERT OR IGNORE INTO model_namespaces VALUES (?, ?)", [(key, description)])])
             self._namespaces[namespace] = key
         return key
 
     def get_many(self, namespace: str, texts: Sequence[str]) -> dict[str, Arrays]:
-        """Stored outputs of those ``texts`` that are in the cache."""
+        """Stored outputs of those ``texts`` that are in the cache with a valid checksum."""
         by_key = {text_key(t): t for t in dict.fromkeys(texts)}
         found: dict[str, Arrays] = {}
-        keys = list(by_key)
         with self._lock:
-            try:
-                ns = self._namespace(namespace)
-                for start in range(0, len(keys), _LOOKUP_BATCH):
-                    part = keys[start:start + _LOOKUP_BATCH]
-                    marks = ",".join("?" * len(part))
-                    for key, blob in self._db.execute(
-                            f"SELECT text, arrays FROM model_outputs WHERE namespace = ? AND text IN ({marks})",
-                            (ns, *part)):
-                        found[by_key[key]] = unpack_arrays(blob)
-            except sqlite3.Error as exc:
-                raise OutputError(f"cannot read the model-output cache: {exc}", self.path) from None
-            except ValueError as exc:
-                raise OutputError(f"the model-output cache has a corrupt entry ({exc}); delete the file to start "
-                                  "afresh", self.path) from None
+            ns = self._namespace(namespace)
+            for key, blob, check in self._file.query_in(
+                    "SELECT text, arrays, checksum FROM model_entries WHERE namespace = ? AND text IN ({marks})",
+                    (ns,), list(by_key)):
+                try:
+                    if check != row_check(ns, key, blob):
+                        raise ValueError("checksum")
+                    found[by_key[key]] = unpack_arrays(blob)
+                except ValueError:
+                    self.rejected += 1
             self.hits += len(found)
             self.misses += len(by_key) - len(found)
         return found
@@ -171,15 +159,12 @@ class ModelOutputCache:
         if not items:
             return
         with self._lock:
-            try:
-                ns = self._namespace(namespace)
-                rows = [(ns, text_key(t), pack_arrays(v)) for t, v in items.items()]
-                with self._db:
-                    self._db.execute("BEGIN")
-                    self._db.executemany("INSERT OR REPLACE INTO model_outputs VALUES (?, ?, ?)", rows)
-            except sqlite3.Error as exc:
-                raise OutputError(f"cannot write the model-output cache: {exc}", self.path) from None
+            ns = self._namespace(namespace)
+            rows = []
+            for t, v in items.items():
+                key, blob = text_key(t), pack_arrays(v)
+                rows.append((ns, key, blob, row_check(ns, key, blob)))
+            self._file.write([("INSERT OR REPLACE INTO model_entries VALUES (?, ?, ?, ?)", rows)])
 
     def __len__(self) -> int:
-        with self._lock:
-            return int(self._db.execute("SELECT COUNT(*) FROM model_outputs").fetchone()[0])
+        return int(self._file.query("SELECT COUNT(*) FROM model_entries")[0][0])

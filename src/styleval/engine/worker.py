@@ -74,7 +74,9 @@ class CachedStats:
             for flag in found[s][1]:
                 flags.setdefault(flag, []).append(i)
         resources = computed.resources if computed is not None else self.cache.resources(key)
-        return SegmentStats(values=values, flags=flags, resources=dict(resources))
+        # the run facts of what was computed now (a judge's requests, tokens, cost); rows read back cost nothing
+        extra = dict(computed.extra) if computed is not None else {}
+        return SegmentStats(values=values, flags=flags, extra=extra, resources=dict(resources))
 
 
 def compute_groups(metrics: Sequence[Metric], records: Sequence[Record], lines: Sequence[int],

@@ -10,6 +10,8 @@ import math
 import string
 from typing import Any, Mapping, Sequence
 
+from ..results import unrated_note
+
 ASPECTS = ("style", "content", "fluency")
 OVERALL_NAMES = {"hm": "HM(style acc., content)", "gm": "GM(style acc., content)", "j": "J (STA·SIM·FL)"}
 
@@ -169,6 +171,8 @@ def format_cell(entry: Mapping[str, Any] | None, marks: str = "", interval: bool
     if entry is None:
         return "-"
     text = estimate(entry["score"], entry.get("ci") if interval else None)
+    if unrated_note(entry.get("facts")):
+        text += f" {unrated_note(entry.get('facts'))}"
     if marks:
         text += f" {marks}"
     return text
@@ -190,6 +194,7 @@ def aspect_rows(data: Mapping[str, Any], aspect: str) -> list[dict[str, Any]]:
             marks = cell_mark(data, metric, system) if entry else ""
             cells[system] = {"score": None if entry is None else entry["score"],
                              "ci": None if entry is None else entry["ci"], "marks": marks,
+                             "unrated": "" if entry is None else unrated_note(entry.get("facts")),
                              "text": format_cell(entry, marks)}
         rows.append({"metric": metric, "higher_is_better": first["higher_is_better"], "cells": cells})
     return rows

@@ -2,21 +2,24 @@
 
 The key of a request is the sha256 of the server's address (credentials left out), the endpoint and the complete
 request body (model name, messages or prompt, every decoding setting), written as canonical JSON; the value is the
-server's answer as JSON. SQLite, write-ahead log, one transaction per answer, written as soon as the answer arrives:
-a run killed mid-corpus keeps every answer it received. The API key is never part of a key or a value.
+server's answer as JSON. Only usable answers are stored (:mod:`.replies`), with the key scrubbed out, and every
+entry read back is checked again: an entry of another shape (a hand-edited or foreign file) counts as missing and is
+asked again. SQLite through :class:`~styleval.sqlitedb.SQLiteFile`, one transaction per answer, written as soon as
+the answer arrives: a run killed mid-corpus keeps every answer it received. The API key is never part of a key or a
+value.
 """
 from __future__ import annotations
 
 import hashlib
 import json
-import sqlite3
 import threading
 import time
 from pathlib import Path
 from typing import Any, Mapping, Protocol, Sequence
 from urllib.parse import urlsplit, urlunsplit
 
-from ..errors import OutputError
+from ..sqlitedb import SQLiteFile
+from .replies import problem
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS answers (
@@ -70,49 +73,30 @@ class RequestCache:
     """Answers by request key in a SQLite file (thread-safe)."""
 
     def __init__(self, path: str | Path) -> None:
-        self.path = Path(path)
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._db = sqlite3.connect(str(self.path), isolation_level=None, check_same_thread=False, timeout=30)
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=NORMAL")
-            self._db.executescript(_SCHEMA)
-        except (sqlite3.Error, OSError) as exc:
-            raise OutputError(f"cannot open the request cache: {exc}", self.path) from None
-        self._lock = threading.Lock()
+        self._file = SQLiteFile(path, _SCHEMA, "the request cache")
+        self.path = self._file.path
+        self.rejected = 0  # entries that were not usable answers (asked again)
 
     def close(self) -> None:
-        self._db.close()
+        self._file.close()
 
     def get_many(self, keys: Sequence[str]) -> dict[str, dict[str, Any]]:
         found: dict[str, dict[str, Any]] = {}
-        distinct = list(dict.fromkeys(keys))
-        with self._lock:
+        for key, endpoint, text in self._file.query_in(
+                "SELECT key, endpoint, answer FROM answers WHERE key IN ({marks})", (), list(dict.fromkeys(keys))):
             try:
-                for start in range(0, len(distinct), 500):
-                    part = distinct[start:start + 500]
-                    marks = ",".join("?" * len(part))
-                    for key, answer in self._db.execute(f"SELECT key, answer FROM answers WHERE key IN ({marks})",
-                                                        part):
-                        found[key] = json.loads(answer)
-            except sqlite3.Error as exc:
-                raise OutputError(f"cannot read the request cache: {exc}", self.path) from None
-            except json.JSONDecodeError:
-                raise OutputError("the request cache has a corrupt entry; delete the file to start afresh",
-                                  self.path) from None
+                answer = json.loads(text)
+            except (json.JSONDecodeError, TypeError):
+                answer = None
+            if problem(str(endpoint), answer) is not None:
+                self.rejected += 1
+                continue
+            found[key] = answer
         return found
 
     def put(self, key: str, endpoint: str, answer: Mapping[str, Any]) -> None:
         text = json.dumps(answer, sort_keys=True, ensure_ascii=False)
-        with self._lock:
-            try:
-                with self._db:
-                    self._db.execute("BEGIN")
-                    self._db.execute("INSERT OR REPLACE INTO answers VALUES (?, ?, ?, ?)",
-                                     (key, endpoint, text, time.time()))
-            except sqlite3.Error as exc:
-                raise OutputError(f"cannot write the request cache: {exc}", self.path) from None
+        self._file.write([("INSERT OR REPLACE INTO answers VALUES (?, ?, ?, ?)", [(key, endpoint, text, time.time())])])
 
     def __len__(self) -> int:
-        with self._lock:
-            return int(self._db.execute("SELECT COUNT(*) FROM answers").fetchone()[0])
+        return int(self._file.query("SELECT COUNT(*) FROM answers")[0][0])

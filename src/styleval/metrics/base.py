@@ -227,6 +227,11 @@ class Metric(ABC):
             out[key] = before + value if numbers else value
         return out
 
+    def check_complete(self, systems: "dict[str, tuple[int, dict[str, list[str]]]]") -> None:
+        """Raise (a :class:`~styleval.errors.StyleEvalError`) when the run's statistics may not make a corpus score
+        under this metric's settings: given each system's number of segments and flags (flag -> segment ids),
+        before any result is made. Nothing to check by default; ``llm_judge`` refuses unrated segments here."""
+
     def compute(self, batch: Batch) -> SegmentStats:
         """:meth:`segment_stats` as :class:`SegmentStats`, checked against the declared shape."""
         self.check_batch(batch)

@@ -34,7 +34,7 @@ from . import plots
 CSS = """body{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}
 table{border-collapse:collapse;margin:0.5em 0 1.5em}th,td{border:1px solid #ccc;padding:4px 8px;text-align:right}
 th:first-child,td:first-child{text-align:left}th{background:#f3f3f3}sup{color:#a33}
-.ci{color:#777;font-size:0.85em}img{max-width:100%;height:auto}
+.ci{color:#777;font-size:0.85em}.unrated{color:#a33;font-size:0.85em}img{max-width:100%;height:auto}
 .rationale li{margin:0.3em 0}code{font-size:0.85em;word-break:break-all}"""
 
 
@@ -59,6 +59,8 @@ def _html_cell(cell: Mapping[str, Any], confidence: float) -> str:
         low, high = (fmt(b) if decimals is None else f"{b:.{decimals}f}" for b in cell["ci"])
         out += (f' <span class="ci" title="{confidence:.0%} CI [{html.escape(low)}, {html.escape(high)}]">'
                 f"{html.escape(half)}</span>")
+    if cell.get("unrated"):  # segments left out of the score (llm_judge:unrated=skip)
+        out += f' <span class="unrated" title="segments the judge gave no rating">{html.escape(cell["unrated"])}</span>'
     if cell.get("marks"):  # all pairs: the letters of ^ac as a superscript; against a baseline: ▲ or ▼
         out += f"<sup>{html.escape(cell['marks'].lstrip('^'))}</sup>"
     return f"<td>{out}</td>"

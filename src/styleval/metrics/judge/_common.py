@@ -3,11 +3,11 @@ facts that follow a parameter."""
 from __future__ import annotations
 
 import math
-from typing import Any, Generic, TypeVar
+from typing import Any, ClassVar, Generic, TypeVar
 
 from ...errors import InputError
 from ...judges.request_cache import public_url
-from ...judges.server import ServerConfig, Usage
+from ...judges.server import ServerConfig, Usage, check_base_url
 
 T = TypeVar("T")
 
@@ -35,6 +35,7 @@ class JudgeBackendParams:
     """The backend parameters of the judge metrics: ``base_url`` empty runs ``model`` locally (a catalog name or a
     folder; default SmolLM2-135M-Instruct), else asks that server for ``model`` (default: the first it lists)."""
 
+    name: ClassVar[str]
     model: str
     base_url: str
     api_key_env: str
@@ -50,18 +51,17 @@ class JudgeBackendParams:
     def _set_backend(self, *, model: str, base_url: str, api_key_env: str, concurrency: int, timeout: float,
                      retries: int, backoff: float, request_cache: str, price: str, batch_tokens: int) -> None:
         self.model = str(model)
-        self.base_url = public_url(base_url) if base_url.strip() else ""
-        if base_url.strip() and self.base_url != base_url.strip().rstrip("/"):
-            raise InputError("base_url must not hold a user name or password; put the API key in the environment "
-                             "variable that api_key_env names")
+        if str(base_url).strip():
+            check_base_url(str(base_url))  # before public_url: a refused credential never reaches a signature
+        self.base_url = public_url(str(base_url).strip()) if str(base_url).strip() else ""
         self.api_key_env = str(api_key_env)
-        self.concurrency = int(concurrency)
-        self.timeout = float(timeout)
-        self.retries = int(retries)
-        self.backoff = float(backoff)
+        self.concurrency = whole(self.name, "concurrency", concurrency)
+        self.timeout = number(self.name, "timeout", timeout)
+        self.retries = whole(self.name, "retries", retries)
+        self.backoff = number(self.name, "backoff", backoff)
         self.request_cache = str(request_cache)
         self.price = str(price)
-        self.batch_tokens = int(batch_tokens)
+        self.batch_tokens = whole(self.name, "batch_tokens", batch_tokens)
         self._prices = parse_price(self.price)
         if self.on_server:
             self.server_config()  # checked now, not at the first request
@@ -69,6 +69,13 @@ class JudgeBackendParams:
     @property
     def on_server(self) -> bool:
         return bool(self.base_url)
+
+    def server_resources(self) -> dict[str, str]:
+        """The served model, as the server names it (``model=`` or the first it lists: one request to
+        ``/models``), so that the statistics cache and the signature change when the server's model does."""
+        from ...judges.server import server_model
+
+        return {"judge_model": server_model(self.server_config()), "judge_backend": "server"}
 
     def server_config(self) -> ServerConfig:
         return ServerConfig(base_url=self.base_url, model=self.model, api_key_env=self.api_key_env,
@@ -103,6 +110,28 @@ def parse_price(text: str) -> tuple[float, float] | None:
         raise InputError(f"price must be 'IN/OUT' (per million prompt / completion tokens) or one number, "
                          f"not {text!r}")
     return (values[0], values[-1])
+
+
+def whole(metric: str, name: str, value: Any) -> int:
+    """A whole-number parameter (``3``, ``"3"``), or an :class:`InputError` naming it."""
+    try:
+        as_float = float(value)
+        if isinstance(value, bool) or not as_float.is_integer():
+            raise ValueError
+        return int(as_float)
+    except (TypeError, ValueError, OverflowError):
+        raise InputError(f"{metric}: {name} must be a whole number, not {value!r}") from None
+
+
+def number(metric: str, name: str, value: Any) -> float:
+    """A finite number parameter, or an :class:`InputError` naming it."""
+    try:
+        out = float(value)
+        if isinstance(value, bool) or not math.isfinite(out):
+            raise ValueError
+        return out
+    except (TypeError, ValueError):
+        raise InputError(f"{metric}: {name} must be a finite number, not {value!r}") from None
 
 
 def drop_run_only(params: dict[str, Any]) -> dict[str, Any]:

@@ -13,13 +13,22 @@ the model's identity (content hash of a local folder; the model the server repor
 which scoring produced the scores (``scoring_used``).
 
 Statistics per segment: ``[rating, probability mass on the rating tokens (NaN when parsed), 1 if the rating is
-probability-weighted / 0 if parsed / NaN if none]``. Segment score: the rating; corpus: the mean over segments
-with a rating (segments without one are flagged ``no_rating``; ``parsed_rating`` flags the parsed ones).
+probability-weighted / 0 if parsed / NaN if none]``. Segment score: the rating (``parsed_rating`` flags the parsed
+ones).
+
+Segments without a rating (an answer off the scale, in words, empty; flagged ``no_rating``): with
+``unrated=fail`` (the default) the run stops with one line naming the systems and first segments concerned and how
+many there are (the answers stay in the request cache, so a rerun costs nothing); with ``unrated=skip`` the corpus
+score is the mean over the rated segments, and the count and share of unrated ones stand beside it: in the run
+facts (``unrated_segments``, ``unrated_share``), the terminal table, the report and the signature (``unrated:N/M``).
+Greedy decoding makes a re-ask pointless (the same prompt gives the same answer), and scoring an unrated segment as
+the lowest rating would mix the judge's failures into its ratings, so neither is offered (docs/llm-judges.md).
 """
 from __future__ import annotations
 
+import dataclasses
 import math
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Sequence
 
 import numpy as np
 
@@ -28,9 +37,17 @@ from ...judges import local as local_backend
 from ...judges import server as server_backend
 from ...judges.rating import parse_rating, weighted_rating
 from ...judges.templates import JUDGE_ASPECTS, JudgeTemplate, judge_template
-from ..base import Aspect, Batch, Metric, SegmentStats
+from ...signature import Signature
+from ..base import Aspect, Batch, Metric, MetricResult, SegmentStats
+from ..identity import MetricId
 from ..registry import register
-from ._common import InstanceFact, JudgeBackendParams, drop_run_only, segment_label
+from ._common import InstanceFact, JudgeBackendParams, drop_run_only, segment_label, whole
+
+UNRATED = ("fail", "skip")
+
+
+class UnratedSegmentsError(InputError):
+    """``unrated=fail`` and the judge gave some segments no rating."""
 
 RATING, MASS, METHOD = 0, 1, 2
 SCORINGS = ("auto", "probability", "parsed")
@@ -56,7 +73,7 @@ class LLMJudge(JudgeBackendParams, Metric):
     libraries: ClassVar[tuple[str, ...]] = ("torch", "transformers", "openai")
 
     def __init__(self, *, aspect: str = "style", model: str = "", base_url: str = "", template: str = "",
-                 scoring: str = "auto", top_logprobs: int = 20, max_tokens: int = 3,
+                 scoring: str = "auto", top_logprobs: int = 20, max_tokens: int = 3, unrated: str = "fail",
                  api_key_env: str = "OPENAI_API_KEY", concurrency: int = 4, timeout: float = 60.0, retries: int = 3,
                  backoff: float = 0.5, request_cache: str = "", price: str = "",
                  batch_tokens: int = local_backend.BATCH_TOKENS) -> None:
@@ -64,10 +81,14 @@ class LLMJudge(JudgeBackendParams, Metric):
             raise InputError(f"llm_judge: aspect must be one of {', '.join(JUDGE_ASPECTS)}, not {aspect!r}")
         if scoring not in SCORINGS:
             raise InputError(f"llm_judge: scoring must be one of {', '.join(SCORINGS)}, not {scoring!r}")
-        if not 1 <= int(top_logprobs) <= 20:
+        if not 1 <= whole("llm_judge", "top_logprobs", top_logprobs) <= 20:
             raise InputError(f"llm_judge: top_logprobs must be 1 to 20 (the OpenAI API's limit), not {top_logprobs}")
-        if int(max_tokens) < 1:
+        if whole("llm_judge", "max_tokens", max_tokens) < 1:
             raise InputError(f"llm_judge: max_tokens must be at least 1, not {max_tokens}")
+        if unrated not in UNRATED:
+            raise InputError(f"llm_judge: unrated must be one of {', '.join(UNRATED)} (what to do with segments the "
+                             f"judge gave no rating), not {unrated!r}")
+        self.unrated = unrated
         self._aspect = _ASPECTS[aspect]
         self._needs = _NEEDS[aspect]
         self.template = str(template)
@@ -75,8 +96,8 @@ class LLMJudge(JudgeBackendParams, Metric):
         scale = self._template.scale
         self._value_range = self._unit_range = (float(scale[0]), float(scale[-1]))
         self.scoring = scoring
-        self.top_logprobs = int(top_logprobs)
-        self.max_tokens = int(max_tokens)
+        self.top_logprobs = whole("llm_judge", "top_logprobs", top_logprobs)
+        self.max_tokens = whole("llm_judge", "max_tokens", max_tokens)
         self._set_backend(model=model, base_url=base_url, api_key_env=api_key_env, concurrency=concurrency,
                           timeout=timeout, retries=retries, backoff=backoff, request_cache=request_cache,
                           price=price, batch_tokens=batch_tokens)
@@ -89,7 +110,9 @@ class LLMJudge(JudgeBackendParams, Metric):
 
     def resources(self) -> dict[str, str]:
         out = {"template_used": self._template.file.name, "template_hash": self._template.file.short_hash}
-        if not self.on_server:
+        if self.on_server:
+            out.update(self.server_resources())
+        else:
             from ...lm.loading import resolve_causal_lm
 
             ident = resolve_causal_lm(self.model or local_backend.DEFAULT_MODEL).identity()
@@ -170,6 +193,39 @@ class LLMJudge(JudgeBackendParams, Metric):
 
     def scores_from_stats(self, stats: np.ndarray) -> np.ndarray:
         return np.asarray(stats, dtype=float)[:, RATING]
+
+    def check_complete(self, systems: dict[str, tuple[int, dict[str, list[str]]]]) -> None:
+        """With ``unrated=fail``, refuse a run in which some segment has no rating (one line: how many, where)."""
+        if self.unrated != "fail":
+            return
+        unrated = {name: (n, flags.get("no_rating", [])) for name, (n, flags) in systems.items()
+                   if flags.get("no_rating")}
+        if not unrated:
+            return
+        count = sum(len(ids) for _, ids in unrated.values())
+        total = sum(n for n, _ in systems.values())
+        where = "; ".join(f"system {name!r}: {len(ids)} of {n} (first: {', '.join(repr(i) for i in ids[:3])})"
+                          for name, (n, ids) in list(unrated.items())[:3])
+        more = f"; and {len(unrated) - 3} more systems" if len(unrated) > 3 else ""
+        lo, hi = self._template.scale[0], self._template.scale[-1]
+        raise UnratedSegmentsError(
+            f"{self.display_name}: {count} of {total} segments got no rating on the scale {lo}-{hi} from the judge "
+            f"({where}{more}); give unrated=skip to score the rated ones (the count then stands beside the score; "
+            "the answers are cached, so rerunning sends no request), or change the template or the model")
+
+    def summarise(self, system: str, stats: np.ndarray, *, ids: Sequence[str] | None, flags: dict[str, list[str]],
+                  extra: dict[str, Any], signature: Signature, metric_id: MetricId | None = None) -> MetricResult:
+        """The result of one system; with unrated segments (``unrated=skip``), their count and share in the run
+        facts and the signature."""
+        n = len(stats)
+        self.check_complete({system: (n, flags)})
+        missing = int(np.isnan(self.scores_from_stats(stats)).sum()) if n else 0
+        if self.unrated == "skip":
+            extra = {**extra, "unrated_segments": missing, "unrated_share": missing / n if n else 0.0}
+            signature = dataclasses.replace(signature, resources={**signature.resources,
+                                                                  "unrated": f"{missing}/{n}"})
+        return super().summarise(system, stats, ids=ids, flags=flags, extra=extra, signature=signature,
+                                 metric_id=metric_id)
 
     def aggregate(self, stats: np.ndarray) -> float:
         scores = self.scores_from_stats(stats)

@@ -86,7 +86,9 @@ class LogProp(JudgeBackendParams, Metric):
 
     def resources(self) -> dict[str, str]:
         out = {"template_used": self._template.file.name, "template_hash": self._template.file.short_hash}
-        if not self.on_server:
+        if self.on_server:
+            out.update(self.server_resources())
+        else:
             from ...lm.loading import resolve_causal_lm
 
             ident = resolve_causal_lm(self.model or local_backend.DEFAULT_MODEL).identity()
