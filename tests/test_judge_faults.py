@@ -333,5 +333,5 @@ def test_fault_stats_cache_changed_or_torn_row_is_recomputed(tmp_path, damage):
     with StatsCache(cache) as stats:
         again = score_stream(table, ["chrf:against=source"], cache=stats, bootstrap=0, keep_stats=True)
         assert stats.rejected == 1
-    assert again.cache_hits == 7 and again.cache_misses == 1
+    assert again.cache_hits == 7 and again.cache_misses == 1 and again.cache_rejected == 1
     np.testing.assert_array_equal(again.result.results[0].stats, clean.result.results[0].stats)

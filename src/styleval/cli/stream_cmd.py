@@ -90,6 +90,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"\n{asked}")
     print(f"\n{out.n_records:,} records in {out.n_chunks} chunk(s)"
           + (f"; statistics cache: {out.cache_hits:,} reused, {out.cache_misses:,} computed" if args.cache else "")
+          + (f" ({out.cache_rejected:,} damaged rows among them, recomputed)" if out.cache_rejected else "")
           + (f"; model outputs: {out.model_cache_hits:,} texts reused, {out.model_cache_misses:,} computed"
              if args.cache and out.model_cache_hits + out.model_cache_misses else ""))
     print("\nsignatures:")

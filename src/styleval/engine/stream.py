@@ -54,6 +54,7 @@ class StreamResult:
     cache_misses: int = 0
     model_cache_hits: int = 0  # texts whose model outputs (embeddings, LM log-probabilities) came from the cache
     model_cache_misses: int = 0
+    cache_rejected: int = 0  # cached rows that failed their checksum (changed or torn) and were computed again
 
     def to_dict(self) -> dict[str, Any]:
         out = self.result.to_dict()
@@ -63,7 +64,8 @@ class StreamResult:
         out["stream"] = {"segments": None if self.segments is None else str(self.segments),
                          "n_records": self.n_records, "n_chunks": self.n_chunks,
                          "cache_hits": self.cache_hits, "cache_misses": self.cache_misses,
-                         "model_cache_hits": self.model_cache_hits, "model_cache_misses": self.model_cache_misses}
+                         "model_cache_hits": self.model_cache_hits, "model_cache_misses": self.model_cache_misses,
+                         "cache_rejected": self.cache_rejected}
         return out
 
     def write_json(self, path: str | Path) -> None:
@@ -130,7 +132,8 @@ def score_stream(inputs: str | Path | Sequence[str | Path], metrics: Iterable[st
     _refuse_batch_dependent(built)
     own_cache = cache is not None and not isinstance(cache, StatsCache)
     stats_cache = cache if isinstance(cache, StatsCache) else (StatsCache(cache) if cache is not None else None)
-    hits0, misses0 = (stats_cache.hits, stats_cache.misses) if stats_cache is not None else (0, 0)
+    hits0, misses0, rejected0 = ((stats_cache.hits, stats_cache.misses, stats_cache.rejected)
+                                 if stats_cache is not None else (0, 0, 0))
     # model outputs go to the same file (own tables), so a new metric over a cached model skips the model
     try:
         model_cache = ModelOutputCache(stats_cache.path) if stats_cache is not None else None
@@ -178,5 +181,6 @@ def score_stream(inputs: str | Path | Sequence[str | Path], metrics: Iterable[st
                         n_records=driver.n_records, n_chunks=n_chunks, counts=counts,
                         cache_hits=stats_cache.hits - hits0 if stats_cache is not None else 0,
                         cache_misses=stats_cache.misses - misses0 if stats_cache is not None else 0,
+                        cache_rejected=stats_cache.rejected - rejected0 if stats_cache is not None else 0,
                         model_cache_hits=model_cache.hits if model_cache is not None else 0,
                         model_cache_misses=model_cache.misses if model_cache is not None else 0)

@@ -231,6 +231,7 @@ class Metric(ABC):
         """Raise (a :class:`~styleval.errors.StyleEvalError`) when the run's statistics may not make a corpus score
         under this metric's settings: given each system's number of segments and flags (flag -> segment ids),
         before any result is made. Nothing to check by default; ``llm_judge`` refuses unrated segments here."""
+        return None
 
     def compute(self, batch: Batch) -> SegmentStats:
         """:meth:`segment_stats` as :class:`SegmentStats`, checked against the declared shape."""
