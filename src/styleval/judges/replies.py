@@ -48,8 +48,9 @@ def _token_entries(entries: Any, where: str) -> str | None:
         if not isinstance(entry, dict) or not isinstance(entry.get("token"), str) or \
                 not _number(entry.get("logprob")):
             return f"{where} holds an entry without a text token and a numeric logprob ({_short(entry)})"
-        if _token_entries(entry.get("top_logprobs"), f"{where}[].top_logprobs") is not None:
-            return _token_entries(entry.get("top_logprobs"), f"{where}[].top_logprobs")
+        nested = _token_entries(entry.get("top_logprobs"), f"{where}[].top_logprobs")
+        if nested is not None:
+            return nested
     return None
 
 

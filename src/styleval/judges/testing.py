@@ -23,7 +23,7 @@ import time
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
-from typing import Any, Callable
+from typing import Any
 
 _RATE = re.compile(r"RATE (\S*)")
 
@@ -215,7 +215,3 @@ class FaultServer:
                  trace: TracebackType | None) -> None:
         self.stop()
 
-
-def answer_with(function: Callable[[Recorded], Any]) -> Reply:
-    """A 200 reply whose JSON body is ``function(request)``."""
-    return Reply(body=function)
