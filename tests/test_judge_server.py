@@ -118,8 +118,10 @@ def test_logprop_server_and_local_agree(llama_server, key_env, tmp_path):
     for first in (False, True):  # the second round reads both backends' answers from their caches
         with ModelOutputCache(tmp_path / "outputs.sqlite") as store, use_store(store):
             here = registry.create("logprop", score_first_token=first).compute(batch).values
+        # one request at a time: the llama.cpp server answers them in turn, so on busy cores a queued echo
+        # request would spend its timeout waiting for the others (run-only: no score changes)
         on_server = _on(llama_server, key_env, tmp_path, "logprop", chat_template="smollm2-135m",
-                        score_first_token=first).compute(batch)
+                        score_first_token=first, concurrency=1).compute(batch)
         assert on_server.extra["requests_sent"] == (6 if not first else 0)
         there = on_server.values
         np.testing.assert_array_equal(here[:, 2], there[:, 2])  # the same tokens scored
