@@ -11,6 +11,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
+import pandas as pd
 import pytest
 
 from styleval import Record, score
@@ -194,6 +196,17 @@ def test_a_json_key_given_twice_is_refused_in_tables_and_judgments(tmp_path, cap
     assert status == 2 and err.startswith(f"styleval: error: {human}:1: the key 'score' appears twice"), err
 
 
+def test_judgments_refuse_a_name_holding_a_tab_and_a_duplicated_column(tmp_path, capsys):
+    scores = _table(tmp_path, "s.csv", "system,segment,metric,score\nA,1,bleu,3\n")
+    human = _table(tmp_path, "h.csv", "system,segment,annotator,aspect,score\nA,1,r1,content,3\nB\tC,1,r1,content,4\n")
+    status, err = _run(capsys, "meta", "--human", str(human), "--scores", str(scores))
+    assert status == 2 and err.startswith(f"styleval: error: {human}:3: system 'B\\tC' holds a control character "
+                                          "(U+0009)"), err
+    human = _table(tmp_path, "h2.csv", "system,segment,annotator,aspect,score,score\nA,1,r1,content,3,4\n")
+    status, err = _run(capsys, "meta", "--human", str(human), "--scores", str(scores))
+    assert status == 2 and err == f"styleval: error: {human}:1: duplicate column name(s) in header: 'score'"
+
+
 def test_a_duplicated_table_column_is_refused_in_memory_and_streamed(tmp_path, capsys):
     table = _table(tmp_path, "t.tsv", "source\toutput\toutput\na cat sat\ta\tb\n")
     for extra in ([], ["--stream"]):
@@ -282,6 +295,26 @@ def test_the_txt_copy_of_the_human_scores_is_checked_too(shared_data, tmp_path):
         load_lai2022(root, source="txt")
     assert str(caught.value) == (f"{path}:5: column 5 (style, rater 1): human score 250 is not on the raters' 0-100 "
                                  "scale")
+
+
+def test_data_export_checks_mir2019_and_sgdd_tst_human_scales_too(shared_data, tmp_path, capsys):
+    mir = tmp_path / "mir2019"
+    shutil.copytree(shared_data / "mir2019" / "evaluations", mir / "evaluations")
+    npy = mir / "evaluations" / "human" / "content_preservation" / "CAAE_rho_1.npy"
+    values = np.load(npy)
+    values[7] = 6.0
+    np.save(npy, values)
+    status, err = _run(capsys, "data", "export", "mir2019", "--root", str(mir), "--human", str(tmp_path / "m.csv"))
+    assert status == 2 and err == (f"styleval: error: {npy}: entry 7 (content_preservation of CAAE_rho_1): human "
+                                   "score 6 is not on the raters' 1-5 scale")
+    sgdd = tmp_path / "sgdd-tst"
+    shutil.copytree(shared_data / "sgdd-tst" / "metric", sgdd / "metric")
+    table = sgdd / "metric" / "SGDD-TST_with_metrics.csv"
+    frame = pd.read_csv(table)
+    frame.loc[3, "human"] = 0.5
+    frame.to_csv(table, index=False)
+    status, err = _run(capsys, "data", "export", "sgdd-tst", "--root", str(sgdd), "--human", str(tmp_path / "s.csv"))
+    assert status == 2 and err == f"styleval: error: {table}:5: human score 0.5 is not on the crowd's 1-3 scale", err
 
 
 # -- one end-to-end run through the console script -------------------------------------------------------------------
