@@ -6,6 +6,7 @@ is a record, a tab inside a line is text, CR LF ends a line).
 """
 from __future__ import annotations
 
+import random
 import shutil
 import subprocess
 import sys
@@ -19,7 +20,7 @@ from styleval import Record, score
 from styleval.cli.main import main
 from styleval.errors import InputError
 from styleval.readers import read_table
-from styleval.readers.text import read_lines
+from styleval.readers.text import clean_utf8, forbidden_character, read_lines
 
 SOURCES = "a cat sat\nthe dog ran\nbirds sing\n"
 OUTPUTS = "a cat sits\nthe dog runs\nbirds sang\n"
@@ -84,6 +85,19 @@ def test_every_other_control_character_is_refused_with_its_line_and_column(tmp_p
         read_lines(path)
     assert str(caught.value) == f"{path}:2: control character {name} at column 5: text holds no control character " \
                                 "but tab"
+
+
+def test_the_fast_byte_check_never_passes_what_the_text_scan_refuses():
+    pool = ["a", " ", "\t", "\n", "\r", "\r\n", "\x00", "\x0c", "\x1f", "\x7f", "\x80", "\x9f", "\xa0", "\xc2",
+            "é", "\u2028", "\ufeff", "\U0001f600", "–"]
+    rng = random.Random(7)
+    seen = {True: 0, False: 0}
+    for _ in range(3000):
+        text = "".join(rng.choice(pool) for _ in range(rng.randint(0, 6)))
+        clean = forbidden_character(text[1:] if text.startswith("\ufeff") else text) is None
+        assert clean_utf8(text.encode("utf-8")) == clean, repr(text)
+        seen[clean] += 1
+    assert min(seen.values()) > 300  # both outcomes drawn often
 
 
 def test_a_tab_inside_a_line_and_crlf_endings_stay_valid(tmp_path):

@@ -8,6 +8,7 @@ file and the 1-based line. Duplicate segment ids are checked by the engine, whic
 """
 from __future__ import annotations
 
+import codecs
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,7 +17,8 @@ from typing import Any, Iterator, Sequence
 from ..errors import InputError
 from ..records import Direction, Record
 from ..readers.tabular import csv_rows, no_rows_problem, record_from_row, table_format
-from ..readers.text import BOM, StrPath, check_characters, encoding_advice, input_encoding, json_object
+from ..readers.text import (BOM, StrPath, check_characters, clean_utf8, encoding_advice, input_encoding,
+                            json_object)
 
 
 @dataclass(frozen=True)
@@ -56,6 +58,7 @@ class _Lines:
                              "(its newline is not the byte 0a); convert the file to UTF-8 first, e.g. iconv -f "
                              f"{encoding} -t utf-8", p)
         self.encoding = encoding
+        self.utf8 = codecs.lookup(encoding).name == "utf-8"
         if not p.exists():
             raise InputError("file does not exist", p)
         if p.is_dir():
@@ -78,7 +81,8 @@ class _Lines:
                                      f"{encoding_advice(self.encoding, self.path)}", self.path, self.number) from None
                 if self.number == 1 and text.startswith(BOM):
                     text = text[1:]
-                check_characters(text, self.path, self.encoding, self.number)
+                if not (self.utf8 and clean_utf8(raw)):
+                    check_characters(text, self.path, self.encoding, self.number)
                 self.offset += len(raw)
                 yield text
 

@@ -106,7 +106,8 @@ def decode(data: bytes, path: StrPath, encoding: str = "utf-8") -> str:
                          f"{exc.start}): {exc.reason}; {encoding_advice(encoding, path)}", path, line) from None
     if text.startswith(BOM):
         text = text[1:]
-    check_characters(text, path, encoding)
+    if not (codecs.lookup(encoding).name == "utf-8" and clean_utf8(data)):
+        check_characters(text, path, encoding)
     return text
 
 
@@ -115,6 +116,24 @@ def decode(data: bytes, path: StrPath, encoding: str = "utf-8") -> str:
 _FORBIDDEN = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ufeff]|\r(?!\n)")
 _CONTROL_NAMES = {0x00: "NUL", 0x08: "backspace", 0x0B: "vertical tab", 0x0C: "form feed", 0x1A: "SUB, Ctrl-Z",
                   0x1B: "escape", 0x7F: "DEL"}
+
+
+#: the bytes :func:`clean_utf8` lets through: tab, line feed, carriage return, printable ASCII, every byte >= 0x80
+_PLAIN_BYTES = b"\t\n\r" + bytes(range(0x20, 0x7F)) + bytes(range(0x80, 0x100))
+_C1_UTF8 = re.compile(rb"\xc2[\x80-\x9f]")
+
+
+def clean_utf8(data: bytes) -> bool:
+    """True when valid UTF-8 ``data`` surely holds none of the characters :func:`check_characters` refuses (a
+    leading byte-order mark aside): a check over the bytes, several times faster than scanning the decoded text.
+    False only means that the text must be scanned."""
+    if data.translate(None, _PLAIN_BYTES):  # a C0 control but tab, LF, CR; or DEL
+        return False
+    if b"\r" in data and data.count(b"\r") != data.count(b"\r\n"):
+        return False
+    if data.find(codecs.BOM_UTF8, len(codecs.BOM_UTF8) if data.startswith(codecs.BOM_UTF8) else 0) != -1:
+        return False
+    return _C1_UTF8.search(data) is None
 
 
 def forbidden_character(text: str) -> int | None:
