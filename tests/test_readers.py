@@ -26,8 +26,8 @@ def write(path: Path, text: str | bytes) -> Path:
 
 # ------------------------------------------------------------------------------------------------ text helpers
 def test_lines_strip_only_line_endings(tmp_path):
-    p = write(tmp_path / "a.txt", "  lead and trail  \r\nin\u2028side\x0cform\n\ttab\t\nno newline at end")
-    assert read_lines(p) == ["  lead and trail  ", "in\u2028side\x0cform", "\ttab\t", "no newline at end"]
+    p = write(tmp_path / "a.txt", "  lead and trail  \r\nin\u2028side\u2029para\n\ttab\t\nno newline at end")
+    assert read_lines(p) == ["  lead and trail  ", "in\u2028side\u2029para", "\ttab\t", "no newline at end"]
 
 
 def test_final_line_without_newline_counts_and_trailing_newline_adds_none(tmp_path):

@@ -69,6 +69,21 @@ class Record:
         return not self.output.strip()
 
 
+def name_problem(name: object, what: str = "system name") -> str | None:
+    """What is wrong with a system name or segment id as a table cell and a column label, or None: it must be a
+    non-blank string without a tab, a line break or any other control character (they would break every table
+    printed or written)."""
+    if not isinstance(name, str):
+        return f"{what} must be a string, got {type(name).__name__}"
+    if not name.strip():
+        return f"{what} is empty" if not name else f"{what} {name!r} is blank"
+    for char in name:
+        code = ord(char)
+        if code < 0x20 or 0x7F <= code <= 0x9F or char in "\u2028\u2029\ufeff":
+            return f"{what} {name!r} holds a control character (U+{code:04X}); use letters, digits and punctuation"
+    return None
+
+
 def group_by_system(records: Iterable[Record]) -> dict[str, list[Record]]:
     """Records of each system, in first-seen order of systems and input order within a system."""
     groups: dict[str, list[Record]] = {}

@@ -16,7 +16,7 @@ from .engine.worker import compute_groups
 from .errors import InputError
 from .metrics.base import Metric
 from .progress import Progress, reporting
-from .records import Record, group_by_system
+from .records import Record, group_by_system, name_problem
 from .results import ScoreResult
 
 
@@ -26,8 +26,15 @@ __all__ = ["SIGNIFICANCE_METHODS", "Modifier", "StatisticsOptions", "build_metri
 
 def _check_unique_segments(records: Sequence[Record]) -> None:
     """A segment id appears once per system: two inputs under one system name would otherwise be mixed into one
-    system's scores."""
+    system's scores. A system name or id must be a non-blank label without control characters (:func:`name_problem`):
+    an empty name or one holding a tab or a line break breaks every table printed or written."""
     for system, recs in group_by_system(records).items():
+        problem = name_problem(system) if isinstance(system, str) else None
+        if problem:
+            raise InputError(f"record {recs[0].id!r}: {problem}")
+        bad = next((r for r in recs if isinstance(r.id, str) and name_problem(r.id, "segment id")), None)
+        if bad is not None:
+            raise InputError(f"system {system!r}: {name_problem(bad.id, 'segment id')}")
         seen: dict[str, int] = {}
         for k, r in enumerate(recs):
             if r.id in seen:

@@ -98,7 +98,7 @@ def load_records(args: argparse.Namespace) -> list[Record]:
             name, sep, path = item.partition("=")
             if not sep:
                 raise InputError(f"with --gyafc, name each system: --system NAME=FILE (got {item!r})")
-            outputs[name] = path
+            outputs[system_name(name, item)] = path
         if not outputs:
             raise InputError("--gyafc needs the systems' outputs: --system NAME=FILE (repeatable)")
         return records + read_gyafc(args.gyafc, args.domain, args.direction, args.split, outputs=outputs)
@@ -110,6 +110,8 @@ def load_records(args: argparse.Namespace) -> list[Record]:
             name, sep, path = item.partition("=")
             if not sep:
                 name, path = None, item
+            else:
+                name = system_name(name, item)
             key = name or Path(path).stem
             if key in named:
                 raise InputError(f"two --system inputs are named {key!r} ({named[key]} and {path}); "
@@ -123,11 +125,24 @@ def load_records(args: argparse.Namespace) -> list[Record]:
     return records
 
 
+def system_name(name: str, item: str) -> str:
+    """The NAME of ``--system NAME=FILE``; a one-line :class:`InputError` when it is blank or holds a tab, a line
+    break or another control character."""
+    from ..records import name_problem
+
+    problem = name_problem(name)
+    if problem:
+        raise InputError(f"--system {item!r}: {problem}; give --system NAME=FILE, or FILE alone to name the system "
+                         "after the file")
+    return name
+
+
 def run(args: argparse.Namespace) -> int:
     from ..outputs import check_destinations, shown
 
     if stream_cmd.wanted(args):
         return stream_cmd.run(args)
+    stream_cmd.refuse_stream_options(args)
     specs = check_metrics(args.metrics)
     check_destinations(("--json", args.json), ("--csv", args.csv), ("--segments-csv", args.segments_csv),
                        ("--jsonl", args.jsonl), inputs=input_files(args))

@@ -14,13 +14,17 @@ from . import progress
 from .score_options import build_modifiers, check_metrics, input_files, statistics_options
 from .score_table import format_table, requests_block, table_legend
 
+CHUNK_SIZE = 10_000  # records per chunk unless --chunk-size says
+RAY_WORKERS = 2  # Ray actors per metric group unless --ray-workers says
+
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     s = p.add_argument_group("scale (streaming, resume, Ray)")
     s.add_argument("--stream", action="store_true",
                    help="read --input tables in chunks and write segment scores as they are computed (flat memory; "
                         "same corpus scores, intervals and tests as the in-memory run)")
-    s.add_argument("--chunk-size", type=int, default=10_000, metavar="N", help="records per chunk (default 10000)")
+    s.add_argument("--chunk-size", type=int, default=None, metavar="N",
+                   help=f"with --stream: records per chunk (default {CHUNK_SIZE})")
     s.add_argument("--segments", metavar="FILE",
                    help="with --stream: segment scores as JSON lines, or Parquet for a .parquet name")
     s.add_argument("--cache", metavar="FILE",
@@ -29,13 +33,32 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "is missing, and other metrics over the same model reuse its outputs")
     s.add_argument("--engine", choices=("local", "ray"), default="local",
                    help="local (default) or ray: metrics run in Ray actors (implies --stream)")
-    s.add_argument("--ray-address", metavar="ADDR", help="join this Ray cluster (default: start a local one)")
-    s.add_argument("--ray-workers", type=int, default=2, metavar="N", help="Ray actors per metric group (default 2)")
+    s.add_argument("--ray-address", metavar="ADDR",
+                   help="with --engine ray: join this Ray cluster (default: start a local one)")
+    s.add_argument("--ray-workers", type=int, default=None, metavar="N",
+                   help=f"with --engine ray: Ray actors per metric group (default {RAY_WORKERS})")
 
 
 def wanted(args: argparse.Namespace) -> bool:
     """Whether the arguments ask for the streaming engine."""
     return bool(getattr(args, "stream", False) or getattr(args, "engine", "local") == "ray")
+
+
+def refuse_stream_options(args: argparse.Namespace) -> None:
+    """An option of the streaming engine given to an in-memory run is a one-line :class:`InputError`, never
+    ignored: the user would look for a segment file, a cache or a cluster that the run never used."""
+    given = [option for option, value in (("--segments", args.segments), ("--cache", args.cache),
+                                          ("--chunk-size", args.chunk_size))
+             if value is not None]
+    if given:
+        hint = " (in memory, --segments-csv FILE or --jsonl FILE write segment scores)" if args.segments else ""
+        raise InputError(f"{' and '.join(given)} work{'s' if len(given) == 1 else ''} with --stream only: add "
+                         f"--stream (it reads --input tables) or leave {'it' if len(given) == 1 else 'them'} out"
+                         + hint)
+    ray = [option for option, value in (("--ray-address", args.ray_address), ("--ray-workers", args.ray_workers))
+           if value is not None]
+    if ray:
+        raise InputError(f"{' and '.join(ray)} work{'s' if len(ray) == 1 else ''} with --engine ray only")
 
 
 def _segments_file(path: str | None) -> str | None:
@@ -58,6 +81,8 @@ def run(args: argparse.Namespace) -> int:
 
     if not args.input or args.system or args.systems_dir or args.gyafc or args.example:
         raise InputError("--stream reads tables: give --input TABLE (TSV/CSV/JSONL), repeatable")
+    if args.engine != "ray" and (args.ray_address is not None or args.ray_workers is not None):
+        raise InputError("--ray-address and --ray-workers work with --engine ray only")
     if args.segments_csv:
         raise InputError("--stream writes segment scores with --segments FILE (.jsonl or .parquet), not --segments-csv")
     if args.jsonl and args.segments:
@@ -69,9 +94,10 @@ def run(args: argparse.Namespace) -> int:
     with progress.make(not (args.no_progress or args.quiet)) as bar:
         out = score_stream(args.input, specs, against=[a.strip() for a in args.against.split(",")],
                            modifiers=build_modifiers(args), options=statistics_options(args), segments=segments,
-                           chunk_size=args.chunk_size, cache=args.cache,
+                           chunk_size=CHUNK_SIZE if args.chunk_size is None else args.chunk_size, cache=args.cache,
                            table=TableOptions(default_direction=args.direction), engine=args.engine,
-                           ray_address=args.ray_address, ray_workers=args.ray_workers, progress=bar)
+                           ray_address=args.ray_address,
+                           ray_workers=RAY_WORKERS if args.ray_workers is None else args.ray_workers, progress=bar)
     if args.json:
         out.write_json(args.json)
     if args.csv:

@@ -12,6 +12,7 @@ Views: :func:`records` (one :class:`~styleval.records.Record` per system and inp
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
@@ -29,6 +30,8 @@ DIRECTIONS = ("informal->formal", "formal->informal")  # rows 0-39, rows 40-79
 SYSTEMS = ("bart", "high", "ibt", "luo", "niu", "rao", "yi", "zhou")
 REFERENCE = "ref"
 ASPECTS = ("content", "style", "fluency")
+RATERS = ("human_1", "human_2")  # the two raters' keys in chatgpt/*.json
+SCALE = (0.0, 100.0)  # the raters' scale
 ROWS = 80
 # columns of data/outputs/*.content.{src,ref}.txt after the 16 shared columns; the repository README names the 6th
 # and 7th "W2V charF" but they hold chrF then WMD (checked against chatgpt/*.json).
@@ -38,6 +41,17 @@ LOWER_IS_BETTER = frozenset({"src:wmd", "ref:wmd", "fluency:gpt2_ppl"})
 #: data/xformal: the inputs (rows 0-39 informal, 40-79 formal) and four rewrites of them (ref0 is system ``ref``)
 XFORMAL_INPUTS = "fr.input.80"
 XFORMAL_REFERENCES = ("fr.80.ref0", "fr.80.ref1", "fr.80.ref2", "fr.80.ref3")
+
+
+def human_score(value: float, what: str, path: StrPath, line: int) -> float:
+    """A rater's score as read (:func:`~styleval.datasets.paths.number`): :class:`InputError` naming the file and
+    line unless it is a number on the documented 0-100 scale (NaN, an empty cell or ``null``, included)."""
+    if not SCALE[0] <= value <= SCALE[1]:  # NaN fails too
+        if math.isnan(value):
+            raise InputError(f"{what}: the human score is missing (null, NaN or an empty cell); the raters scored "
+                             "every output on 0-100", path, line)
+        raise InputError(f"{what}: human score {value:g} is not on the raters' 0-100 scale", path, line)
+    return value
 
 
 def direction_of(index: int) -> str:
@@ -102,8 +116,11 @@ def rows(root: StrPath | None, aspect: str) -> list[Row]:
         for system, values in obj["sys"].items():
             if not isinstance(values, dict) or not isinstance(values.get("out"), str):
                 raise InputError(f"system {system!r}: expected an object with a string 'out'", path, line)
-            outputs[system] = SystemOutput(values["out"], {k: number(v, f"{system}.{k}", path, line)
-                                                           for k, v in values.items() if k != "out"})
+            stored = {k: number(v, f"{system}.{k}", path, line) for k, v in values.items() if k != "out"}
+            for rater in RATERS:
+                if rater in stored:
+                    human_score(stored[rater], f"system {system!r} {rater}", path, line)
+            outputs[system] = SystemOutput(values["out"], stored)
         out.append(Row(index, line, source, ref, outputs))
     return out
 
@@ -168,7 +185,7 @@ def judgments_json(root: StrPath | None) -> JudgmentTables:
             for system, got in row.systems.items():
                 texts[(system, seg)] = got.output
                 for key, value in got.values.items():
-                    if key in ("human_1", "human_2"):
+                    if key in RATERS:
                         if aspect is not None:
                             human.append({"system": system, "segment": seg, "aspect": aspect, "score": value,
                                           "annotator": _annotator(survey_ids, row.index, int(key[-1])),
@@ -206,16 +223,23 @@ def judgments_txt(root: StrPath | None) -> JudgmentTables:
     stored_z: list[dict[str, Any]] = []
     for upper in [s.upper() for s in SYSTEMS] + [REFERENCE.upper()]:
         system = upper.lower()
+        human_path = folder / f"{upper}.content.src.txt"
         for i, parts in enumerate(_txt_rows(folder, upper, "content.src", 16)):
             seg, direction = str(i), direction_of(i)
             for k, aspect in enumerate(ASPECTS):
                 for rater in (1, 2):
                     col = 4 + k + 3 * (rater - 1)
                     annotator = f"survey{parts[0]}/rater{rater}"
-                    human.append({"system": system, "segment": seg, "aspect": aspect, "score": parts[col],
+                    what = f"column {col} ({aspect}, rater {rater})"
+                    score = human_score(number(parts[col], what, human_path, i + 1), what, human_path, i + 1)
+                    z = number(parts[col + 6], f"column {col + 6} (z-score)", human_path, i + 1)
+                    if not math.isfinite(z):
+                        raise InputError(f"column {col + 6} (z-score): {parts[col + 6]!r} is not a finite number",
+                                         human_path, i + 1)
+                    human.append({"system": system, "segment": seg, "aspect": aspect, "score": score,
                                   "annotator": annotator, "direction": direction})
                     stored_z.append({"system": system, "segment": seg, "aspect": aspect,
-                                     "annotator": annotator, "score": parts[col + 6], "direction": direction})
+                                     "annotator": annotator, "score": z, "direction": direction})
         for group in ("src", "ref"):
             kind = f"content.{group}"
             for i, parts in enumerate(_txt_rows(folder, upper, kind)):

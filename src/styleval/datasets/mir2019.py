@@ -8,6 +8,7 @@ exactly 100 where output == source at the same index).
 """
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -23,6 +24,7 @@ from .tables import JudgmentTables, MetricRow
 DIRECTIONS = ("negative->positive", "positive->negative")  # sentiment.test.0, sentiment.test.1
 MODELS = {"ARAE": "lambda", "CAAE": "rho", "DAR": "gamma"}
 ASPECTS = ("style_transfer_intensity", "content_preservation", "naturalness")
+HUMAN_SCALE = (1.0, 5.0)  # the raters' scale; the stored values are means of three ratings
 
 
 def model_of(system: str) -> str:
@@ -64,6 +66,7 @@ def judgments(root: StrPath | None) -> JudgmentTables:
     ``style_transfer_intensity`` and ``content_preservation`` (12 settings), ``naturalness`` (absolute 1-5, the 9
     settings that have it and system ``input``). Metric rows ``<masking>:<metric>``, ``emd:<clf>``,
     ``target:<clf>``. ``extra``: ``naturalness_relative`` (the A/B choices) and ``models`` (settings by model).
+    A human score off the raters' 1-5 scale (NaN included) is an :class:`InputError` naming the file and entry.
     """
     base = dataset_dir(root, "mir2019") / "evaluations"
     human_dir, auto_dir = base / "human", base / "automated"
@@ -77,19 +80,23 @@ def judgments(root: StrPath | None) -> JudgmentTables:
     def direction(i: int, n: int) -> str:
         return DIRECTIONS[0] if i < n // 2 else DIRECTIONS[1]
 
-    def add_human(system: str, aspect: str, values: Any) -> None:
+    def add_human(system: str, aspect: str, values: Any, path: Path) -> None:
         n = len(values)
         for i, v in enumerate(np.asarray(values, dtype=float)):
+            if not HUMAN_SCALE[0] <= v <= HUMAN_SCALE[1]:  # NaN fails too
+                raise InputError(f"entry {i} ({aspect} of {system}): human score {v:g} is not on the raters' 1-5 "
+                                 "scale", path)
             human.append({"system": system, "segment": str(i), "annotator": "mean3", "aspect": aspect,
                           "score": float(v), "direction": direction(i, n)})
 
     for system in systems:
         for aspect in ("style_transfer_intensity", "content_preservation"):
-            add_human(system, aspect, np.load(human_dir / aspect / f"{system}.npy"))
+            path = human_dir / aspect / f"{system}.npy"
+            add_human(system, aspect, np.load(path), path)
         nat = human_dir / "naturalness" / f"{system}.npz"
         if nat.is_file():
             z = np.load(nat, allow_pickle=True)
-            add_human(system, "naturalness", z["absolute"])
+            add_human(system, "naturalness", z["absolute"], nat)
             if "relative" in z.files:
                 relative += [{"system": system, "segment": str(i), "choice": None if c is None else str(c)}
                              for i, c in enumerate(z["relative"])]
@@ -121,7 +128,7 @@ def judgments(root: StrPath | None) -> JudgmentTables:
                             for i, v in enumerate(target)]
     inputs = human_dir / "naturalness" / "input_texts.npz"
     if inputs.is_file():
-        add_human("input", "naturalness", np.load(inputs, allow_pickle=True)["absolute"])
+        add_human("input", "naturalness", np.load(inputs, allow_pickle=True)["absolute"], inputs)
     extra = {"naturalness_relative": pd.DataFrame(relative, columns=["system", "segment", "choice"]),
              "models": {m: [s for s in systems if model_of(s) == m] for m in MODELS}}
     return JudgmentTables(human, metrics, human_dir, extra)

@@ -24,6 +24,7 @@ from .paths import dataset_dir, number
 FILE = Path("metric") / "SGDD-TST_with_metrics.csv"
 TEXT_COLUMNS = ("text1", "text2")
 REQUIRED = ("text1", "text2", "human")
+HUMAN_SCALE = (1.0, 3.0)  # the crowd's three classes; ``human`` is the mean of 3-6 votes
 
 
 @dataclass(frozen=True)
@@ -67,7 +68,7 @@ def records(root: StrPath | None, system: str = "sgdd") -> list[Record]:
 def frame(root: StrPath | None) -> tuple[pd.DataFrame, Path]:
     """The table as a DataFrame and the file it came from. Text columns stay strings; every other column becomes
     numeric (empty cells NaN) unless one of its cells is not a number, then it stays strings. ``human`` must be
-    numeric in every row (:class:`InputError` naming the line otherwise)."""
+    a number on the crowd's 1-3 scale in every row (:class:`InputError` naming the line otherwise)."""
     t = table(root)
     columns: dict[str, object] = {}
     for i, name in enumerate(t.header):
@@ -81,8 +82,13 @@ def frame(root: StrPath | None) -> tuple[pd.DataFrame, Path]:
         except (TypeError, ValueError):
             columns[name] = cells
     out = pd.DataFrame(columns)
-    bad = pd.to_numeric(out["human"], errors="coerce").isna()
+    human = pd.to_numeric(out["human"], errors="coerce")
+    bad = human.isna()
     if bad.any():
         row = int(np.flatnonzero(bad.to_numpy())[0])
         raise InputError(f"human score {out['human'].iloc[row]!r} is not a number", t.path, t.lines[row])
+    off = ~human.between(*HUMAN_SCALE)
+    if off.any():
+        row = int(np.flatnonzero(off.to_numpy())[0])
+        raise InputError(f"human score {human.iloc[row]:g} is not on the crowd's 1-3 scale", t.path, t.lines[row])
     return out, t.path

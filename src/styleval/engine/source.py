@@ -8,7 +8,7 @@ file and the 1-based line. Duplicate segment ids are checked by the engine, whic
 """
 from __future__ import annotations
 
-import json
+import codecs
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,8 +16,9 @@ from typing import Any, Iterator, Sequence
 
 from ..errors import InputError
 from ..records import Direction, Record
-from ..readers.tabular import csv_rows, record_from_row, table_format
-from ..readers.text import BOM, StrPath, encoding_advice, input_encoding
+from ..readers.tabular import csv_rows, no_rows_problem, record_from_row, table_format
+from ..readers.text import (BOM, StrPath, check_characters, clean_utf8, encoding_advice, input_encoding,
+                            json_object)
 
 
 @dataclass(frozen=True)
@@ -57,6 +58,7 @@ class _Lines:
                              "(its newline is not the byte 0a); convert the file to UTF-8 first, e.g. iconv -f "
                              f"{encoding} -t utf-8", p)
         self.encoding = encoding
+        self.utf8 = codecs.lookup(encoding).name == "utf-8"
         if not p.exists():
             raise InputError("file does not exist", p)
         if p.is_dir():
@@ -79,6 +81,8 @@ class _Lines:
                                      f"{encoding_advice(self.encoding, self.path)}", self.path, self.number) from None
                 if self.number == 1 and text.startswith(BOM):
                     text = text[1:]
+                if not (self.utf8 and clean_utf8(raw)):
+                    check_characters(text, self.path, self.encoding, self.number)
                 self.offset += len(raw)
                 yield text
 
@@ -105,13 +109,7 @@ def _json_rows(lines: _Lines) -> Iterator[tuple[int, dict[str, Any]]]:
     for text in lines:
         if not text.strip():
             continue
-        try:
-            obj = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"not valid JSON: {exc.msg} (column {exc.colno})", lines.path, lines.number) from None
-        if not isinstance(obj, dict):
-            raise InputError(f"expected a JSON object per line, got {type(obj).__name__}", lines.path, lines.number)
-        yield lines.number, obj
+        yield lines.number, json_object(text, lines.path, lines.number)
 
 
 def _rows(path: StrPath, fmt: str, options: TableOptions, lines: _Lines) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -150,6 +148,7 @@ def iter_chunks(paths: Sequence[StrPath], chunk_size: int, options: TableOptions
         lines = _Lines(path, input_encoding(options.encoding))
         records: list[Record] = []
         numbers: list[int] = []
+        row_number = 0
         for row_number, (line, row) in enumerate(_rows(path, fmt, options, lines), start=1):
             records.append(record_from_row(
                 row, path, line, row_number, source_col=options.source_col, output_col=options.output_col,
@@ -161,4 +160,6 @@ def iter_chunks(paths: Sequence[StrPath], chunk_size: int, options: TableOptions
                 records, numbers = [], []
         if records:
             yield Chunk(records, numbers, str(path), before + lines.offset, total)
+        elif row_number == 0:  # the in-memory reader refuses a table without rows too
+            raise InputError(no_rows_problem(fmt), path)
         before += size

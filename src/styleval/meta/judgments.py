@@ -21,7 +21,7 @@ import pandas as pd
 
 from styleval.errors import InputError
 from styleval.readers.text import iter_json_objects, read_text
-from styleval.records import Direction
+from styleval.records import Direction, name_problem
 
 KEY = ("system", "segment", "annotator", "aspect")
 REQUIRED = KEY + ("score",)
@@ -87,6 +87,9 @@ def _row(raw: Mapping[str, Any], path: str | None, line: int | None) -> dict[str
         if _is_missing(raw[col]):
             raise InputError(f"empty {col!r}", path, line)
         row[col] = _ident(raw[col])
+        problem = name_problem(row[col], col)  # a tab or line break in a name breaks every table printed
+        if problem:
+            raise InputError(problem, path, line)
     if "score" not in raw:
         raise InputError("missing column 'score'", path, line)
     row["score"] = _parse_score(raw["score"], path, line)
@@ -155,6 +158,9 @@ class Judgments:
         reader = csv.DictReader(io.StringIO(read_text(path, encoding), newline=""), delimiter=delimiter)
         header = [h.strip() for h in (reader.fieldnames or [])]
         reader.fieldnames = header
+        dupes = sorted({h for h in header if header.count(h) > 1})
+        if dupes:  # the csv module would keep the last column of a name, silently
+            raise InputError(f"duplicate column name(s) in header: {', '.join(map(repr, dupes))}", path, 1)
         for col in REQUIRED:
             if col not in header:
                 raise InputError(f"missing column {col!r} (header: {', '.join(header) or 'empty'})", path, 1)

@@ -35,7 +35,21 @@ COMMON: dict[str, str] = {
 }
 
 #: (metric, parameter) -> meaning, where the common one does not fit.
+#: the word-vector metrics' case convention, which differs from the reference implementations' (docs/metrics.md)
+_VECTOR_CASE = ("lower-case the tokens before the lookup (default true, so the lower-case GloVe vocabulary finds "
+                "capitalised words); {reference} looks tokens up as written, so false gives its convention. On cased "
+                "text it matters: on Lai 2022's 720 outputs {effect} (studies/embedding_case/case_effect.py)")
+
 SPECIFIC: dict[tuple[str, str], str] = {
+    ("embedding_average", "lowercase"): _VECTOR_CASE.format(
+        reference="nlg-eval", effect="630 segment scores differ against the source, corpus +.022 to +.037"),
+    ("vector_extrema", "lowercase"): _VECTOR_CASE.format(
+        reference="nlg-eval", effect="551 segment scores differ against the source, corpus +.013 to +.020"),
+    ("greedy_matching", "lowercase"): _VECTOR_CASE.format(
+        reference="nlg-eval", effect="582 segment scores differ against the source, corpus +.010 to +.073"),
+    ("wmd", "lowercase"): _VECTOR_CASE.format(
+        reference="gensim's wmdistance", effect="630 segment scores differ against the source, corpus "
+                                                "-.055 to -.032 (a distance)"),
     ("llm_judge", "aspect"): "style (how strongly the output shows the target style), content (the source's meaning "
                              "kept, the style change excepted) or fluency",
     ("llm_judge", "model"): "the judging LM: a catalog name or local folder (base_url empty), or the model name the "

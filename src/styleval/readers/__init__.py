@@ -6,8 +6,10 @@
 
 Common rules: strict UTF-8 unless ``encoding=`` (or :func:`inputs_encoded`) names another encoding (an
 undecodable byte is an :class:`~styleval.errors.InputError` naming file and line), only the line ending is
-stripped, empty outputs are kept, a blank source is an error, a blank reference is left out and named in
-``record.meta["missing_references"]``, any count mismatch is an error naming both files.
+stripped, a control character (but tab) or a CR-only line ending is an error naming file, line and column, empty
+outputs are kept, a blank source is an error, a blank reference is left out and named in
+``record.meta["missing_references"]``, any count mismatch is an error naming both files, a system name must be
+non-blank without tabs, line breaks or other control characters, and a table needs at least one row.
 
 The layouts of published datasets (GYAFC, Lai 2022, Mir 2019, SGDD-TST, yelp-dualrl, ...) are read by
 :mod:`styleval.datasets`, which builds on these readers.

@@ -5,7 +5,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from ..errors import InputError
-from ..records import Direction, Record
+from ..records import Direction, Record, name_problem
 from .text import StrPath, read_lines
 
 #: a file's path (as it should be named in messages and metadata) and its lines
@@ -36,6 +36,8 @@ def build_records(outputs: Column, sources: Column, references: Sequence[Column]
     check_lengths([outputs], sources, "output file")
     check_lengths(references, sources, "reference file")
     src_path, src_lines = sources
+    if not src_lines:
+        raise InputError("the sources file is empty: no segment to score (a segment is a line)", src_path)
     if ids is None:
         ids = [str(i) for i in range(1, len(src_lines) + 1)]
     elif len(ids) != len(src_lines):
@@ -75,9 +77,19 @@ def read_parallel(outputs: StrPath, sources: StrPath, references: Sequence[StrPa
     is left out of that record's references and named in ``record.meta["missing_references"]``. ``encoding``: of
     every file (default: UTF-8, or :func:`~styleval.readers.text.inputs_encoded`'s).
     """
+    name = system if system is not None else Path(outputs).stem
+    check_system_name(name, outputs)
     refs = [_column(r, encoding) for r in references]
-    return build_records(_column(outputs, encoding), _column(sources, encoding), refs,
-                         system=system if system is not None else Path(outputs).stem, direction=direction)
+    return build_records(_column(outputs, encoding), _column(sources, encoding), refs, system=name,
+                         direction=direction)
+
+
+def check_system_name(name: str, path: StrPath) -> None:
+    """:class:`InputError` naming ``path`` (the outputs file the name is for) when ``name`` is no usable system name
+    (:func:`~styleval.records.name_problem`: blank, or holding a tab, a line break or another control character)."""
+    problem = name_problem(name)
+    if problem:
+        raise InputError(problem, path)
 
 
 def system_files(directory: StrPath) -> list[Path]:
@@ -103,6 +115,7 @@ def read_system_dir(directory: StrPath, sources: StrPath, references: Sequence[S
     files = system_files(directory)
     seen: dict[str, Path] = {}
     for f in files:
+        check_system_name(f.stem, f)
         if f.stem in seen:
             raise InputError(f"two files give the same system name {f.stem!r}: {seen[f.stem].name} and {f.name}",
                              directory)

@@ -8,8 +8,9 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator, Sequence
 
 from ..errors import InputError
-from ..records import Direction, Record
-from .text import StrPath, iter_json_objects, read_text, split_lines
+from ..records import Direction, Record, name_problem
+from .text import (StrPath, character_problem, forbidden_character, iter_json_objects, read_text,
+                   split_lines)
 
 FORMATS = {".tsv": "tsv", ".tab": "tsv", ".csv": "csv", ".jsonl": "jsonl", ".json-lines": "jsonl",
            ".ndjson": "jsonl"}
@@ -149,7 +150,16 @@ def read_table(path: StrPath, *, source_col: str = "source", output_col: str = "
                              path, line)
         seen[key] = line
         records.append(record)
+    if not records:
+        raise InputError(no_rows_problem(fmt), path)
     return records
+
+
+def no_rows_problem(fmt: str) -> str:
+    """What a table without a single row is told: a segment per row is what a table holds."""
+    if fmt == "jsonl":
+        return "no JSON object in the file (it is empty or blank): a JSON-lines table holds one segment per line"
+    return "a header but no data rows: the table holds no segment"
 
 
 def record_from_row(row: dict[str, Any], path: StrPath, line: int, row_number: int, *, source_col: str = "source",
@@ -171,6 +181,10 @@ def record_from_row(row: dict[str, Any], path: StrPath, line: int, row_number: i
     refs, missing = _references(row, ref_cols, path, line)
     system = _optional(row.get(system_col), system_col, path, line) or default_system
     seg_id = _optional(row.get(id_col), id_col, path, line) or str(row_number)
+    for value, what in ((system, "system name"), (seg_id, "segment id")):
+        problem = name_problem(value, what)
+        if problem:
+            raise InputError(problem, path, line)
     direction_text = _optional(row.get(direction_col), direction_col, path, line)
     if direction_text:
         try:
@@ -190,6 +204,9 @@ def record_from_row(row: dict[str, Any], path: StrPath, line: int, row_number: i
 def _text(value: Any, col: str, path: StrPath, line: int) -> str:
     if not isinstance(value, str):
         raise InputError(f"column {col!r} must be a string, got {type(value).__name__}", path, line)
+    index = forbidden_character(value)  # a JSON escape (\u0000) hides it from the file's own check
+    if index is not None:
+        raise InputError(f"column {col!r}: {character_problem(value, index, f'character {index + 1}')}", path, line)
     return value
 
 
@@ -214,7 +231,7 @@ def _references(row: dict[str, Any], cols: list[str], path: StrPath, line: int) 
             if item is None or (isinstance(item, str) and not item.strip()):
                 missing.append(name)
             elif isinstance(item, str):
-                refs.append(item)
+                refs.append(_text(item, name, path, line))
             else:
                 raise InputError(f"reference {name!r} must be a string, got {type(item).__name__}", path, line)
     return refs, missing

@@ -8,8 +8,12 @@ Rules (the same for every reader):
 * A user's files in another encoding: ``encoding=`` of the readers, or :func:`inputs_encoded` around any reading
   (``styleval ... --encoding latin-1``). The public datasets' readers always read UTF-8, their documented encoding.
 * Lines are split on ``\\n`` only (not on the other characters :meth:`str.splitlines` treats as breaks, such as
-  U+2028 or form feed, which can occur inside a sentence). Only the line ending (``\\n`` or ``\\r\\n``) is
-  removed; leading/trailing spaces, tabs and everything else are kept.
+  U+2028, which can occur inside a sentence). Only the line ending (``\\n`` or ``\\r\\n``) is removed;
+  leading/trailing spaces, tabs and everything else are kept.
+* Text holds no control characters: a NUL or any other C0 control but tab (form feed and vertical tab included),
+  DEL, a C1 control (U+0080-U+009F, the trace of cp1252 text read as latin-1), a carriage return that does not end
+  a line (a file with CR-only line endings) or a byte-order mark after the start (files joined with theirs) is an
+  :class:`InputError` naming the file, the line and the column (:func:`check_characters`).
 * A final line without a trailing newline is a normal line; a trailing newline does not start an extra line.
 * A missing file raises :class:`InputError` saying that it does not exist.
 """
@@ -18,6 +22,7 @@ from __future__ import annotations
 import codecs
 import json
 import os
+import re
 from contextlib import contextmanager
 from contextvars import ContextVar
 from pathlib import Path
@@ -88,18 +93,87 @@ def encoding_advice(encoding: str, path: StrPath) -> str:
 
 def decode(data: bytes, path: StrPath, encoding: str = "utf-8") -> str:
     """Decode ``data`` strictly; an undecodable byte raises :class:`InputError` with its line number and
-    :func:`encoding_advice`."""
+    :func:`encoding_advice`, and so does a character no text holds (:func:`check_characters`)."""
     try:
         text = data.decode(encoding)
     except UnicodeDecodeError as exc:
         line = _line_of(data, exc.start)
         column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
         bad = data[exc.start:exc.end].hex(" ")
-        raise InputError(f"not valid {encoding.upper()}: byte(s) {bad} at column {column} (byte offset "
+        utf16 = (" (it starts with a UTF-16 byte-order mark: --encoding utf-16)"
+                 if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)) else "")
+        raise InputError(f"not valid {encoding.upper()}{utf16}: byte(s) {bad} at column {column} (byte offset "
                          f"{exc.start}): {exc.reason}; {encoding_advice(encoding, path)}", path, line) from None
     if text.startswith(BOM):
         text = text[1:]
+    if not (codecs.lookup(encoding).name == "utf-8" and clean_utf8(data)):
+        check_characters(text, path, encoding)
     return text
+
+
+#: what no text holds: C0 controls but tab, line feed and carriage return; DEL; C1 controls; a byte-order mark
+#: (one at the very start is removed before this check); a carriage return not followed by a line feed
+_FORBIDDEN = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ufeff]|\r(?!\n)")
+_CONTROL_NAMES = {0x00: "NUL", 0x08: "backspace", 0x0B: "vertical tab", 0x0C: "form feed", 0x1A: "SUB, Ctrl-Z",
+                  0x1B: "escape", 0x7F: "DEL"}
+
+
+#: the bytes :func:`clean_utf8` lets through: tab, line feed, carriage return, printable ASCII, every byte >= 0x80
+_PLAIN_BYTES = b"\t\n\r" + bytes(range(0x20, 0x7F)) + bytes(range(0x80, 0x100))
+_C1_UTF8 = re.compile(rb"\xc2[\x80-\x9f]")
+
+
+def clean_utf8(data: bytes) -> bool:
+    """True when valid UTF-8 ``data`` surely holds none of the characters :func:`check_characters` refuses (a
+    leading byte-order mark aside): a check over the bytes, several times faster than scanning the decoded text.
+    False only means that the text must be scanned."""
+    if data.translate(None, _PLAIN_BYTES):  # a C0 control but tab, LF, CR; or DEL
+        return False
+    if b"\r" in data and data.count(b"\r") != data.count(b"\r\n"):
+        return False
+    if data.find(codecs.BOM_UTF8, len(codecs.BOM_UTF8) if data.startswith(codecs.BOM_UTF8) else 0) != -1:
+        return False
+    return _C1_UTF8.search(data) is None
+
+
+def forbidden_character(text: str) -> int | None:
+    """The index of the first character of ``text`` that no text holds (see :func:`check_characters`), or None.
+    Line feeds, tabs and CR LF pairs are allowed: a caller that wants one line checks for them itself."""
+    match = _FORBIDDEN.search(text)
+    return None if match is None else match.start()
+
+
+def character_problem(text: str, index: int, where: str, encoding: str = "utf-8") -> str:
+    """What is wrong with ``text[index]`` (found by :func:`forbidden_character`) and what to do, ``where``
+    saying where it is (``"column 7"``)."""
+    char = text[index]
+    code = ord(char)
+    if char == "\r":
+        return (f"a carriage return (CR) that does not end a line, at {where}: lines end in LF or CR LF; a file "
+                "with CR-only line endings (classic Mac OS) converts with: tr '\\r' '\\n' < FILE > converted.txt")
+    if char == BOM:
+        return (f"a byte-order mark (U+FEFF) inside the text, at {where} (files joined together with their "
+                "marks?); remove it: sed 's/\\xEF\\xBB\\xBF//g' FILE > converted.txt")
+    if 0x80 <= code <= 0x9F:
+        hint = ("the file is probably cp1252 (Windows) text: give --encoding cp1252"
+                if codecs.lookup(encoding).name == "iso8859-1" else "is the encoding right?")
+        return f"C1 control character U+{code:04X} at {where}: text holds none; {hint}"
+    if code == 0:
+        return (f"a NUL character (U+0000) at {where}: text holds none (a binary file? UTF-16 without a "
+                "byte-order mark? then give --encoding utf-16)")
+    name = _CONTROL_NAMES.get(code, "a control character")
+    return f"control character U+{code:04X} ({name}) at {where}: text holds no control character but tab"
+
+
+def check_characters(text: str, path: StrPath, encoding: str = "utf-8", first_line: int = 1) -> None:
+    """:class:`InputError` naming ``path``, the line (counting from ``first_line``) and the column of the first
+    character of ``text`` that no text holds (:func:`forbidden_character`)."""
+    index = forbidden_character(text)
+    if index is None:
+        return
+    line = text.count("\n", 0, index) + first_line
+    column = index - (text.rfind("\n", 0, index) + 1) + 1
+    raise InputError(character_problem(text, index, f"column {column}", encoding), path, line)
 
 
 def read_text(path: StrPath, encoding: str | None = None) -> str:
@@ -155,19 +229,54 @@ def read_lines_with_fallback(path: StrPath, fallback: str) -> tuple[list[str], l
             repaired.append(number)
     if lines and lines[0].startswith(BOM):
         lines[0] = lines[0][1:]
+    for number, line in enumerate(lines, start=1):
+        check_characters(line, path, fallback if number in repaired else "utf-8", number)
     return lines, repaired
+
+
+class DuplicateKeyError(ValueError):
+    """A JSON object names a key twice (:func:`loads_json`)."""
+
+    def __init__(self, key: str) -> None:
+        self.key = key
+        super().__init__(f"the key {key!r} appears twice in one object (JSON readers keep only the last; say "
+                         "which value is meant)")
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    obj: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in obj:
+            raise DuplicateKeyError(key)
+        obj[key] = value
+    return obj
+
+
+def loads_json(text: str) -> Any:
+    """``json.loads`` that refuses an object with a key twice (:class:`DuplicateKeyError`), where the standard
+    parser silently keeps the last value."""
+    return json.loads(text, object_pairs_hook=_unique_keys)
+
+
+def json_object(line: str, path: StrPath, number: int) -> dict[str, Any]:
+    """One line of a JSON-lines file as an object; :class:`InputError` naming ``path`` and line ``number`` for
+    invalid JSON, a key given twice or a value that is not an object."""
+    try:
+        obj = loads_json(line)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"not valid JSON: {exc.msg} (column {exc.colno})", path, number) from None
+    except DuplicateKeyError as exc:
+        raise InputError(str(exc), path, number) from None
+    if not isinstance(obj, dict):
+        raise InputError(f"expected a JSON object per line, got {type(obj).__name__}", path, number)
+    return obj
 
 
 def iter_json_objects(path: StrPath, encoding: str | None = None) -> Iterator[tuple[int, dict[str, Any]]]:
     """``(line number, object)`` for every non-blank line of a JSON-lines file (decoded as :func:`read_lines`
-    does); a line that is not a JSON object raises :class:`InputError` with its line number."""
+    does); a line that is not a JSON object, or an object with a key twice, raises :class:`InputError` with its
+    line number."""
     for number, line in enumerate(read_lines(path, encoding), start=1):
         if not line.strip():
             continue
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"not valid JSON: {exc.msg} (column {exc.colno})", path, number) from None
-        if not isinstance(obj, dict):
-            raise InputError(f"expected a JSON object per line, got {type(obj).__name__}", path, number)
-        yield number, obj
+        yield number, json_object(line, path, number)
