@@ -198,7 +198,8 @@ def test_plain_lines_show_counts_share_and_time_left_in_long_stages(monkeypatch)
     bar("scoring, 48,000 records so far [bytes]", 31_661_246, 41_200_000)
     lines = [line.split("] ", 1)[1] for line in stream.getvalue().splitlines()]
     assert lines == ["scoring 3/9 perplexity · A: language model log-probs (2,000 texts)",
-                     "scoring 3/9 perplexity · A: language model log-probs: 500/2,000 texts (25%, about 1 min 0 s left)",
+                     "scoring 3/9 perplexity · A: language model log-probs: 500/2,000 texts "
+                     "(25%, about 1 min 0 s left)",
                      "scoring 3/9 perplexity · A: language model log-probs: 1,000/2,000 texts (50%, about 40 s left)",
                      "scoring, 24,000 records so far: 15.8 MB of 41.2 MB read (38%)",
                      "scoring, 48,000 records so far: 31.7 MB of 41.2 MB read (77%, about 12 s left)"]

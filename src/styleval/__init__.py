@@ -13,7 +13,6 @@ if TYPE_CHECKING:  # type checkers see the real objects; at run time they load o
     from .engine.options import StatisticsOptions
     from .engine.stream import score_stream
     from .scoring import score
-    from .cli.progress import terminal_progress
 
 __all__ = ["__version__", "Record", "Direction", "InputError", "StyleEvalError", "UnknownNameError",
            "ResourceUnavailableError", "StatisticsOptions", "score", "score_stream", "terminal_progress"]

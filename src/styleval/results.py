@@ -133,15 +133,15 @@ class ScoreResult:
             return frame
         if level == "comparisons":
             hib = {r.metric: r.higher_is_better for r in self.results}
-            rows = []
+            tests: list[dict[str, Any]] = []
             for c in self.comparisons:
                 significant = bool(c.p_value < alpha)
                 up = hib.get(c.metric, True)
                 better = None if not significant or c.delta == 0 else \
                     (c.system if (c.delta > 0) == up else c.baseline)
-                rows.append({**c.to_dict(), "higher_is_better": up, "significant": significant, "better": better})
+                tests.append({**c.to_dict(), "higher_is_better": up, "significant": significant, "better": better})
             columns = [f.name for f in fields(Comparison)] + ["higher_is_better", "significant", "better"]
-            return pd.DataFrame(rows, columns=columns)
+            return pd.DataFrame(tests, columns=columns)
         raise ValueError(f"level must be 'corpus', 'segment' or 'comparisons', got {level!r}")
 
     def corpus_table(self, intervals: bool = True) -> pd.DataFrame:

@@ -56,7 +56,7 @@ class ProgressDisplay:
         self.mode = "off" if not enabled or _settings["off"] else \
             "terminal" if terminal else "lines" if forced else "off"
         self.interval = interval
-        self._last_line = {"stage": "", "at": 0.0}
+        self._last_stage, self._last_at = "", 0.0  # the stage of the last plain line, and when it was written
         self._series: dict[tuple[str, int], tuple[float, int]] = {}
         self.enabled = self.mode != "off"
         self._bar: tqdm | None = None
@@ -88,12 +88,11 @@ class ProgressDisplay:
         if counted:  # the rate behind "time left": from the first report of this unit and total
             self._series.setdefault((unit, total), (now, done))
         first = stage not in self._printed
-        again = counted and stage == self._last_line["stage"] and now - self._last_line["at"] >= self.interval \
-            and 0 < done < total
+        again = counted and stage == self._last_stage and now - self._last_at >= self.interval and 0 < done < total
         if not (first or again):
             return
         self._printed.add(stage)
-        self._last_line.update(stage=stage, at=now)
+        self._last_stage, self._last_at = stage, now
         text = stage
         if counted:
             if unit == "bytes":

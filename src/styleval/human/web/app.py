@@ -457,5 +457,7 @@ def _examples(protocol: Any, info: Any) -> tuple[Any, ...]:
             direction = Direction.parse(text)
         except InputError:
             continue
+        if direction is None:
+            continue
         styles |= {direction.source_style.lower(), direction.target_style.lower()}
     return protocol.examples_for(styles)
