@@ -62,3 +62,17 @@ def test_evaluate_help_names_the_fluency_metrics() -> None:
     verbs = next(a for a in build_parser()._actions if a.dest == "verb").choices
     text = " ".join(verbs["evaluate"].format_help().split())
     assert "fluency (acceptability, the shipped classifier, and perplexity under a language model)" in text
+
+
+def test_the_style_model_reports_its_encoding_counts() -> None:
+    """style_accuracy on the sentiment model (an adapted MiniLM block) is no longer one silent stage: it reports
+    loading its encoder and each batch of texts encoded."""
+    get_pool().clear()
+    records = [styleval.Record(str(i), f"the soup was cold {i}", f"the soup was warm number {i}", system="A",
+                               direction="negative:positive") for i in range(1, 71)]
+    heard: list[tuple[str, int, int]] = []
+    styleval.score(records, ["style_accuracy"], bootstrap=0, progress=lambda *call: heard.append(call))
+    inner = [(d.split(": ", 1)[1], done, total) for d, done, total in heard if ": " in d]
+    assert ("loading adapted encoder minilm", 0, 1) in inner
+    counts = [(done, total) for d, done, total in inner if d == "style model encoding texts [texts]"]
+    assert counts == [(64, 70), (70, 70)], counts  # batches of 64
