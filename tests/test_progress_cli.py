@@ -194,6 +194,8 @@ def test_plain_lines_show_counts_share_and_time_left_in_long_stages(monkeypatch)
     bar("scoring 3/9 perplexity · A: language model log-probs [texts]", 0, 2000)
     bar("scoring 3/9 perplexity · A: language model log-probs [texts]", 500, 2000)
     bar("scoring 3/9 perplexity · A: language model log-probs [texts]", 1000, 2000)
+    bar("scoring 4/9 acceptability · A: language model log-probs [texts]", 100, 2000)  # the count restarts ...
+    bar("scoring 4/9 acceptability · A: language model log-probs [texts]", 900, 2000)  # ... and so does its rate
     bar("scoring, 24,000 records so far [bytes]", 15_830_623, 41_200_000)
     bar("scoring, 48,000 records so far [bytes]", 31_661_246, 41_200_000)
     lines = [line.split("] ", 1)[1] for line in stream.getvalue().splitlines()]
@@ -201,6 +203,9 @@ def test_plain_lines_show_counts_share_and_time_left_in_long_stages(monkeypatch)
                      "scoring 3/9 perplexity · A: language model log-probs: 500/2,000 texts "
                      "(25%, about 1 min 0 s left)",
                      "scoring 3/9 perplexity · A: language model log-probs: 1,000/2,000 texts (50%, about 40 s left)",
+                     "scoring 4/9 acceptability · A: language model log-probs: 100/2,000 texts (5%)",
+                     "scoring 4/9 acceptability · A: language model log-probs: 900/2,000 texts "
+                     "(45%, about 28 s left)",
                      "scoring, 24,000 records so far: 15.8 MB of 41.2 MB read (38%)",
                      "scoring, 48,000 records so far: 31.7 MB of 41.2 MB read (77%, about 12 s left)"]
 

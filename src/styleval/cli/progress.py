@@ -57,7 +57,8 @@ class ProgressDisplay:
             "terminal" if terminal else "lines" if forced else "off"
         self.interval = interval
         self._last_stage, self._last_at = "", 0.0  # the stage of the last plain line, and when it was written
-        self._series: dict[tuple[str, int], tuple[float, int]] = {}
+        self._series: dict[tuple[str, int], tuple[float, int]] = {}  # (unit, total) -> (time, count) it began
+        self._counts: dict[tuple[str, int], int] = {}  # (unit, total) -> the last count heard
         self.enabled = self.mode != "off"
         self._bar: tqdm | None = None
         self._unit = ""
@@ -85,8 +86,11 @@ class ProgressDisplay:
         ``interval`` seconds while a counted stage runs (a long stage is not one unchanging line)."""
         now = time.monotonic()
         counted = bool(unit) and total > 1
-        if counted:  # the rate behind "time left": from the first report of this unit and total
-            self._series.setdefault((unit, total), (now, done))
+        if counted:  # the rate behind "time left": since this count began (it restarts when it goes back)
+            began = self._series.get((unit, total))
+            if began is None or done < self._counts.get((unit, total), 0):
+                self._series[(unit, total)] = (now, done)
+            self._counts[(unit, total)] = done
         first = stage not in self._printed
         again = counted and stage == self._last_stage and now - self._last_at >= self.interval and 0 < done < total
         if not (first or again):
