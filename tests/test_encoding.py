@@ -32,7 +32,51 @@ def test_a_latin1_file_is_an_error_naming_file_line_and_remedy(tmp_path, capsys)
     assert main(["score", "--system", f"A={out}", "--source", str(src), "-m", "bleu", "--bootstrap", "0"]) == 2
     err = capsys.readouterr().err
     assert f"{out}:1: not valid UTF-8: byte(s) e9" in err  # 'é' of "Le café", line 1
-    assert "--encoding latin-1" in err and f"iconv -f latin1 -t utf-8 {out}" in err
+    # the encodings suggested are those that read the bad line as text, shown decoded
+    assert "it reads as cp1252 or latin-1 or iso8859-15 (the line as cp1252: 'Le café est prêt.')" in err
+    assert "--encoding cp1252" in err and f"iconv -f cp1252 -t utf-8 {out}" in err
+
+
+GBK_LINE = "the décor was really beautiful"
+
+
+def test_gbk_bytes_suggest_gbk_not_the_latin_encodings_that_decode_them_to_mojibake(tmp_path):
+    """yelp-dualrl's Human2/test.0.tsf holds GBK bytes on line 29 (a8 a6 for é): latin-1 and cp1252 decode them
+    without error to 'd¨¦cor', so only an encoding whose reading looks like text is suggested."""
+    path = _write(tmp_path / "refs.txt", ["it was fine", GBK_LINE, "good food"], "gbk")
+    assert b"\xa8\xa6" in path.read_bytes() and path.read_bytes().decode("latin-1").count("¨¦") == 1
+    with pytest.raises(InputError) as caught:
+        read_parallel(path, path)
+    message = str(caught.value)
+    assert f"{path}:2: not valid UTF-8: byte(s) a8" in message
+    assert f"it reads as gbk (the line as gbk: {GBK_LINE!r}): give --encoding gbk" in message
+    assert "latin-1" not in message and "cp1252" not in message
+    assert [r.output for r in read_parallel(path, path, encoding="gbk")][1] == GBK_LINE
+
+
+def test_the_published_gbk_reference_of_yelp_dualrl(tmp_path):
+    from styleval.datasets.paths import dataset_dir
+
+    try:
+        human2 = dataset_dir(None, "yelp-dualrl") / "outputs" / "yelp" / "Human2" / "test.0.tsf"
+    except InputError:
+        pytest.skip("../shared/data/yelp-dualrl is absent")
+    with pytest.raises(InputError) as caught:
+        read_parallel(human2, human2)
+    assert f"{human2}:29:" in str(caught.value) and "it reads as gbk (" in str(caught.value)
+    assert read_parallel(human2, human2, encoding="gbk")[28].output == GBK_LINE
+
+
+def test_suggestions_are_those_that_read_as_text():
+    from styleval.readers.text import implausible_characters, plausible_encodings
+
+    for text in ("Größe, Übermäßig, São Paulo", GBK_LINE, "naïve café", "x² + y³ ½ 25°C", "这是一个测试 with words"):
+        assert implausible_characters(text) == 0, text
+    for mojibake in ("the d¨¦cor", "the dšŠcor", "ïðèâåò", "It costs Ђ5", "⌠cheap■", "caf茅 ok"):
+        assert implausible_characters(mojibake) > 0, mojibake
+    assert [e for e, _ in plausible_encodings("привет мир\n".encode("cp1251"), "utf-8")][0] == "cp1251"
+    assert plausible_encodings("这是一个测试\n".encode("gbk"), "utf-8")[0] == ("gbk", "这是一个测试")
+    assert plausible_encodings(b"ok\n", "utf-8") == []  # nothing to suggest for a file that is not broken
 
 
 def test_encoding_latin1_reads_what_utf8_reads(tmp_path, capsys):

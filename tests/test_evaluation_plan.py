@@ -45,7 +45,8 @@ def test_full_battery_with_references():
         "fluency": "acceptability"}
     assert plan.metric("style").get_params()["model"] == "no-such-style-model"
     assert plan.content_note == "BLEU/ref ÷ 100"
-    assert plan.rationale[0] == "direction: informal->formal; 2 system(s), 2 records, up to 2 reference(s) per segment."
+    assert plan.rationale[0] == "direction: informal->formal; 2 systems × 1 segments, up to 2 reference(s) per segment."
+    assert plan.settings["size"] == "2 systems × 1 segments"
     # specs rebuild the same metrics (the perplexity instance stands for itself)
     assert plan.specs[:4] == ["style_accuracy:model=no-such-style-model", "style_emd:model=no-such-style-model",
                               "sentence_cosine:against=source", "bertscore:against=source"]
@@ -114,3 +115,13 @@ def test_default_similarity_follows_the_written_rule():
     other = plan_evaluation(corpus(0), BatteryChoices(content_model="preservation"), STYLE)
     assert other.metric("similarity").name == "preservation"
     assert any("as asked (content_model='preservation'" in r for r in other.rationale)
+
+
+def test_corpus_size_counts_each_systems_segments():
+    """3 systems of 500 segments are "3 systems × 500 segments", not 1,500 records (yelp-dualrl's Human2 has 499)."""
+    def records(sizes):
+        return [Record(id=str(i), source="s", output="o", system=system, direction="negative:positive")
+                for system, n in sizes.items() for i in range(1, n + 1)]
+
+    assert CorpusFacts.of(records({"A": 500, "B": 500, "C": 500})).size == "3 systems × 500 segments"
+    assert CorpusFacts.of(records({"A": 500, "Human2": 499})).size == "2 systems (500, 499 segments)"

@@ -273,3 +273,47 @@ def test_untouched_sliders_sessions_and_revoked_links(site: dict, browser, tmp_p
     assert "This link is not valid" in d.find_element(By.ID, "error").text
     d.get(new_link + "/item/1")
     assert "Your answer is saved" in d.find_element(By.ID, "submitted").text
+
+
+def _opaque_background(driver, element) -> str:
+    """The colour behind ``element``: its own background or the first ancestor's that is not transparent."""
+    return driver.execute_script(
+        "let e = arguments[0];"
+        "while (e) { const c = getComputedStyle(e).backgroundColor;"
+        "  if (c && c !== 'transparent' && c !== 'rgba(0, 0, 0, 0)') return c; e = e.parentElement; }"
+        "return 'rgb(255, 255, 255)';", element)
+
+
+def _rgb(css: str) -> tuple[int, ...]:
+    return tuple(int(float(v)) for v in css[css.index("(") + 1:css.index(")")].split(",")[:3])
+
+
+def test_sentiment_guidelines_and_a_readable_new_link_button(site: dict, browser, tmp_path: Path) -> None:
+    """A negative->positive campaign's guidelines show sentiment examples, no formality one; on the dashboard
+    the "new link" button is drawn in a colour that stands out from the table behind it."""
+    shots = _shots(tmp_path)
+    base, d, store = site["base"], browser, site["store"]
+    records = [Record(id=str(i + 1), source=src, output=out, system=s, direction="negative->positive")
+               for s in ("A", "B") for i, (src, out) in enumerate([("the soup was cold", "the soup was hot"),
+                                                                     ("rude staff", "kind staff")])]
+    senti = store.create_campaign(build_campaign(CampaignSpec("senti", "direct-assessment", ["ann"], controls=0,
+                                                              repeats=0, degraded=0), records))
+    d.get(f"{base}/a/{senti.tokens['ann']}/guidelines")
+    text = d.find_element(By.ID, "guidelines").text
+    examples = text[text.index("Examples"):text.index("Protocol after")]  # the citation names its formality study
+    assert "clearly positive" in examples and "formal" not in examples.lower(), text
+    _full_page(d, shots / "guidelines_sentiment.png")
+    d.get(f"{base}/a/{site['da'].tokens['ann']}/guidelines")  # the formality campaign keeps its examples
+    text = d.find_element(By.ID, "guidelines").text
+    assert "clearly formal" in text and "clearly positive" not in text
+
+    d.get(f"{base}/admin/login")
+    d.find_element(By.ID, "token").send_keys(ADMIN)
+    _click_and_load(d, By.ID, "login")
+    d.get(f"{base}/admin/campaigns/{site['da'].id}")
+    button = d.find_element(By.CSS_SELECTOR, "form.revoke button.link")
+    assert button.text == "new link" and button.is_displayed()
+    fg, bg = _rgb(button.value_of_css_property("color")), _rgb(_opaque_background(d, button))
+    assert fg != (255, 255, 255), "white text"
+    assert sum(abs(a - b) for a, b in zip(fg, bg)) > 250, (fg, bg)  # far from the background it sits on
+    _full_page(d, shots / "dashboard_new_link.png")

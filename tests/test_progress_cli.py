@@ -70,7 +70,7 @@ def terminal_run() -> tuple[int, str]:
 def test_terminal_shows_stages_with_counts(terminal_run) -> None:
     status, out = terminal_run
     assert status == 0, out
-    for stage in ("scoring 1/3 bleu/src · copy", "scoring 3/3 style_accuracy · rewrite", "/90 segments",
+    for stage in ("scoring 1/3 bleu/src · copy", "scoring 3/3 style_accuracy · rewrite", "/30 segments",
                   "loading sentence encoder minilm", "encoding texts", "/30 texts", "intervals and tests",
                   "/3 metrics"):
         assert stage in out, stage
@@ -84,7 +84,7 @@ def test_terminal_shows_stages_with_counts(terminal_run) -> None:
 
 def test_unsized_terminal_shows_progress_too() -> None:
     status, out = run_on_pty(["score", "--example", "formality", "-m", "bleu"], size=None)
-    assert status == 0 and "scoring 1/2 bleu/src · copy" in out and "/90 segments" in out
+    assert status == 0 and "scoring 1/2 bleu/src · copy" in out and "/30 segments" in out
 
 
 def test_quiet_prints_only_results(tmp_path) -> None:
@@ -111,7 +111,7 @@ def test_no_progress_where_stderr_is_not_a_terminal() -> None:
     assert asked.returncode == 0 and asked.stdout == plain.stdout
     lines = asked.stderr.splitlines()
     assert lines and all(line.startswith("styleval: [") for line in lines)
-    assert any(line.endswith("scoring 1/2 bleu/src · copy (90 segments)") for line in lines)
+    assert any(line.endswith("scoring 1/2 bleu/src · copy (30 segments)") for line in lines)
     assert "\r" not in asked.stderr and "%|" not in asked.stderr  # plain lines, no bar
 
 
@@ -122,9 +122,10 @@ def test_score_reports_stages_to_a_callback() -> None:
     heard: list[tuple[str, int, int]] = []
     score(records, ["bleu", "chrf"], against=["references"], bootstrap=10,
           progress=lambda *call: heard.append(call))
-    assert heard[:3] == [("scoring 1/2 bleu/ref · copy [segments]", 0, 90),
-                         ("scoring 1/2 bleu/ref · rewrite [segments]", 30, 90),
-                         ("scoring 1/2 bleu/ref · tidy [segments]", 60, 90)]
+    # each system's stage counts that system's 30 segments (not the corpus's 90)
+    assert heard[:3] == [("scoring 1/2 bleu/ref · copy [segments]", 0, 30),
+                         ("scoring 1/2 bleu/ref · rewrite [segments]", 0, 30),
+                         ("scoring 1/2 bleu/ref · tidy [segments]", 0, 30)]
     assert heard[-1] == ("intervals and tests [metrics]", 2, 2)
 
 
@@ -177,3 +178,55 @@ def test_meta_reports_tasks_and_metrics(tmp_path, capsys) -> None:
     assert any("bootstrap intervals · m2" in line for line in err)
     assert main(["meta", "--human", str(human), "--scores", str(scores), "--ci", "50"]) == 0
     assert capsys.readouterr().err == ""  # not a terminal, not asked: no progress
+
+
+def test_plain_lines_show_counts_share_and_time_left_in_long_stages(monkeypatch) -> None:
+    """--progress where stderr is not a terminal: a stage prints once when it starts and then, while it runs, a
+    line with its counts, share and time left every ``interval`` seconds (here a fake clock, 20 s a call)."""
+    import io
+
+    from styleval.cli import progress as display
+
+    clock = iter(range(0, 10_000, 20))
+    monkeypatch.setattr(display.time, "monotonic", lambda: float(next(clock)))
+    stream = io.StringIO()
+    bar = display.ProgressDisplay(stream=stream, force=True, interval=15)
+    bar("scoring 3/9 perplexity · A: language model log-probs [texts]", 0, 2000)
+    bar("scoring 3/9 perplexity · A: language model log-probs [texts]", 500, 2000)
+    bar("scoring 3/9 perplexity · A: language model log-probs [texts]", 1000, 2000)
+    bar("scoring 4/9 acceptability · A: language model log-probs [texts]", 100, 2000)  # the count restarts ...
+    bar("scoring 4/9 acceptability · A: language model log-probs [texts]", 900, 2000)  # ... and so does its rate
+    bar("scoring, 24,000 records so far [bytes]", 15_830_623, 41_200_000)
+    bar("scoring, 48,000 records so far [bytes]", 31_661_246, 41_200_000)
+    lines = [line.split("] ", 1)[1] for line in stream.getvalue().splitlines()]
+    assert lines == ["scoring 3/9 perplexity · A: language model log-probs (2,000 texts)",
+                     "scoring 3/9 perplexity · A: language model log-probs: 500/2,000 texts "
+                     "(25%, about 1 min 0 s left)",
+                     "scoring 3/9 perplexity · A: language model log-probs: 1,000/2,000 texts (50%, about 40 s left)",
+                     "scoring 4/9 acceptability · A: language model log-probs: 100/2,000 texts (5%)",
+                     "scoring 4/9 acceptability · A: language model log-probs: 900/2,000 texts "
+                     "(45%, about 28 s left)",
+                     "scoring, 24,000 records so far: 15.8 MB of 41.2 MB read (38%)",
+                     "scoring, 48,000 records so far: 31.7 MB of 41.2 MB read (77%, about 12 s left)"]
+
+
+def test_python_api_shows_progress_and_no_library_bars() -> None:
+    """styleval.score from Python: terminal_progress() shows the stages (plain lines: stderr is a pipe here), and
+    the encoders' transformers "Loading weights" bars, which leaked before, do not print."""
+    code = ("import styleval\n"
+            "from styleval.examples import get\n"
+            "from styleval.readers import read_system_dir\n"
+            "ex = get('formality')\n"
+            "records = read_system_dir(str(ex.systems_dir), str(ex.source), direction=ex.direction)\n"
+            "with styleval.terminal_progress() as bar:\n"
+            "    r = styleval.score(records, ['bertscore', 'sentence_cosine'], against=['source'], bootstrap=0,\n"
+            "                       progress=bar)\n"
+            "print(round(r.get('bertscore/src', 'copy').corpus_score, 6))\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "1.0"  # copy against its own source
+    lines = proc.stderr.splitlines()
+    assert "Loading weights" not in proc.stderr and "it/s]" not in proc.stderr, proc.stderr
+    assert lines and all(line.startswith("styleval: [") for line in lines), lines
+    assert any(line.endswith("scoring 1/2 bertscore/src · copy (30 segments)") for line in lines)
+    assert any("loading encoder minilm" in line for line in lines)

@@ -15,10 +15,11 @@ if TYPE_CHECKING:  # type checkers see the real objects; at run time they load o
     from .scoring import score
 
 __all__ = ["__version__", "Record", "Direction", "InputError", "StyleEvalError", "UnknownNameError",
-           "ResourceUnavailableError", "StatisticsOptions", "score", "score_stream"]
+           "ResourceUnavailableError", "StatisticsOptions", "score", "score_stream", "terminal_progress"]
 
 #: names whose modules load on first use, so that ``import styleval`` stays light (the engine imports pandas)
-_LAZY = {"score": "scoring", "score_stream": "engine.stream", "StatisticsOptions": "engine.options"}
+_LAZY = {"score": "scoring", "score_stream": "engine.stream", "StatisticsOptions": "engine.options",
+         "terminal_progress": "cli.progress"}
 
 
 def __getattr__(name: str) -> Any:

@@ -64,3 +64,23 @@ def stage(description: str) -> Iterator[None]:
     report(description, 0, 1)
     yield
     report(description, 1, 1)
+
+
+#: whether third-party libraries (transformers' "Loading weights" bars ...) may print while models load: not
+#: unless a caller asks (``styleval --verbose``); library code does not print
+_library_output: contextvars.ContextVar[bool] = contextvars.ContextVar("styleval_library_output", default=False)
+
+
+@contextlib.contextmanager
+def library_output(allowed: bool) -> Iterator[None]:
+    """Inside the block, let third-party libraries print their own bars and logs (``allowed``) or not."""
+    token = _library_output.set(allowed)
+    try:
+        yield
+    finally:
+        _library_output.reset(token)
+
+
+def library_output_allowed() -> bool:
+    """True inside ``library_output(True)``."""
+    return _library_output.get()

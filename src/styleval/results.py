@@ -4,7 +4,7 @@ from __future__ import annotations
 import csv
 import json
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -64,6 +64,10 @@ def _clean(value: float | None) -> float | None:
     return float(value)
 
 
+#: the columns ``to_dataframe("segment")`` adds when the run kept its records' texts
+TEXT_COLUMNS = ("source", "output", "references")
+
+
 @dataclass
 class ScoreResult:
     """All metric results of one call to :func:`styleval.score`."""
@@ -71,6 +75,9 @@ class ScoreResult:
     results: list[MetricResult]
     comparisons: list[Comparison] = field(default_factory=list)
     settings: dict[str, Any] = field(default_factory=dict)
+    #: (system, segment id) -> (source, output, references) of the records scored, when the run kept them
+    #: (``styleval.score`` does; a streamed run does not hold its texts); never written to JSON
+    texts: dict[tuple[str, str], tuple[str, str, tuple[str, ...]]] = field(default_factory=dict, repr=False)
 
     def __iter__(self) -> Iterator[MetricResult]:
         return iter(self.results)
@@ -98,8 +105,17 @@ class ScoreResult:
         return out
 
     # -- tables ------------------------------------------------------------------------------
-    def to_dataframe(self, level: str = "corpus") -> pd.DataFrame:
-        """``level="corpus"``: a row per (system, metric); ``level="segment"``: a row per segment score."""
+    def to_dataframe(self, level: str = "corpus", *, alpha: float = 0.05) -> pd.DataFrame:
+        """A tidy frame (one row per observation, as pandas and seaborn expect) at one of three levels.
+
+        * ``"corpus"``: a row per (system, metric): score, ci_low, ci_high, signature ...;
+        * ``"segment"``: a row per segment score: system, metric, id, score, ..., and, when the run kept the texts
+          (``styleval.score`` does, ``score_stream`` does not), ``source``, ``output`` and ``references`` (a list);
+          ``frame.pivot(index="id", columns="system", values="score")`` puts the systems side by side;
+        * ``"comparisons"``: a row per paired test: metric, system, baseline, delta (system minus baseline),
+          p_value, method, n_resamples, seed, excluded_segments, higher_is_better, ``significant``
+          (p < ``alpha``) and ``better`` (the significantly better of the two, else None).
+        """
         if level == "corpus":
             rows = [{
                 "system": r.system, "metric": r.metric, "aspect": r.aspect.value, "score": r.corpus_score,
@@ -114,9 +130,29 @@ class ScoreResult:
                                     "empty_output": [i in set(r.flags.get("empty_output", [])) for i in r.ids],
                                     "higher_is_better": r.higher_is_better})
                       for r in self.results]
-            return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(
+            frame = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(
                 columns=["system", "metric", "id", "score", "empty_output", "higher_is_better"])
-        raise ValueError(f"level must be 'corpus' or 'segment', got {level!r}")
+            if self.texts and len(frame):
+                keys = list(zip(frame["system"], frame["id"]))
+                missing = [k for k in keys if k not in self.texts]
+                if missing:  # a text column with holes would look complete: refuse instead
+                    raise KeyError(f"no texts kept for system {missing[0][0]!r}, segment {missing[0][1]!r}")
+                for k, column in enumerate(("source", "output")):
+                    frame[column] = [self.texts[key][k] for key in keys]
+                frame["references"] = [list(self.texts[key][2]) for key in keys]
+            return frame
+        if level == "comparisons":
+            hib = {r.metric: r.higher_is_better for r in self.results}
+            tests: list[dict[str, Any]] = []
+            for c in self.comparisons:
+                significant = bool(c.p_value < alpha)
+                up = hib.get(c.metric, True)
+                better = None if not significant or c.delta == 0 else \
+                    (c.system if (c.delta > 0) == up else c.baseline)
+                tests.append({**c.to_dict(), "higher_is_better": up, "significant": significant, "better": better})
+            columns = [f.name for f in fields(Comparison)] + ["higher_is_better", "significant", "better"]
+            return pd.DataFrame(tests, columns=columns)
+        raise ValueError(f"level must be 'corpus', 'segment' or 'comparisons', got {level!r}")
 
     def corpus_table(self, intervals: bool = True) -> pd.DataFrame:
         """Systems as rows, metrics as columns, corpus scores as values; with ``intervals``, each metric that has
@@ -167,7 +203,9 @@ class ScoreResult:
                                      "signature": sigs[(row.metric, row.system)]}, ensure_ascii=False) + "\n")
 
     def write_csv(self, path: str | Path, level: str = "corpus") -> None:
-        """Corpus or segment scores as CSV, written atomically."""
+        """Corpus or segment scores as CSV, written atomically (segment rows without their texts: the inputs hold
+        them)."""
         frame = self.to_dataframe(level)
+        frame = frame.drop(columns=[c for c in TEXT_COLUMNS if c in frame.columns]) if level == "segment" else frame
         with atomic_writer(path) as fh:
             frame.to_csv(fh, index=False, quoting=csv.QUOTE_MINIMAL)

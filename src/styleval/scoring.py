@@ -49,8 +49,8 @@ def score_records(records: Sequence[Record], metrics: Sequence[Metric], *,
     """Score every system in ``records`` with every metric; add intervals and paired tests as ``options`` ask
     (the defaults when None).
 
-    ``progress`` hears one stage per metric and system, ``scoring K/N LABEL · SYSTEM [segments]`` counting the
-    segments of that metric's earlier systems, the stages of the models inside it (``...: loading style model X``,
+    ``progress`` hears one stage per metric and system, ``scoring K/N LABEL · SYSTEM [segments]`` counting that
+    system's segments, the stages of the models inside it (``...: loading style model X``,
     ``...: encoding texts [texts]``), then the intervals and tests (:meth:`Driver.finalize`)."""
     if not records:
         raise InputError("no records to score")
@@ -63,7 +63,9 @@ def score_records(records: Sequence[Record], metrics: Sequence[Metric], *,
     driver = Driver(metrics, keep_segments=True)
     for group in groups:
         driver.reduce(group)
-    return driver.finalize(options or StatisticsOptions(), progress=progress)
+    result = driver.finalize(options or StatisticsOptions(), progress=progress)
+    result.texts = {(r.system, r.id): (r.source, r.output, tuple(r.references)) for r in records}
+    return result
 
 
 class _ScoringStages:
@@ -71,25 +73,23 @@ class _ScoringStages:
 
     def __init__(self, progress: Progress, n_metrics: int, sizes: dict[str, int]) -> None:
         self.progress, self.n_metrics, self.sizes = progress, n_metrics, sizes
-        self.total = sum(sizes.values())
-        self.label, self.system, self.k, self.done = "", "", 0, 0
+        self.label, self.system, self.k = "", "", 0
         self.stage = "scoring"
 
     def step(self, label: str, system: str) -> None:
-        """Before ``label`` computes ``system``'s statistics."""
+        """Before ``label`` computes ``system``'s statistics: a stage counting that system's segments (not the
+        whole corpus's: each system is scored on its own)."""
         if label != self.label:
-            self.label, self.k, self.done = label, self.k + 1, 0
-        else:
-            self.done += self.sizes[self.system]
+            self.label, self.k = label, self.k + 1
         self.system = system
         self.stage = f"scoring {self.k}/{self.n_metrics} {label} · {system}"
-        self.progress(f"{self.stage} [segments]", self.done, self.total)
+        self.progress(f"{self.stage} [segments]", 0, self.sizes[system])
 
     def inner(self, description: str, done: int, total: int) -> None:
         """A model's report from inside the current step; when its stage ends, the step's own stage shows again."""
         self.progress(f"{self.stage}: {description}", done, total)
         if done >= total:
-            self.progress(f"{self.stage} [segments]", self.done, self.total)
+            self.progress(f"{self.stage} [segments]", 0, self.sizes[self.system])
 
 
 def score(records: Iterable[Record], metrics: Iterable[str | Metric] = ("bleu", "chrf"), *,
@@ -101,6 +101,17 @@ def score(records: Iterable[Record], metrics: Iterable[str | Metric] = ("bleu", 
     ``options``: intervals and paired tests (:class:`StatisticsOptions`); its fields may also be given as
     keywords (``bootstrap=0``, ``significance="paired-bootstrap"``). ``modifiers`` add, after each content metric,
     a variant built by each modifier, e.g. ``lambda m: StyleMask(inner=m, lexicon="lexicon.json")``.
+
+    ``progress``: a callable ``progress(description, done, total)`` that hears every stage (scoring each metric
+    and system, loading models, encoding texts, intervals); ``styleval.terminal_progress()`` draws them::
+
+        with styleval.terminal_progress() as bar:
+            result = styleval.score(records, ["bleu", "sentence_cosine"], progress=bar)
+
+    Third-party libraries' own bars and logs stay hidden. The result holds every number as pandas frames:
+    ``result.corpus_table()`` (systems x metrics), ``result.to_dataframe("segment")`` (a row per segment score,
+    with its ``source``, ``output`` and ``references``), ``result.to_dataframe("comparisons")`` (a row per paired
+    test, given ``significance="paired-bootstrap"``), and ``result.signatures()``.
 
     >>> from styleval import Record, score
     >>> recs = [Record("1", "i luv it", "I love it.", ["I love it."], system="A")]

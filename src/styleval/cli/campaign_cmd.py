@@ -31,7 +31,9 @@ def _arguments(p: argparse.ArgumentParser) -> None:
     c.add_argument("--name", required=True)
     c.add_argument("--protocol", required=True, help="see 'styleval campaign protocols'")
     c.add_argument("--sources", help="source sentences, one per line (with --outputs)")
-    c.add_argument("--outputs", nargs="+", default=[], help="one file per system (system name = file stem)")
+    c.add_argument("--outputs", nargs="+", default=[], metavar="[NAME=]FILE",
+                   help="one file per system, named NAME (as in `styleval score --system NAME=FILE`) or else by "
+                        "the file's stem; files with the same stem (every system's test.0.tsf) need names")
     c.add_argument("--table", nargs="+", default=[], help="TSV/CSV/JSONL tables with source, output[, system]")
     c.add_argument("--references", nargs="*", default=[], help="reference files (kept with the records)")
     c.add_argument("--direction", metavar=METAVAR, help=direction_help())
@@ -105,13 +107,33 @@ def _records(args: argparse.Namespace) -> list:
     if args.outputs:
         if not args.sources:
             raise InputError("--outputs needs --sources")
-        for path in args.outputs:
-            records += read_parallel(path, args.sources, args.references, direction=args.direction)
+        for name, path in _named_outputs(args.outputs):
+            records += read_parallel(path, args.sources, args.references, system=name, direction=args.direction)
     for path in args.table:
         records += read_table(path, default_direction=args.direction)
     if not records:
         raise InputError("give --sources with --outputs, or --table")
     return records
+
+
+def _named_outputs(items: Sequence[str]) -> list[tuple[str, str]]:
+    """``(system, file)`` of each ``--outputs`` item: ``NAME=FILE``, or a file named by its stem; two systems
+    under one name are refused before anything is read, with names to give them."""
+    named: dict[str, str] = {}
+    out = []
+    for item in items:
+        name, sep, path = item.partition("=")
+        if not sep or not name.strip():
+            name, path = Path(item).stem, item
+        name = name.strip()
+        if name in named:
+            first, second = Path(named[name]), Path(path)
+            hint = f"{first.parent.name or 'A'}={first} {second.parent.name or 'B'}={second}"
+            raise InputError(f"--outputs {named[name]} and {path} both give system {name!r} (a system is named by "
+                             f"its file's stem unless named): name each one, e.g. --outputs {hint}")
+        named[name] = path
+        out.append((name, path))
+    return out
 
 
 def run(args: argparse.Namespace) -> int:
@@ -145,11 +167,14 @@ def run(args: argparse.Namespace) -> int:
         check_destinations(("--links-out", args.links_out), inputs=db_input)
     elif args.action == "export":
         check_destinations(("--output", args.output), inputs=db_input)
+    built = build_campaign(spec, _records(args)) if args.action == "create" else None  # before the database
+    new_file = args.action == "create" and _db_file(args.db) is not None and not Path(args.db).exists()
     store = Store(args.db)
+    created_ok = False
     try:
-        if args.action == "create":
-            built = build_campaign(spec, _records(args))
+        if built is not None:
             created = store.create_campaign(built)
+            created_ok = True
             base = args.base_url.rstrip("/")
             lines = [f"{name}\t{base}/a/{token}" for name, token in created.tokens.items()]
             failed: InputError | None = None
@@ -159,8 +184,11 @@ def run(args: argparse.Namespace) -> int:
                 except InputError as exc:  # committed already: the links are printed below, then the error
                     failed = exc
             n_normal = sum(it.kind == "normal" for it in built.items)
-            print(f"campaign {created.name!r} (id {created.id}): {n_normal} items, {len(built.items)} with quality "
-                  f"control, systems {', '.join(built.systems)}", file=sys.stderr)
+            n_judgments = sum(len(order) for order in built.assignments.values())
+            print(f"campaign {created.name!r} (id {created.id}): {n_normal} items and "
+                  f"{len(built.items) - n_normal} quality-control items; {n_judgments} judgments to collect from "
+                  f"{len(built.assignments)} annotators (as `campaign status` counts them); systems "
+                  f"{', '.join(built.systems)}", file=sys.stderr)
             print("\n".join(lines), flush=True)
             if failed is not None:
                 raise failed
@@ -194,6 +222,8 @@ def run(args: argparse.Namespace) -> int:
         raise describe_database_error(exc, store.where) from None
     finally:
         store.close()
+        if new_file and not created_ok:  # a create that failed leaves no database file it made behind
+            Path(args.db).unlink(missing_ok=True)
     return 0
 
 
@@ -247,7 +277,7 @@ def _print_status(d: object) -> None:
     def f(v: float | None, digits: int = 2) -> str:
         return "-" if v is None or v != v else f"{v:.{digits}f}"
 
-    print(f"{d.campaign.name}: {d.done}/{d.total} judged ({d.protocol.name})")  # type: ignore[attr-defined]
+    print(f"{d.campaign.name}: {d.done}/{d.total} judgments ({d.protocol.name})")  # type: ignore[attr-defined]
     print("annotator\tdone\ttotal\tmedian_s\tat_slider_start\tcontrols\trepeat_mad\tdegraded_drop\tdegraded_p\t"
           "flagged\treasons")
     for q in d.quality:  # type: ignore[attr-defined]
@@ -257,7 +287,7 @@ def _print_status(d: object) -> None:
               f"{f(q.degraded_p, 3)}\t{q.flagged}\t{'; '.join(q.reasons) or '-'}")
     print("aspect\tlevel\talpha\tunits")
     for a in d.agreement:  # type: ignore[attr-defined]
-        print(f"{a.aspect}\t{a.level}\t{f(a.alpha, 3)}\t{a.units}")
+        print(f"{a.aspect}\t{a.level}\t{a.note or f(a.alpha, 3)}\t{a.units}")
     print("aspect\tsystem\tmean\tz\tsegments\taverage_rank")
     for s in d.systems:  # type: ignore[attr-defined]
         print(f"{s.aspect}\t{s.system}\t{f(s.mean)}\t{f(s.z, 3)}\t{s.n_segments}\t{f(s.average_rank)}")

@@ -24,6 +24,8 @@ from ..progress import reporting, split_unit
 #: the flags of the command being run: ``force`` (--progress), ``off`` (--no-progress or --quiet)
 _settings = {"force": False, "off": False}
 _open: list["ProgressDisplay"] = []
+#: seconds between the plain lines of a long counted stage (``--progress`` where stderr is not a terminal)
+LINE_INTERVAL = 15.0
 
 
 def configure(*, force: bool = False, off: bool = False) -> None:
@@ -46,11 +48,17 @@ class ProgressDisplay:
     """A ``progress(description, done, total)`` callback that draws on stderr; close it before printing results
     (or use it as a context manager)."""
 
-    def __init__(self, enabled: bool = True, stream: TextIO | None = None) -> None:
+    def __init__(self, enabled: bool = True, stream: TextIO | None = None, *, force: bool | None = None,
+                 interval: float = LINE_INTERVAL) -> None:
         self.stream = stream if stream is not None else sys.stderr
         terminal = self.stream.isatty()
+        forced = _settings["force"] if force is None else force
         self.mode = "off" if not enabled or _settings["off"] else \
-            "terminal" if terminal else "lines" if _settings["force"] else "off"
+            "terminal" if terminal else "lines" if forced else "off"
+        self.interval = interval
+        self._last_stage, self._last_at = "", 0.0  # the stage of the last plain line, and when it was written
+        self._series: dict[tuple[str, int], tuple[float, int]] = {}  # (unit, total) -> (time, count) it began
+        self._counts: dict[tuple[str, int], int] = {}  # (unit, total) -> the last count heard
         self.enabled = self.mode != "off"
         self._bar: tqdm | None = None
         self._unit = ""
@@ -68,14 +76,37 @@ class ProgressDisplay:
             return
         stage, unit = split_unit(description)
         with self._lock:
-            if self.mode == "lines":  # each stage once, when it is first heard of
-                if stage not in self._printed:
-                    self._printed.add(stage)
-                    counts = f" ({total:,} {unit})" if unit and total > 1 else ""
-                    self.stream.write(f"styleval: [{time.monotonic() - self._started:6.1f}s] {stage}{counts}\n")
-                    self.stream.flush()
+            if self.mode == "lines":
+                self._line(stage, unit, done, total)
                 return
             self._draw(stage, unit, done, total)
+
+    def _line(self, stage: str, unit: str, done: int, total: int) -> None:
+        """A plain line when a stage is first heard of, and again, with its counts, share and time left, every
+        ``interval`` seconds while a counted stage runs (a long stage is not one unchanging line)."""
+        now = time.monotonic()
+        counted = bool(unit) and total > 1
+        if counted:  # the rate behind "time left": since this count began (it restarts when it goes back)
+            began = self._series.get((unit, total))
+            if began is None or done < self._counts.get((unit, total), 0):
+                self._series[(unit, total)] = (now, done)
+            self._counts[(unit, total)] = done
+        first = stage not in self._printed
+        again = counted and stage == self._last_stage and now - self._last_at >= self.interval and 0 < done < total
+        if not (first or again):
+            return
+        self._printed.add(stage)
+        self._last_stage, self._last_at = stage, now
+        text = stage
+        if counted:
+            if unit == "bytes":
+                text += f": {_amount(done, unit)} of {_amount(total, unit)} read"
+            else:
+                text += f": {done:,}/{total:,} {unit}" if done else f" ({total:,} {unit})"
+            if done:
+                text += f" ({done / total:.0%}{_time_left(self._series[(unit, total)], now, done, total)})"
+        self.stream.write(f"styleval: [{now - self._started:6.1f}s] {text}\n")
+        self.stream.flush()
 
     def _draw(self, stage: str, unit: str, done: int, total: int) -> None:
         bar = self._bar
@@ -153,6 +184,35 @@ class ProgressDisplay:
     def __exit__(self, *exc: object) -> None:
         self._scopes.pop().__exit__(None, None, None)
         self.close()
+
+
+def _amount(n: int, unit: str) -> str:
+    """A count as a line shows it: bytes in kB/MB/GB, anything else with thousands separators."""
+    if unit != "bytes":
+        return f"{n:,}"
+    for size, name in ((1e9, "GB"), (1e6, "MB"), (1e3, "kB")):
+        if n >= size:
+            return f"{n / size:.1f} {name}"
+    return f"{n} B"
+
+
+def _time_left(start: tuple[float, int], now: float, done: int, total: int) -> str:
+    """``", about 2 min 10 s left"`` at the rate since ``start`` (time, count); "" before there is a rate."""
+    began, done0 = start
+    if now <= began or done <= done0 or done >= total:
+        return ""
+    left = (total - done) / ((done - done0) / (now - began))
+    if left < 1:
+        return ""
+    minutes, seconds = divmod(int(round(left)), 60)
+    return f", about {minutes} min {seconds} s left" if minutes else f", about {seconds} s left"
+
+
+def terminal_progress(force: bool = True) -> ProgressDisplay:
+    """A progress display for Python sessions: ``styleval.score(records, metrics, progress=terminal_progress())``,
+    or ``with terminal_progress() as bar:`` around several calls (the block also hears the models load). A tqdm
+    line where stderr is a terminal; elsewhere (a notebook, a log) plain lines, unless ``force=False``."""
+    return ProgressDisplay(True, force=force)
 
 
 def make(enabled: bool = True) -> ProgressDisplay:

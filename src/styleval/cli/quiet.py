@@ -55,7 +55,10 @@ def silenced(verbose: bool = False, quiet: bool = False) -> Iterator[None]:
     """Third-party libraries print nothing inside the block unless ``verbose``; styleval's own warnings show
     unless ``quiet``."""
     if verbose:
-        yield
+        from ..progress import library_output
+
+        with library_output(True):
+            yield
         return
     env_before = {name: os.environ.get(name) for name in QUIET_ENVIRONMENT}
     for name, value in QUIET_ENVIRONMENT.items():

@@ -78,7 +78,8 @@ class _Lines:
                     bad = raw[exc.start:exc.end].hex(" ")
                     raise InputError(f"not valid {self.encoding.upper()}: byte(s) {bad} at column {exc.start + 1} "
                                      f"(byte offset {self.offset + exc.start}): {exc.reason}; "
-                                     f"{encoding_advice(self.encoding, self.path)}", self.path, self.number) from None
+                                     f"{encoding_advice(self.encoding, self.path, raw)}", self.path,
+                                     self.number) from None
                 if self.number == 1 and text.startswith(BOM):
                     text = text[1:]
                 if not (self.utf8 and clean_utf8(raw)):

@@ -164,7 +164,9 @@ def _calibration_note(model: Any) -> str:
     """Which calibration decides style accuracy (see docs/calibration.md)."""
     cal = getattr(model, "calibration", None)
     if cal is None:
-        return " The model has no calibration: each output gets the label of highest probability."
+        return (" Style accuracy asks for the card's calibration (calibrated=yes in the signature), but this model's "
+                "card holds none (style_calibration:none), so each output gets the label of highest probability "
+                "(`styleval calibrate-style` fits one).")
     data = cal.data
     return (f" It decides with its {cal.method} calibration (an output is {cal.positive!r} when its calibrated "
             f"P({cal.positive}) >= {cal.probability_threshold:.2f}), fitted on {data.get('n')} labelled texts "

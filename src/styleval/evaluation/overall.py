@@ -50,5 +50,5 @@ def split_overall(result: ScoreResult) -> tuple[ScoreResult, pd.DataFrame, list[
     overall_comparisons = [c for c in result.comparisons if c.metric in OVERALL_SCORES]
     rest = ScoreResult(results=aspect_results,
                        comparisons=[c for c in result.comparisons if c.metric not in OVERALL_SCORES],
-                       settings=result.settings)
+                       settings=result.settings, texts=result.texts)
     return rest, pd.DataFrame(rows, columns=OVERALL_COLUMNS), overall_comparisons

@@ -110,10 +110,21 @@ class CorpusFacts:
     n_references: int  # the most references any segment has
     case: CaseEvidence = CaseEvidence(0, 0.0, 0.0)
     lowercased_systems: tuple[str, ...] = ()
+    segments_per_system: tuple[int, ...] = ()  # in system order
 
     @property
     def has_references(self) -> bool:
         return self.n_references > 0
+
+    @property
+    def size(self) -> str:
+        """The corpus as a reader counts it: ``3 systems × 500 segments`` (each system is scored on its own
+        segments), or each system's count when they differ."""
+        sizes = self.segments_per_system or (self.n_records,)
+        systems = f"{self.n_systems} system{'s' if self.n_systems != 1 else ''}"
+        if len(set(sizes)) == 1:
+            return f"{systems} × {sizes[0]:,} segments"
+        return f"{systems} ({', '.join(f'{n:,}' for n in sizes)} segments)"
 
     @classmethod
     def of(cls, records: Sequence[Record]) -> "CorpusFacts":
@@ -140,7 +151,8 @@ class CorpusFacts:
             s for s, (src, out) in texts.items() if case_evidence(out).lowercased and not case_evidence(src).lowercased)
         return cls(directions=tuple(directions), styles=frozenset(styles), n_systems=len(texts),
                    n_records=len(records), n_references=max((len(r.references) for r in records), default=0),
-                   case=case, lowercased_systems=lowered)
+                   case=case, lowercased_systems=lowered,
+                   segments_per_system=tuple(len(src) for src, _ in texts.values()))
 
 
 @dataclass(frozen=True)
@@ -305,7 +317,7 @@ def plan_evaluation(corpus: CorpusFacts, choices: BatteryChoices, style: StyleMo
     n_refs, fast = corpus.n_references, choices.fast
     _create = _Built()
     rationale = [f"direction{'s' if len(corpus.directions) > 1 else ''}: {', '.join(corpus.directions)}; "
-                 f"{corpus.n_systems} system(s), {corpus.n_records} records"
+                 f"{corpus.size}"
                  + (f", up to {n_refs} reference(s) per segment." if n_refs else ", no references.")]
     rationale.append(_style_reason(style, corpus.styles, fast))
     rationale.append(_case_reason(style, corpus.case))
@@ -404,7 +416,7 @@ def plan_evaluation(corpus: CorpusFacts, choices: BatteryChoices, style: StyleMo
                 "lm": None if fast else choices.lm, "style_lms": lm_map or None,
                 "fluency": None if fast else choices.fluency, "fluency_threshold": choices.threshold,
                 "directions": list(corpus.directions), "has_references": corpus.has_references,
-                "naturalness": choices.naturalness}
+                "naturalness": choices.naturalness, "size": corpus.size}
     return EvaluationPlan(metrics=metrics, specs=[_create.specs[m.metric_id] for m in metrics],
                           aspects={k: [m.metric_id for m in v] for k, v in aspects.items()},
                           roles={k: m.metric_id for k, m in roles.items()}, content_note=content_note,

@@ -451,9 +451,31 @@ def run(task: MetaTask, human_table: Judgments | pd.DataFrame, metric_table: pd.
     return out
 
 
+#: above this share of metric ties among the pairs the humans order, a tau-like figure under
+#: ``metric_ties="discordant"`` (or ``"concordant"``) says more about ties than about agreement: a note says so
+TIE_NOTE_SHARE = 0.25
+
+
+def ties_note(task: MetaTask, options: dict[str, Any]) -> str:
+    """A note when metric ties dominate a Kendall tau-like figure that counts them one way (mt-metrics-eval and
+    WMT23 treat ties explicitly: Deutsch et al. 2023's tie calibration, the acc-eq statistic); "" otherwise."""
+    tied, ordered = options.get("metric_tie_pairs"), options.get("human_ordered_pairs")
+    if task.method != "kendall_tau_like" or task.metric_ties not in ("discordant", "concordant") or not ordered \
+            or tied is None or tied / ordered <= TIE_NOTE_SHARE:
+        return ""
+    return (f"{int(tied)} of {int(ordered)} pairs the humans order are metric ties ({tied / ordered:.0%}), each "
+            f"counted {task.metric_ties} (metric_ties={task.metric_ties}): the figure mostly measures how often the "
+            "metric ties (a 0/1 metric such as style_accuracy ties on most pairs), not "
+            f"{'anti-' if task.metric_ties == 'discordant' else ''}correlation; a tie-aware figure: "
+            "metric_ties=skip or half, or pairwise_accuracy with human_ties=match (WMT23's acc-eq)")
+
+
 def _notes(task: MetaTask, res: Any, used: dict[str, Any]) -> list[str]:
     notes = []
     opts = res.options
+    tie_note = ties_note(task, opts)
+    if tie_note:
+        notes.append(tie_note)
     flags = set(opts.get("flags", []))
     if math.isnan(res.statistic):
         notes.append(opts.get("note") or "undefined (NaN)")

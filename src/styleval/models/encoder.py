@@ -35,10 +35,11 @@ def sentence_encoder(name: str = cat.DEFAULT_ENCODER, *, allow_hub: bool | None 
 
         target = str(spec.path) if spec.path is not None else spec.hub_id
         kwargs = {} if spec.source == "hub" else {"local_files_only": True}
-        try:
-            return SentenceTransformer(target, **kwargs)
-        except TypeError:  # older sentence-transformers without local_files_only
-            return SentenceTransformer(target)
+        with quiet_transformers():
+            try:
+                return SentenceTransformer(target, **kwargs)
+            except TypeError:  # older sentence-transformers without local_files_only
+                return SentenceTransformer(target)
 
     return get_pool().get("st:" + spec.key, load, f"sentence encoder {spec.display}")
 
@@ -72,8 +73,9 @@ def transformer(name: str = cat.DEFAULT_ENCODER, *, allow_hub: bool | None = Non
 
         target = str(transformers_dir(spec)) if spec.path is not None else spec.hub_id
         local = spec.source != "hub"
-        tok = AutoTokenizer.from_pretrained(target, use_fast=False, local_files_only=local)
-        model = AutoModel.from_pretrained(target, local_files_only=local)
+        with quiet_transformers():  # its "Loading weights" bar would print from library code
+            tok = AutoTokenizer.from_pretrained(target, use_fast=False, local_files_only=local)
+            model = AutoModel.from_pretrained(target, local_files_only=local)
         model.eval()
         if hasattr(model, "decoder") and hasattr(model, "encoder"):  # encoder-decoder: use the encoder
             model = model.encoder
@@ -84,16 +86,27 @@ def transformer(name: str = cat.DEFAULT_ENCODER, *, allow_hub: bool | None = Non
 
 @contextlib.contextmanager
 def quiet_transformers() -> Iterator[None]:
-    """No transformers progress bars ("Loading weights") while loading: library code does not print."""
+    """No transformers or huggingface_hub progress bars ("Loading weights") while loading: library code does not
+    print (callers get a progress callback instead)."""
+    from huggingface_hub import utils as hub_utils
     from transformers.utils import logging as hf_logging
 
+    from ..progress import library_output_allowed
+
+    if library_output_allowed():  # styleval --verbose
+        yield
+        return
     bars = hf_logging.is_progress_bar_enabled()
+    hub_bars = not hub_utils.are_progress_bars_disabled()
     hf_logging.disable_progress_bar()
+    hub_utils.disable_progress_bars()
     try:
         yield
     finally:
         if bars:
             hf_logging.enable_progress_bar()
+        if hub_bars:
+            hub_utils.enable_progress_bars()
 
 
 def transformers_dir(spec: ModelSpec) -> Path:

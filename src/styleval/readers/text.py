@@ -23,6 +23,7 @@ import codecs
 import json
 import os
 import re
+import unicodedata
 from contextlib import contextmanager
 from contextvars import ContextVar
 from pathlib import Path
@@ -83,10 +84,93 @@ def _line_of(data: bytes, offset: int) -> int:
     return data.count(b"\n", 0, offset) + 1
 
 
-def encoding_advice(encoding: str, path: StrPath) -> str:
-    """What to do about a file that ``encoding`` cannot decode: name its encoding, or convert it to UTF-8."""
+#: encodings tried on a file that is not valid in the one asked for (common ones first); single-byte Latin
+#: encodings decode any bytes, so each candidate must also read plausibly (:func:`plausible_encodings`)
+CANDIDATE_ENCODINGS = ("utf-8", "cp1252", "latin-1", "iso8859-15", "gbk", "big5", "shift_jis", "euc-kr",
+                       "cp1251", "koi8-r", "cp1250", "iso8859-7")
+#: letter scripts that share words (Japanese mixes kanji and kana); any other mix inside one word is mojibake
+_SCRIPT_GROUPS = {"HIRAGANA": "CJK", "KATAKANA": "CJK", "HANGUL": "CJK", "CJK": "CJK"}
+_LETTERS = re.compile(r"[^\W\d_]+")
+
+
+def _script(ch: str) -> str:
+    """The script of a letter (``LATIN``, ``CYRILLIC``, ``CJK`` ...) from its Unicode name; "" for other chars."""
+    if not ch.isalpha():
+        return ""
+    first = unicodedata.name(ch, "").split(" ")[0]
+    return _SCRIPT_GROUPS.get(first, first)
+
+
+def implausible_characters(text: str) -> int:
+    """How many signs of a wrong decoding ``text`` shows: control, private-use or unassigned characters, modifier
+    symbols, broken bars and box or math symbols (``¨¦`` of GBK read as Latin-1, ``─√`` of KOI8-R), and, in words,
+    letters of two scripts (``caf茅``), a capital accented letter after a small one (``dšŠcor``), a Latin word made
+    mostly of accented letters (``ïðèâåò``), or a stray letter of another script in ASCII text (``Ђ5``)."""
+    odd = 0
+    for ch in text:
+        cat = unicodedata.category(ch)
+        if (cat in ("Cc", "Co", "Cn", "Cs") and ch not in "\t\r") or cat == "Sk" \
+                or ch in "\u00a6\u00a4\ufffd" or "\u2190" <= ch <= "\u2bff":
+            odd += 1
+    words = _LETTERS.findall(text)
+    ascii_letters = sum(c.isascii() for w in words for c in w)
+    all_letters = sum(len(w) for w in words)
+    for word in words:
+        scripts = {_script(c) for c in word} - {""}
+        odd += max(len(scripts) - 1, 0)
+        if scripts == {"LATIN"}:
+            if len(word) >= 5 and 3 * sum(not c.isascii() for c in word) > 2 * len(word):
+                odd += 1
+            odd += sum(a.islower() and b.isupper() and not b.isascii() for a, b in zip(word, word[1:]))
+        elif scripts and len(word) <= 2 and 2 * ascii_letters >= all_letters:
+            odd += 1
+    return odd
+
+
+def plausible_encodings(data: bytes, failed: str, limit: int = 3) -> list[tuple[str, str]]:
+    """``(encoding, the first bad line decoded with it)`` for the candidates (:data:`CANDIDATE_ENCODINGS`, other
+    than ``failed``) that decode the whole file and whose decodings of the lines ``failed`` cannot decode look
+    like text (no :func:`implausible_characters`); at most ``limit``, common encodings first."""
+    bad_lines = []
+    for chunk in data.split(b"\n"):
+        try:
+            chunk.decode(failed)
+        except UnicodeDecodeError:
+            bad_lines.append(chunk)
+            if len(bad_lines) == 20:
+                break
+    found: list[tuple[str, str]] = []
+    failed_name = codecs.lookup(failed).name
+    for candidate in CANDIDATE_ENCODINGS:
+        if codecs.lookup(candidate).name == failed_name:
+            continue
+        try:
+            data.decode(candidate)
+            decoded = [line.decode(candidate) for line in bad_lines]
+        except UnicodeDecodeError:
+            continue
+        if decoded and not any(implausible_characters(line) for line in decoded):
+            found.append((candidate, decoded[0].rstrip("\r")))
+            if len(found) == limit:
+                break
+    return found
+
+
+def encoding_advice(encoding: str, path: StrPath, data: bytes | None = None) -> str:
+    """What to do about a file that ``encoding`` cannot decode: the encodings its bytes read plausibly in (when
+    ``data`` is given and some do), or how to name its encoding or convert it to UTF-8."""
     shown = "FILE" if str(path).startswith("<") else str(path)
     name = "UTF-8" if codecs.lookup(encoding).name == "utf-8" else encoding
+    if data is not None:
+        found = plausible_encodings(data, encoding)
+        if found:
+            best, line = found[0]
+            excerpt = line if len(line) <= 60 else line[:57] + "..."
+            others = "".join(f" or {e}" for e, _ in found[1:])
+            return (f"it reads as {best}{others} (the line as {best}: {excerpt!r}): give --encoding {best} "
+                    f"(encoding= in Python) or convert it: iconv -f {best} -t utf-8 {shown} > converted.txt")
+        return (f"no common encoding reads it plausibly (tried {', '.join(CANDIDATE_ENCODINGS)}); find its "
+                f"encoding (e.g. `file -i {shown}`) and give --encoding NAME, or convert it to UTF-8")
     return (f"if the file is not {name}, give its encoding (--encoding latin-1, or cp1252 for Windows text; "
             f"encoding= in Python) or convert it: iconv -f latin1 -t utf-8 {shown} > converted.txt")
 
@@ -103,7 +187,7 @@ def decode(data: bytes, path: StrPath, encoding: str = "utf-8") -> str:
         utf16 = (" (it starts with a UTF-16 byte-order mark: --encoding utf-16)"
                  if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)) else "")
         raise InputError(f"not valid {encoding.upper()}{utf16}: byte(s) {bad} at column {column} (byte offset "
-                         f"{exc.start}): {exc.reason}; {encoding_advice(encoding, path)}", path, line) from None
+                         f"{exc.start}): {exc.reason}; {encoding_advice(encoding, path, data)}", path, line) from None
     if text.startswith(BOM):
         text = text[1:]
     if not (codecs.lookup(encoding).name == "utf-8" and clean_utf8(data)):

@@ -264,7 +264,8 @@ def render_html(evaluation: "Evaluation | Mapping[str, Any]", *, title: str = "s
              f"<style>{CSS}</style></head><body><h1>{html.escape(title)}</h1>"]
     settings = data["settings"]
     parts.append(f"<p>Direction(s): {html.escape(', '.join(settings.get('directions', [])))}; systems: "
-                 f"{html.escape(', '.join(systems))}; {settings.get('n_records', '?')} records"
+                 f"{html.escape(', '.join(systems))}; "
+                 f"{html.escape(settings.get('size') or str(settings.get('n_records', '?')) + ' records')}"
                  f"{'; fast mode' if settings.get('fast') else ''}.</p>")
     for aspect in ASPECTS:
         rows = aspect_rows(data, aspect)

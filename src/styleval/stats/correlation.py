@@ -198,7 +198,8 @@ def _tau_like_from_counts(raw: dict[str, int], human_ties: str, metric_ties: str
         skipped_m = mt
     return {"concordant": conc, "discordant": disc, "skipped_human_ties": skipped_h,
             "skipped_metric_ties": skipped_m, "skipped": skipped_h + skipped_m,
-            "human_tie_pairs": raw["human_tie"], "metric_tie_pairs": mt}
+            "human_tie_pairs": raw["human_tie"], "metric_tie_pairs": mt,
+            "human_ordered_pairs": raw["agree"] + raw["disagree"] + mt}
 
 
 def kendall_tau_like(metric: Any, human: Any, *, threshold: float = 0.0, human_ties: str = "skip",
@@ -219,7 +220,8 @@ def kendall_tau_like(metric: Any, human: Any, *, threshold: float = 0.0, human_t
 
     NaN when no pair is counted (e.g. all human ties; flag ``"no_pairs"``). ``pvalue`` is None. ``options`` holds
     the counts: ``concordant``, ``discordant``, ``skipped`` (= ``skipped_human_ties + skipped_metric_ties``),
-    ``human_tie_pairs``, ``metric_tie_pairs``, ``n_pairs`` (= C + D).
+    ``human_tie_pairs``, ``metric_tie_pairs`` (metric ties among ``human_ordered_pairs``, the pairs the humans
+    order), ``n_pairs`` (= C + D).
     """
     check_choice("human_ties", human_ties, HUMAN_TIES)
     check_choice("metric_ties", metric_ties, METRIC_TIES)
@@ -352,6 +354,7 @@ def segment_level(metric: Any, human: Any, *, method: str = "pearson", average_b
     vals: list[float] = []
     n_undefined = 0
     conc = disc = 0.0
+    tie_counts: dict[str, int] = {}
     for mg, hg in zip(groups, hgroups):
         ok = ~(np.isnan(mg) | np.isnan(hg))
         if ok.sum() < 2:
@@ -360,6 +363,9 @@ def segment_level(metric: Any, human: Any, *, method: str = "pearson", average_b
                 vals.append(0.0)
             continue
         r = fn(mg[ok], hg[ok], **method_kwargs)
+        for key in ("metric_tie_pairs", "human_ordered_pairs"):  # tie counts over every group (kendall_like)
+            if key in r.options:
+                tie_counts[key] = tie_counts.get(key, 0) + int(r.options[key])
         if aggregate == "pooled":
             if method == "pairwise_accuracy":
                 conc += r.options["correct"]
@@ -373,7 +379,7 @@ def segment_level(metric: Any, human: Any, *, method: str = "pearson", average_b
                 vals.append(0.0)
             continue
         vals.append(r.statistic)
-    opts = {**base, "n_groups": len(groups), "n_undefined": n_undefined, "flags": []}
+    opts = {**base, "n_groups": len(groups), "n_undefined": n_undefined, "flags": [], **tie_counts}
     if aggregate == "pooled":
         total = conc + disc
         if method == "pairwise_accuracy":

@@ -78,12 +78,20 @@ class AdaptedEncoderBlock(Block):
     def _encode(self, texts: Sequence[str]) -> np.ndarray:
         import torch
 
+        from ..progress import report, stage
+
+        if self._runtime is None:
+            with stage(f"loading adapted encoder {self.model}"):
+                self._encoder()
         tok, enc = self._encoder()
         out = np.zeros((len(texts), self._dim), dtype=np.float32)
+        done = 0
         with torch.inference_mode():
             for idx in _batches(texts, self.batch_size):
                 pooled = run_torch(tok, enc, [texts[i] for i in idx], max_length=self.max_length)
                 out[idx] = pooled.float().cpu().numpy()
+                done += len(idx)
+                report("style model encoding texts [texts]", done, len(texts))
         return out
 
     def config(self) -> dict[str, Any]:

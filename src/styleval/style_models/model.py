@@ -178,14 +178,12 @@ class StyleModel:
 
     def style_index(self, style: str) -> int:
         """Column (classifier) or pole (regressor: 0 low, 1 high) of a style name; a clear error otherwise."""
-        key = style.strip().lower()
-        key = {k.lower(): v.lower() for k, v in self.aliases.items()}.get(key, key)
-        lowered = [lab.lower() for lab in self.labels]
-        if key in lowered:
-            return lowered.index(key)
-        known = sorted(set(self.labels) | set(self.aliases))
-        raise InputError(f"style {style!r} is not among the styles of model {self.name!r} "
-                         f"({', '.join(known)}); pick a model trained on these styles or check the direction")
+        index = style_position(self.labels, self.aliases, style)
+        if index is None:
+            known = sorted(set(self.labels) | set(self.aliases))
+            raise InputError(f"style {style!r} is not among the styles of model {self.name!r} "
+                             f"({', '.join(known)}); pick a model trained on these styles or check the direction")
+        return index
 
     # -- storage --------------------------------------------------------------------------------------
     def save(self, folder: str | Path) -> Path:
@@ -211,6 +209,20 @@ class StyleModel:
         write_card(folder, STYLE, self.card)
         self.path = folder
         return folder
+
+    @staticmethod
+    def read_header(folder: str | Path) -> dict[str, Any]:
+        """``kind``, ``labels`` and ``aliases`` of a model folder from its ``model.json`` alone, without loading
+        the weights (what choosing a model for a direction needs)."""
+        meta_path = Path(folder) / "model.json"
+        try:
+            meta = json.loads(meta_path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise InputError("not a styleval style model folder (no model.json)", folder) from None
+        except json.JSONDecodeError as exc:
+            raise InputError(f"not valid JSON: {exc.msg}", meta_path, exc.lineno) from None
+        return {"kind": meta.get("kind"), "labels": list(meta.get("labels", [])),
+                "aliases": dict(meta.get("aliases", {}))}
 
     @classmethod
     def load(cls, folder: str | Path) -> "StyleModel":
@@ -266,3 +278,11 @@ class StyleModel:
         cal = self.calibration
         out["style_calibration"] = cal.identity() if cal is not None else "none"
         return out
+
+
+def style_position(labels: Sequence[str], aliases: dict[str, str], style: str) -> int | None:
+    """The index of a style name (or one of its aliases) among ``labels``, case-insensitively; None if absent."""
+    key = style.strip().lower()
+    key = {k.lower(): v.lower() for k, v in aliases.items()}.get(key, key)
+    lowered = [lab.lower() for lab in labels]
+    return lowered.index(key) if key in lowered else None

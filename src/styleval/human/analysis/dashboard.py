@@ -19,12 +19,27 @@ from .export import judgments
 _LEVEL = {"scale": "interval", "rank": "ordinal", "choice": "nominal"}
 
 
+#: fewer units rated by two or more annotators leave Krippendorff's alpha undefined: with one unit the expected
+#: disagreement is computed from that unit's own ratings, so alpha is 0 (or 0/0) whatever the annotators did
+MIN_ALPHA_UNITS = 2
+
+
 @dataclass(frozen=True)
 class AgreementRow:
     aspect: str
     level: str
-    alpha: float
+    alpha: float  # NaN when undefined (see ``note``)
     units: int  # texts rated by at least two annotators
+
+    @property
+    def note(self) -> str:
+        """Why alpha is undefined ("" when it is defined)."""
+        if self.units < MIN_ALPHA_UNITS:
+            return (f"undefined: {self.units} unit(s) rated by two or more annotators, at least "
+                    f"{MIN_ALPHA_UNITS} needed")
+        if math.isnan(self.alpha):
+            return "undefined: every rating has the same value (no expected disagreement)"
+        return ""
 
 
 @dataclass(frozen=True)
@@ -72,7 +87,8 @@ def agreement(protocol: Protocol, rows: list[JudgedRow]) -> list[AgreementRow]:
             for a, value in ratings.items():
                 data[names.index(a), u] = value
         pairable = int(sum(len(v) >= 2 for v in units.values()))
-        alpha = krippendorff_alpha(data, level=_LEVEL[aspect.kind]) if len(names) >= 2 and units else math.nan
+        alpha = krippendorff_alpha(data, level=_LEVEL[aspect.kind]) \
+            if len(names) >= 2 and pairable >= MIN_ALPHA_UNITS else math.nan
         out.append(AgreementRow(aspect.name, _LEVEL[aspect.kind], alpha, pairable))
     return out
 

@@ -65,6 +65,14 @@ class Example:
     source: str
     candidates: tuple[str, ...]
     judgment: str
+    #: the pair of styles the example transfers between (lower-case, e.g. ``{"formal", "informal"}``); empty
+    #: for an example that fits any direction (content only)
+    styles: frozenset[str] = frozenset()
+
+    def fits(self, styles: "set[str] | frozenset[str]") -> bool:
+        """Whether the example suits a campaign whose directions use ``styles`` (empty: the campaign names no
+        direction, and every example is shown)."""
+        return not self.styles or not styles or {s.lower() for s in styles} <= self.styles
 
 
 @dataclass(frozen=True)
@@ -88,6 +96,11 @@ class Protocol:
     degrade: Literal["scramble", "copy_source"] = "scramble"
     qc_aspects: tuple[str, ...] = ()
     training: bool = False
+
+    def examples_for(self, styles: "set[str] | frozenset[str]") -> tuple[Example, ...]:
+        """The worked examples that suit a campaign's styles: a negative->positive campaign shows no formality
+        example (none at all, rather than one of another direction)."""
+        return tuple(ex for ex in self.examples if ex.fits(styles))
 
     def aspect(self, name: str) -> Question:
         for a in self.aspects:

@@ -8,6 +8,9 @@ from styleval.errors import UnknownNameError
 
 from .base import Question, Example, Protocol
 
+_FORMALITY = frozenset({"formal", "informal"})
+_SENTIMENT = frozenset({"negative", "positive"})
+
 _DA_STYLE = Question("style", "scale", "How well does the text match the target style?", 0, 100, widget="slider",
                    anchors=("not the target style at all", "completely in the target style"))
 _DA_CONTENT = Question("content", "scale", "How much of the original meaning does the text keep?", 0, 100,
@@ -30,11 +33,21 @@ DIRECT_ASSESSMENT = Protocol(
     ),
     examples=(
         Example("hey can u send me the file asap", ("Could you please send me the file as soon as possible?",),
-                "Style about 95 (clearly formal), content about 95 (same request), fluency about 95."),
+                "Style about 95 (clearly formal), content about 95 (same request), fluency about 95.", _FORMALITY),
         Example("i dunno where the meeting is lol", ("I do not know the meeting.",),
-                "Style about 80, content about 40 (the question of where is lost), fluency about 55."),
+                "Style about 80, content about 40 (the question of where is lost), fluency about 55.", _FORMALITY),
         Example("that movie was kinda boring tbh", ("Movie the boring was honestly rather.",),
-                "Style about 50, content about 45, fluency about 5 (the word order is broken)."),
+                "Style about 50, content about 45, fluency about 5 (the word order is broken).", _FORMALITY),
+        Example("the soup was cold and the waiter never came back .",
+                ("the soup was hot and the waiter checked on us often .",),
+                "Target positive: style about 95 (clearly positive), content about 85 (same soup and waiter, the "
+                "opinion flipped as asked), fluency about 95.", _SENTIMENT),
+        Example("the rooms were clean and the staff lovely .", ("the rooms were clean .",),
+                "Target negative: style about 30 (no longer positive, but not negative either), content about 50 "
+                "(the staff are lost), fluency about 95.", _SENTIMENT),
+        Example("worst burger i have had in years .", ("burger years best the in had .",),
+                "Target positive: style about 50, content about 40, fluency about 5 (the word order is broken).",
+                _SENTIMENT),
     ),
     controls={"copy": {"content": (70, 100)}, "unrelated": {"content": (0, 30)}},
     degrade="scramble",
@@ -69,7 +82,7 @@ RAO_TETREAULT = Protocol(
         Example("omg that party was sooo much fun!!",
                 ("That party was very enjoyable.", "omg the party was fun", "The party were much funs."),
                 "A: formality 2, fluency 5, meaning 5, rank 1. B: formality -2, fluency 4, meaning 6, rank 2. "
-                "C: formality 1, fluency 2, meaning 4, rank 3."),
+                "C: formality 1, fluency 2, meaning 4, rank 3.", _FORMALITY),
     ),
     controls={"unrelated": {"meaning": (1, 2)}},
     degrade="scramble",
@@ -99,7 +112,7 @@ MIR_RELATIVE = Protocol(
     examples=(
         Example("the waiter was rude and the soup was cold .",
                 ("the waiter was friendly and the soup was hot .", "waiter friendly soup soup hot was the ."),
-                "Naturalness: A. Style difference: A 5, B 4. Masked content: A 5 (same facts), B 3."),
+                "Naturalness: A. Style difference: A 5, B 4. Masked content: A 5 (same facts), B 3.", _SENTIMENT),
     ),
     controls={"unrelated": {"content": (1, 2)}},
     degrade="scramble",
@@ -151,9 +164,9 @@ SAADANY_SENTIMENT = Protocol(
     ),
     examples=(
         Example("the pasta was fresh and tasty .", ("the pasta was stale and bland .",),
-                "10: the sentiment is flipped and the topic kept."),
+                "10: the sentiment is flipped and the topic kept.", _SENTIMENT),
         Example("the staff were helpful .", ("the staff were helpful and nice .",),
-                "1: still positive, nothing was transferred."),
+                "1: still positive, nothing was transferred.", _SENTIMENT),
     ),
     controls={"copy": {"sentiment_transfer": (1, 3)}},
     degrade="copy_source",

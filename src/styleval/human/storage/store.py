@@ -171,6 +171,7 @@ class Store:
         spec = built.spec
         config = {"per_item": spec.per_item, "controls": spec.controls, "repeats": spec.repeats,
                   "degraded": spec.degraded, "seed": spec.seed, "systems": built.systems,
+                  "directions": sorted({it.direction for it in built.items if it.direction}),
                   "mask_words": None if spec.mask_words is None else sorted(set(spec.mask_words))}
         tokens = {name: secrets.token_urlsafe(24) for name in built.assignments}
         now = time.time()

@@ -25,6 +25,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import Scope
 
 from styleval.errors import InputError, StyleEvalError
+from styleval.records import Direction
 
 from ..analysis import dashboard as build_dashboard
 from ..analysis.export import EXPORT_FORMATS, export_text, write_export
@@ -124,15 +125,17 @@ class _App:
         ann = self.annotator(token)
         info = self.store.campaign(ann.campaign_id)
         done, total = self.store.progress(ann.id)
+        protocol = get_protocol(info.protocol)
         return self.render(request, "annotator_home.html", token=token, annotator=ann, campaign=info,
-                           protocol=get_protocol(info.protocol), done=done, total=total,
+                           protocol=protocol, examples=_examples(protocol, info), done=done, total=total,
                            next_position=self.store.next_position(ann.id))
 
     def guidelines(self, request: Request, token: str) -> HTMLResponse:
         ann = self.annotator(token)
         info = self.store.campaign(ann.campaign_id)
-        return self.render(request, "guidelines.html", token=token, protocol=get_protocol(info.protocol),
-                           campaign=info)
+        protocol = get_protocol(info.protocol)
+        return self.render(request, "guidelines.html", token=token, protocol=protocol,
+                           examples=_examples(protocol, info), campaign=info)
 
     def next_item(self, token: str) -> RedirectResponse:
         ann = self.annotator(token)
@@ -444,3 +447,17 @@ def create_app(store: Store | str | Path, *, admin_token: str, export_dir: str |
         return await run_in_threadpool(h.revoke_link, request, campaign, annotator, form)
 
     return app
+
+
+def _examples(protocol: Any, info: Any) -> tuple[Any, ...]:
+    """The protocol's worked examples that suit the campaign's directions (its styles, in either order)."""
+    styles: set[str] = set()
+    for text in info.config.get("directions", []):
+        try:
+            direction = Direction.parse(text)
+        except InputError:
+            continue
+        if direction is None:
+            continue
+        styles |= {direction.source_style.lower(), direction.target_style.lower()}
+    return protocol.examples_for(styles)

@@ -73,23 +73,20 @@ def choose_model(kind: str, styles: set[str]) -> str:
     """The first shipped model of ``kind`` whose labels cover ``styles`` (``auto``); the cased slot of a pair is
     reached through its pair's name (and ``case``), never picked on its own."""
     from ...models import registry
-    from ...style_models.pretrained import load_style_model, shipped_models
+    from ...style_models.model import style_position
+    from ...style_models.pretrained import shipped_models
 
     tried = []
     slots = registry.cased_slots(registry.STYLE)
-    for name in shipped_models():
+    for name, folder in shipped_models().items():
         if name in slots:
             continue
-        model = load_style_model(name)
-        if model.kind != kind:
+        header = StyleModel.read_header(folder)  # the labels only: no model is loaded to be passed over
+        if header["kind"] != kind:
             continue
-        tried.append(f"{name} ({', '.join(model.labels)})")
-        try:
-            for s in styles:
-                model.style_index(s)
-        except InputError:
-            continue
-        return name
+        tried.append(f"{name} ({', '.join(header['labels'])})")
+        if all(style_position(header["labels"], header["aliases"], s) is not None for s in styles):
+            return name
     raise InputError(f"no shipped {kind} covers the styles {', '.join(sorted(styles))}; shipped: "
                      f"{'; '.join(tried) or '(none)'}. Train one with `styleval train-style` and pass model=<folder>")
 
