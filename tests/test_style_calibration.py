@@ -15,6 +15,7 @@ from styleval.metrics import registry
 from styleval.metrics.base import Batch
 from styleval.records import Direction
 from styleval.style_models import LabelledData, StyleModel
+from styleval.training.options import CardText, HeadOptions, StyleTarget
 from styleval.training.style import train_style_model
 from styleval.style_models.calibration import Calibration, balanced_accuracy
 from styleval.training.calibration import (balanced_threshold, calibrate_style_model, fit_calibration, fit_isotonic,
@@ -39,11 +40,12 @@ CAL_INFORMAL = ["lol ok", "u coming or what", "thats so dumb haha", "idk lol", "
 def tiny_models(tmp_path_factory):
     base = tmp_path_factory.mktemp("cal-models")
     data = LabelledData(FORMAL + INFORMAL, ["formal"] * 8 + ["informal"] * 8, "tiny")
-    clf = train_style_model(data, features="tfidf+hand", selection=data, grid=[1.0], name="tiny-clf",
-                            aliases={"formality": "formal"})
+    clf = train_style_model(data, selection=data, target=StyleTarget(aliases={"formality": "formal"}),
+                            head=HeadOptions(features="tfidf+hand", grid=[1.0]), card=CardText(name="tiny-clf"))
     reg_data = LabelledData(data.texts, [2.0] * 8 + [-2.0] * 8, "tiny")
-    reg = train_style_model(reg_data, kind="regressor", features="tfidf+hand", selection=reg_data, grid=[0.3],
-                            poles=("informal", "formal"), name="tiny-reg")
+    reg = train_style_model(reg_data, selection=reg_data,
+                            target=StyleTarget(kind="regressor", poles=("informal", "formal")),
+                            head=HeadOptions(features="tfidf+hand", grid=[0.3]), card=CardText(name="tiny-reg"))
     return clf.save(base / "clf"), reg.save(base / "reg")
 
 
@@ -267,8 +269,10 @@ def test_lower_tokens_makes_cased_and_tokenized_text_alike() -> None:
 def test_lower_tokens_model_and_auc_selection(tmp_path) -> None:
     data = LabelledData(FORMAL + INFORMAL, ["formal"] * 8 + ["informal"] * 8, "tiny")
     sel = _sample()
-    model = train_style_model(data, features="tfidf+hand", selection=sel, grid=[0.1, 1.0, 10.0],
-                              selection_metric="roc_auc", text_norm="lower-tokens", name="tiny-norm")
+    model = train_style_model(data, selection=sel,
+                              head=HeadOptions(features="tfidf+hand", grid=[0.1, 1.0, 10.0], selection_metric="roc_auc",
+                                               text_norm="lower-tokens"),
+                              card=CardText(name="tiny-norm"))
     from sklearn.metrics import roc_auc_score
 
     scores = model.card["selection"]["grid"]["scores"]
@@ -285,7 +289,7 @@ def test_lower_tokens_model_and_auc_selection(tmp_path) -> None:
     np.testing.assert_allclose(again.predict_proba(cased[:1]), again.predict_proba(["i do not know what you mean ."]),
                                atol=1e-9)
     with pytest.raises(InputError, match="does not apply"):
-        train_style_model(data, features="tfidf", selection=sel, selection_metric="spearman")
+        train_style_model(data, selection=sel, head=HeadOptions(features="tfidf", selection_metric="spearman"))
 
 
 # -- the shipped calibrations (shared data; skipped without it) ----------------------------------------------------

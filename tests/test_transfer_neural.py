@@ -144,9 +144,10 @@ def test_cli_train_transfer_and_apply(tmp_path, capsys):
 def _smollm_tokenizer():
     from styleval.errors import ResourceUnavailableError
     from styleval.lm.loading import ensure_converted, resolve_causal_lm
+    from styleval.models.catalog import DEFAULT_CAUSAL_LM
 
     try:
-        folder = ensure_converted(resolve_causal_lm("smollm2-135m"))
+        folder = ensure_converted(resolve_causal_lm(DEFAULT_CAUSAL_LM))
     except ResourceUnavailableError as exc:
         pytest.skip(str(exc))
     from transformers import AutoTokenizer

@@ -168,11 +168,12 @@ def lora_jobs(lora: dict[str, dict[str, str]], mir_raw: bool, other: bool = Fals
 def stage_lm(work: Path, n_dualrl: int, mir_raw: bool = False, chunk: int = 200,
              lora: dict[str, dict[str, str]] | None = None, control: bool = False) -> None:
     from styleval.metrics.fluency import lm_shared
+    from styleval.models import DEFAULT_CAUSAL_LM
 
     path = work / "lm_cache.pkl"
     if path.is_file():
         lm_shared.restore_cache(pickle.loads(path.read_bytes()))
-    jobs = [("smollm2-135m", mode, texts) for mode, texts in lm_jobs(n_dualrl, mir_raw)]
+    jobs = [(DEFAULT_CAUSAL_LM, mode, texts) for mode, texts in lm_jobs(n_dualrl, mir_raw)]
     if lora:
         jobs += lora_jobs(lora, mir_raw) + (lora_jobs(lora, mir_raw, other=True) if control else [])
     for lm, mode, texts in jobs:

@@ -21,8 +21,8 @@ LONG_LINES = 80
 MANY_PARAMETERS = 8
 
 
-def module_name(path: Path) -> str:
-    parts = list(path.relative_to(SRC).with_suffix("").parts)
+def module_name(path: Path, src: Path = SRC) -> str:
+    parts = list(path.relative_to(src).with_suffix("").parts)
     if parts[-1] == "__init__":
         parts.pop()
     return ".".join(parts)
@@ -38,8 +38,9 @@ def absolute(importer: str, is_package: bool, level: int, module: str | None) ->
     return ".".join([*base, module] if module else base)
 
 
-def parse_all() -> dict[str, tuple[Path, ast.Module]]:
-    return {module_name(p): (p, ast.parse(p.read_text(encoding="utf-8"))) for p in sorted(SRC.rglob("*.py"))}
+def parse_all(src: Path = SRC) -> dict[str, tuple[Path, ast.Module]]:
+    """Every module under ``src`` (a folder holding the ``styleval`` package), parsed."""
+    return {module_name(p, src): (p, ast.parse(p.read_text(encoding="utf-8"))) for p in sorted(src.rglob("*.py"))}
 
 
 def import_graph(trees: dict[str, tuple[Path, ast.Module]]) -> dict[str, set[str]]:
@@ -119,22 +120,41 @@ def functions(trees: dict[str, tuple[Path, ast.Module]]) -> list[tuple[str, int,
     return out
 
 
+def _private(part: str) -> bool:
+    return part.startswith("_") and not part.startswith("__")
+
+
 def private_imports(trees: dict[str, tuple[Path, ast.Module]]) -> list[str]:
-    """``module:line: target name`` for each private name imported from another top-level styleval package."""
+    """``module:line: target name`` for each private name reached from another top-level styleval package: imported
+    (``from styleval.lm.loading import _load``, ``from ..stats._validate import check``) or read as an attribute of
+    an imported module (``from ..lm import loading`` then ``loading._load``)."""
     out = []
     for name, (path, tree) in trees.items():
         is_package = path.name == "__init__.py"
         own = name.split(".")[:2]
+        modules: dict[str, str] = {}  # local name -> a styleval module of another package
         for node in ast.walk(tree):
-            if not isinstance(node, ast.ImportFrom):
-                continue
-            base = absolute(name, is_package, node.level, node.module)
-            if not base.startswith("styleval") or base.split(".")[:2] == own:
-                continue
-            for alias in node.names:
-                parts = [*base.split("."), alias.name]
-                if any(p.startswith("_") and not p.startswith("__") for p in parts):
-                    out.append(f"{name}:{node.lineno}: {base} {alias.name}")
+            if isinstance(node, ast.ImportFrom):
+                base = absolute(name, is_package, node.level, node.module)
+                if not base.startswith("styleval") or base.split(".")[:2] == own:
+                    continue
+                for alias in node.names:
+                    parts = [*base.split("."), alias.name]
+                    if any(_private(p) for p in parts):
+                        out.append(f"{name}:{node.lineno}: {base} {alias.name}")
+                    elif f"{base}.{alias.name}" in trees:
+                        modules[alias.asname or alias.name] = f"{base}.{alias.name}"
+            elif isinstance(node, ast.Import):
+                for alias in node.names:
+                    if alias.name.startswith("styleval") and alias.name.split(".")[:2] != own:
+                        if any(_private(p) for p in alias.name.split(".")):
+                            out.append(f"{name}:{node.lineno}: {alias.name}")
+                        elif alias.asname:
+                            modules[alias.asname] = alias.name
+        for node in ast.walk(tree):
+            if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in modules
+                    and _private(node.attr)):
+                out.append(f"{name}:{node.lineno}: {modules[node.value.id]} {node.attr}")
     return out
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from ..models.catalog import DEFAULT_CAUSAL_LM
 from .encoding import add_encoding_argument
 from .help_format import DefaultsFormatter
 
@@ -16,7 +17,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--kind", choices=["lora", "ngram"], default="lora",
                    help="lora: adapt the causal LM (default); ngram: modified Kneser-Ney ARPA file")
     p.add_argument("--out", "-o", help="output folder (lora) or .arpa file (ngram); default: lm-<style>[.arpa]")
-    p.add_argument("--base", default="smollm2-135m", help="causal LM to adapt (catalog name or folder)")
+    p.add_argument("--base", default=DEFAULT_CAUSAL_LM, help="causal LM to adapt (catalog name or folder)")
     p.add_argument("--epochs", type=float, default=1.0, help="lora: passes over the data")
     p.add_argument("--max-steps", type=int, default=None, help="stop after this many steps (overrides --epochs)")
     p.add_argument("--batch-size", type=int, default=16, help="lora: sentences per step")

@@ -24,7 +24,7 @@ from ..preservation.features import FEATURE_SIGNS, FEATURES, PairFeaturizer
 from ..progress import Progress
 from ..preservation.cross_encoder import CrossEncoder
 from ..preservation.lexical import TONE_WORDS
-from ..preservation.model import Part, PreservationModel, blend_parts
+from ..preservation.model import LogisticHead, PairSetup, Part, PreservationModel, blend_parts
 
 C_GRID = (0.001, 0.01, 0.1, 1.0, 10.0)
 
@@ -241,8 +241,9 @@ def train_preservation_model(train: PairData, recipe: PreservationRecipe = Prese
             "weight": a, "encoder": recipe.encoder,
             "output": f"score = {1 - a:g} * (the learned parts' average) + {a:g} * "
                       "clip(cosine of the frozen encoder's mean-pooled sentence embeddings, 0, 1)"}
-    return PreservationModel(encoder=recipe.encoder, spacy_model=recipe.spacy_model, style_words=words, mean=mean,
-                             scale=scale, coef=coef, intercept=b, ceiling=ceiling, max_length=recipe.max_length,
+    return PreservationModel(head=LogisticHead(mean=mean, scale=scale, coef=coef, intercept=b, ceiling=ceiling),
+                             pairs=PairSetup(encoder=recipe.encoder, spacy_model=recipe.spacy_model,
+                                             style_words=words, max_length=recipe.max_length),
                              card=card, cross=cross, parts=parts)
 
 

@@ -29,10 +29,10 @@ import numpy as np
 from ...errors import InputError
 from ...records import Direction
 from ...style_models.model import CLASSIFIER, StyleModel
+from ...style_models.pretrained import AUTO, choose_shipped  # model="auto"; case="auto" spells the same
 from ...textnorm.casing import BLIND, SENSITIVE, CaseEvidence, release_case
 from ..base import Aspect, Batch, Metric, SegmentStats
 
-AUTO = "auto"
 CASES = (AUTO, SENSITIVE, BLIND)
 
 
@@ -69,31 +69,6 @@ def _styles(batch: Batch) -> set[str]:
     return out
 
 
-def choose_model(kind: str, styles: set[str]) -> str:
-    """The first shipped model of ``kind`` whose labels cover ``styles`` (``auto``); the cased slot of a pair is
-    reached through its pair's name (and ``case``), never picked on its own."""
-    from ...models import registry
-    from ...style_models.pretrained import load_style_model, shipped_models
-
-    tried = []
-    slots = registry.cased_slots(registry.STYLE)
-    for name in shipped_models():
-        if name in slots:
-            continue
-        model = load_style_model(name)
-        if model.kind != kind:
-            continue
-        tried.append(f"{name} ({', '.join(model.labels)})")
-        try:
-            for s in styles:
-                model.style_index(s)
-        except InputError:
-            continue
-        return name
-    raise InputError(f"no shipped {kind} covers the styles {', '.join(sorted(styles))}; shipped: "
-                     f"{'; '.join(tried) or '(none)'}. Train one with `styleval train-style` and pass model=<folder>")
-
-
 class StyleModelMetric(Metric):
     """A style metric scoring outputs with a style model chosen by the ``model`` parameter."""
 
@@ -116,7 +91,7 @@ class StyleModelMetric(Metric):
             return self.model
         if batch is None:
             raise InputError("model='auto' is resolved from the directions of a batch")
-        return choose_model(self.model_kind, _styles(batch))
+        return choose_shipped(self.model_kind, _styles(batch))
 
     def case_choice(self, batch: Batch) -> CaseChoice:
         """The model and casing this batch is scored with (see the module doc)."""
