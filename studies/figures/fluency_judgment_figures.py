@@ -116,6 +116,7 @@ def yelp_lora_sentences() -> tuple[dict[str, list[str]], int]:
 def stage_lora(lora: Path, steps: int) -> None:
     """Train the Yelp sentiment LoRA LMs with the recipe of studies/figures/fluency_figures.py (batch 16)."""
     from styleval.training.lm import train_style_lm
+    from styleval.training.options import LMAdapterOptions
 
     data, dropped = yelp_lora_sentences()
     log(f"yelp LoRA data: {', '.join(f'{k} {len(v)}' for k, v in data.items())}; "
@@ -125,7 +126,7 @@ def stage_lora(lora: Path, steps: int) -> None:
         if (folder / "adapter_config.json").is_file():
             continue
         t = time.time()
-        train_style_lm(sents, folder, style=style, max_steps=steps, batch_size=16)
+        train_style_lm(sents, folder, style=style, options=LMAdapterOptions(max_steps=steps, batch_size=16))
         log(f"LoRA {style}: {steps} steps in {time.time() - t:.0f}s")
 
 

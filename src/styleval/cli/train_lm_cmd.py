@@ -35,6 +35,7 @@ def run(args: argparse.Namespace) -> int:
 
     require("train-lm")
     from ..training.lm import train_ngram_lm, train_style_lm
+    from ..training.options import LMAdapterOptions
     from ..readers.text import read_lines
     from .progress import make
 
@@ -48,8 +49,9 @@ def run(args: argparse.Namespace) -> int:
         out = train_ngram_lm(sentences, args.out or f"lm-{args.style}.arpa", style=args.style, order=args.order)
     else:
         with make(not args.no_progress) as bar:
-            out = train_style_lm(sentences, args.out or f"lm-{args.style}", style=args.style, base=args.base,
-                                 epochs=args.epochs, max_steps=args.max_steps, batch_size=args.batch_size,
-                                 lr=args.lr, rank=args.rank, seed=args.seed, progress=bar)
+            options = LMAdapterOptions(base=args.base, epochs=args.epochs, max_steps=args.max_steps,
+                                       batch_size=args.batch_size, lr=args.lr, rank=args.rank, seed=args.seed)
+            out = train_style_lm(sentences, args.out or f"lm-{args.style}", style=args.style, options=options,
+                                 progress=bar)
     sys.stdout.write(f"{out}\n")
     return 0

@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from ..errors import InputError, ResourceUnavailableError
-from ..models.catalog import DEFAULT_CAUSAL_LM
 from ..models.lora import peft_targets
+from .options import LMAdapterOptions
 from ..signature import library_version
 from ..progress import Progress
 
@@ -38,11 +38,12 @@ def _clean(sentences: Sequence[str]) -> list[str]:
     return out
 
 
-def train_style_lm(sentences: Sequence[str], out_dir: str | Path, *, style: str, base: str = DEFAULT_CAUSAL_LM,
-                   epochs: float = 1.0, max_steps: int | None = None, batch_size: int = 16, lr: float = 5e-4,
-                   rank: int = 8, alpha: int = 16, max_tokens: int = 64, seed: int = 0,
-                   progress: Progress | None = None) -> Path:
-    """Train a LoRA adapter of ``base`` on ``sentences`` of one ``style``; return the adapter folder."""
+def train_style_lm(sentences: Sequence[str], out_dir: str | Path, *, style: str,
+                   options: LMAdapterOptions | None = None, progress: Progress | None = None) -> Path:
+    """Train a LoRA adapter of ``options.base`` on ``sentences`` of one ``style``; return the adapter folder."""
+    o = options or LMAdapterOptions()
+    base, epochs, max_steps, batch_size, lr = o.base, o.epochs, o.max_steps, o.batch_size, o.lr
+    rank, alpha, max_tokens, seed = o.rank, o.alpha, o.max_tokens, o.seed
     try:
         import peft
     except ImportError:

@@ -1,13 +1,16 @@
 """The settings of the training functions, grouped (frozen dataclasses, like the engine's ``StatisticsOptions``):
 what a style model predicts (:class:`StyleTarget`), how its card describes it (:class:`CardText`), how a linear head
-is fitted over feature blocks (:class:`HeadOptions`) and how an encoder is fine-tuned with adapters
-(:class:`FinetuneOptions`). Each checks its values when made, so a bad setting fails before any training."""
+is fitted over feature blocks (:class:`HeadOptions`), how an encoder is fine-tuned with adapters
+(:class:`FinetuneOptions`), how a causal LM is adapted to a style (:class:`LMAdapterOptions`) and how a style
+model's raw score is calibrated (:class:`CalibrationOptions`). Those with rules check their values when made, so a
+bad setting fails before any training."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from ..errors import InputError
+from ..models.catalog import DEFAULT_CAUSAL_LM
 from ..models.lora import DEFAULT_TARGETS
 from ..style_models.model import CLASSIFIER, REGRESSOR
 
@@ -102,3 +105,33 @@ class FinetuneOptions:
                 raise InputError(f"{name} must be at least 1, got {getattr(self, name)!r}")
         if not 0.0 <= self.warmup < 1.0 or not 0.0 <= self.dropout < 1.0:
             raise InputError(f"warmup and dropout must be in [0, 1), got {self.warmup!r} and {self.dropout!r}")
+
+
+@dataclass(frozen=True)
+class LMAdapterOptions:
+    """A LoRA adapter of a causal LM (``base``) trained on one style's sentences: ``epochs`` over them, or exactly
+    ``max_steps`` steps when given, of ``batch_size`` sentences cut to ``max_tokens`` tokens, at learning rate
+    ``lr``, adapter ``rank`` and ``alpha``, with ``seed``."""
+
+    base: str = DEFAULT_CAUSAL_LM
+    epochs: float = 1.0
+    max_steps: int | None = None
+    batch_size: int = 16
+    lr: float = 5e-4
+    rank: int = 8
+    alpha: int = 16
+    max_tokens: int = 64
+    seed: int = 0
+
+
+@dataclass(frozen=True)
+class CalibrationOptions:
+    """How a raw style score is calibrated: ``method`` (``platt`` or ``isotonic``) and the ``threshold_rule`` that
+    places the decision; the figures use ``folds``-fold stratified cross-validation and ``n_boot`` bootstrap draws,
+    both seeded with ``seed``."""
+
+    method: str = "platt"
+    threshold_rule: str = "probability"
+    folds: int = 5
+    n_boot: int = 1000
+    seed: int = 13
