@@ -135,3 +135,26 @@ class CalibrationOptions:
     folds: int = 5
     n_boot: int = 1000
     seed: int = 13
+
+
+@dataclass(frozen=True)
+class AdapterFit:
+    """The loop that trains adapters and a head: ``epochs`` over the pairs in batches of ``batch_size``, learning
+    rate ``lr`` (AdamW, linear warm-up and decay), batches shuffled with ``seed``."""
+
+    epochs: int = 2
+    lr: float = 5e-4
+    batch_size: int = 32
+    seed: int = 13
+
+
+@dataclass(frozen=True)
+class CrossEncoderOptions:
+    """A LoRA cross-encoder: adapter ``rank`` and ``alpha``, pairs cut to ``max_length`` tokens, trained on
+    ``device`` with the loop ``fit``."""
+
+    rank: int = 16
+    alpha: float = 32.0
+    max_length: int = 128
+    device: str = "cpu"
+    fit: AdapterFit = AdapterFit()

@@ -227,10 +227,11 @@ def train_preservation_model(train: PairData, recipe: PreservationRecipe = Prese
             cross, summary = given_cross
         else:
             from .cross_encoder import train_cross_encoder
+            from .options import AdapterFit, CrossEncoderOptions
 
-            cross, summary = train_cross_encoder(enc_data, encoder=recipe.encoder, rank=recipe.cross_rank,
-                                                 epochs=recipe.cross_epochs, max_length=recipe.max_length,
-                                                 seed=recipe.seed, device=recipe.device, progress=progress)
+            options = CrossEncoderOptions(rank=recipe.cross_rank, max_length=recipe.max_length, device=recipe.device,
+                                          fit=AdapterFit(epochs=recipe.cross_epochs, seed=recipe.seed))
+            cross, summary = train_cross_encoder(enc_data, encoder=recipe.encoder, options=options, progress=progress)
         cw = recipe.cross_weight
         card["parameters"]["cross_encoder"] = {
             **summary, "weight": cw, "trained_on": summary.get("trained_on", trained_on),
