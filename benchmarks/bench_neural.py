@@ -85,15 +85,15 @@ def peak_rss() -> int:
 
 def minilm_dir() -> str:
     from styleval.models.encoder import transformers_dir
-    from styleval.models.resolve import resolve
+    from styleval.models.spec import model_spec
 
-    return str(transformers_dir(resolve("minilm")))
+    return str(transformers_dir(model_spec("minilm")))
 
 
 def glove_dir() -> Path:
-    from styleval.models.resolve import resolve
+    from styleval.models.spec import model_spec
 
-    return Path(resolve("glove-6b-50d").path)
+    return Path(model_spec("glove-6b-50d").path)
 
 
 # -- children ------------------------------------------------------------------------------------

@@ -74,16 +74,17 @@ def child(mode: str, table: str, extra: str) -> None:
         result = styleval.score(read_table(table), opts["metrics"].split(","), bootstrap=opts.get("bootstrap", 0))
         scores = {f"{r.metric}|{r.system}": r.corpus_score for r in result.results}
     else:
-        from styleval.engine import score_stream
+        from styleval.engine import StreamOptions, score_stream
 
         def tick(desc: str, done: int, total: int) -> None:  # progress on stderr: partial figures survive a cut-off
             rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
             print(f"[{time.perf_counter() - t0:8.1f}s] {desc}  peak RSS {rss:.0f} MiB", file=sys.stderr, flush=True)
 
-        out = score_stream(table, opts["metrics"].split(","), bootstrap=opts.get("bootstrap", 0),
-                           chunk_size=opts.get("chunk_size", 10_000), segments=opts.get("segments"),
-                           cache=opts.get("cache"), engine=opts.get("engine", "local"),
-                           ray_workers=opts.get("workers", 2), progress=tick)
+        out = score_stream(table, opts["metrics"].split(","), bootstrap=opts.get("bootstrap", 0), progress=tick,
+                           stream=StreamOptions(chunk_size=opts.get("chunk_size", 10_000),
+                                                segments=opts.get("segments"), cache=opts.get("cache"),
+                                                engine=opts.get("engine", "local"),
+                                                ray_workers=opts.get("workers", 2)))
         scores = {f"{r.metric}|{r.system}": r.corpus_score for r in out.result.results}
         facts = {"model_cache_hits": out.model_cache_hits, "model_cache_misses": out.model_cache_misses}
     seconds = time.perf_counter() - t0

@@ -48,10 +48,10 @@ def child(role: str, name: str, n: int) -> dict:
 
     from styleval.models.encoder import transformers_dir
     from styleval.models.pool import configure_torch
-    from styleval.models.resolve import resolve
+    from styleval.models.spec import model_spec
 
     configure_torch()
-    folder = transformers_dir(resolve("minilm"))
+    folder = transformers_dir(model_spec("minilm"))
     tok = AutoTokenizer.from_pretrained(str(folder), local_files_only=True)
     enc = AutoModel.from_pretrained(str(folder), local_files_only=True).eval()
     order = sorted(range(len(texts)), key=lambda i: len(texts[i]), reverse=True)

@@ -9,6 +9,7 @@ import pytest
 
 from styleval.preservation import PairData
 from styleval.training.cross_encoder import _batches, fit_adapters
+from styleval.training.options import AdapterFit, CrossEncoderOptions
 from tests.conftest import ADAPTER_PAIRS
 
 torch = pytest.importorskip("torch")
@@ -36,8 +37,9 @@ def test_the_logged_loss_is_the_group_weighted_soft_target_cross_entropy():
     bce = -(y * np.log(1 / (1 + np.exp(-z))) + (1 - y) * np.log(1 - 1 / (1 + np.exp(-z))))
     param = torch.nn.Parameter(torch.tensor(z, dtype=torch.float32))
     seen: list[tuple[int, int]] = []
-    summary = fit_adapters(_data(), [param], lambda idx: param[idx], epochs=3, lr=0.0, batch_size=4, seed=0,
-                           what="test", progress=lambda what, done, total: seen.append((done, total)))
+    summary = fit_adapters(_data(), [param], lambda idx: param[idx],
+                           fit=AdapterFit(epochs=3, lr=0.0, batch_size=4, seed=0), what="test",
+                           progress=lambda what, done, total: seen.append((done, total)))
     assert summary["loss_first_10"] == pytest.approx(float(bce.mean()), abs=5e-5)  # the summary keeps 4 places
     assert summary["steps"] == 3 and seen == [(1, 3), (2, 3), (3, 3)]
 
@@ -49,7 +51,9 @@ def test_training_lowers_the_loss_and_learns_the_pairs():
 
     a, b, y = ([p[i] for p in ADAPTER_PAIRS] for i in range(3))
     data = PairData(a * 4, b * 4, y * 4)
-    model, summary = train_cross_encoder(data, encoder=cat.DEFAULT_ENCODER, rank=4, epochs=6, lr=3e-3, batch_size=8)
+    model, summary = train_cross_encoder(data, encoder=cat.DEFAULT_ENCODER,
+                                         options=CrossEncoderOptions(rank=4, fit=AdapterFit(epochs=6, lr=3e-3,
+                                                                                            batch_size=8)))
     assert summary["steps"] == 12 and summary["loss_last_10"] < summary["loss_first_10"]
     got = model.score(a, b)
     assert got[0] > got[1] and got[2] > got[3]

@@ -91,3 +91,48 @@ def test_studies_use_public_names_only():
             if private:
                 bad.append(f"{p.relative_to(ROOT)}:{line}: {module} {names}")
     assert bad == []
+
+
+def code_shape():
+    """The AST checker of ``studies/maintenance/code_shape.py`` (which also counts the figures of the package's
+    shape): one implementation of "private name crossing packages" for the study and for this test."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("code_shape", ROOT / "studies" / "maintenance" / "code_shape.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_no_private_name_crosses_packages():
+    """import-linter contracts speak of modules, not of the names inside them, so this walks every module's AST: no
+    ``_name`` (module, function, constant) of one top-level styleval package is imported or read as an attribute
+    by another package."""
+    shape = code_shape()
+    assert shape.private_imports(shape.parse_all(ROOT / "src")) == []
+
+
+def test_the_private_name_check_finds_each_way_of_crossing(tmp_path):
+    shape = code_shape()
+    files = {
+        "styleval/__init__.py": "",
+        "styleval/lm/__init__.py": "",
+        "styleval/lm/_impl.py": "X = 1\n",
+        "styleval/lm/loading.py": "def _load(): ...\ndef load(): ...\n",
+        "styleval/lm/inside.py": "from ._impl import X\nfrom .loading import _load\n",  # same package: allowed
+        "styleval/training/__init__.py": "",
+        "styleval/training/a.py": "from ..lm.loading import _load\n",
+        "styleval/training/b.py": "from styleval.lm._impl import X\n",
+        "styleval/training/c.py": "from ..lm import loading\n\n\ndef f():\n    return loading._load()\n",
+        "styleval/training/d.py": "import styleval.lm._impl\n",
+        "styleval/training/e.py": "from ..lm.loading import load\nfrom ..lm import loading\nloading.load()\n",
+    }
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    found = shape.private_imports(shape.parse_all(tmp_path))
+    assert sorted(found) == ["styleval.training.a:1: styleval.lm.loading _load",
+                             "styleval.training.b:1: styleval.lm._impl X",
+                             "styleval.training.c:5: styleval.lm.loading _load",
+                             "styleval.training.d:1: styleval.lm._impl"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from styleval.preservation import PreservationModel, load_preservation_model
+from styleval.preservation import LogisticHead, PairSetup, PreservationModel, load_preservation_model
 from styleval.preservation.cross_encoder import CrossEncoder
 from styleval.preservation.model import Part
 from styleval.errors import InputError
@@ -82,9 +82,9 @@ def test_a_broken_weights_file_is_named(tmp_path):
 def test_a_model_with_a_cross_encoder_averages_and_round_trips(tmp_path):
     v1 = load_preservation_model()
     cross = _random_cross()
-    model = PreservationModel(encoder=v1.encoder, spacy_model=v1.spacy_model, style_words=v1.style_words,
-                              mean=v1.mean, scale=v1.scale, coef=v1.coef, intercept=v1.intercept,
-                              ceiling=v1.ceiling, card={"name": "with-cross"}, backend="torch", cross=cross,
+    head = LogisticHead(mean=v1.mean, scale=v1.scale, coef=v1.coef, intercept=v1.intercept, ceiling=v1.ceiling)
+    model = PreservationModel(head=head, pairs=PairSetup(v1.encoder, v1.spacy_model, v1.style_words, backend="torch"),
+                              card={"name": "with-cross"}, cross=cross,
                               parts=[Part("head", 0.75), Part("cross_encoder", 0.25)])
     a, b = [p[0] for p in PAIRS], [p[1] for p in PAIRS]
     head = model.from_features(model.featurizer.features(a, b))
@@ -96,5 +96,5 @@ def test_a_model_with_a_cross_encoder_averages_and_round_trips(tmp_path):
     assert again.weight("cross_encoder") == 0.25 and "cross_encoder_hash" in again.resources()
     np.testing.assert_allclose(again.score(a, b), model.score(a, b), atol=1e-6)
     with pytest.raises(InputError, match="needs a cross_encoder part"):
-        PreservationModel(encoder=v1.encoder, mean=v1.mean, scale=v1.scale, coef=v1.coef, intercept=0.0,
-                          cross=cross)
+        PreservationModel(head=LogisticHead(mean=v1.mean, scale=v1.scale, coef=v1.coef, intercept=0.0),
+                          pairs=PairSetup(v1.encoder), cross=cross)

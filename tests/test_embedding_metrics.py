@@ -36,9 +36,9 @@ def minilm_dir():
 
     torch.set_num_threads(2)
     from styleval.models.encoder import transformers_dir
-    from styleval.models.resolve import resolve
+    from styleval.models.spec import model_spec
 
-    return str(transformers_dir(resolve("minilm")))
+    return str(transformers_dir(model_spec("minilm")))
 
 
 def _batch(outputs, sources, references=None):
@@ -238,11 +238,11 @@ def test_sentence_cosine_matches_sentence_transformers(yelp):
     from sentence_transformers import SentenceTransformer
 
     from styleval.metrics.content.embedding import SentenceCosine
-    from styleval.models.resolve import resolve
+    from styleval.models.spec import model_spec
 
     src, out = yelp
     res = SentenceCosine(against="source").score(_batch(out[:20], src[:20]))
-    st = SentenceTransformer(str(resolve("minilm").path))
+    st = SentenceTransformer(str(model_spec("minilm").path))
     a = st.encode(out[:20], normalize_embeddings=True)
     b = st.encode(src[:20], normalize_embeddings=True)
     np.testing.assert_allclose(res.segment_scores, (a * b).sum(1), atol=1e-5)

@@ -7,7 +7,8 @@ import json
 import numpy as np
 import pytest
 
-from styleval.analysis import NO_CAUSE, analyze_errors, cause_rates, diagnose, rank_gaps, text_types
+from styleval.analysis import (NO_CAUSE, ErrorAnalysisOptions, analyze_errors, cause_rates, diagnose, rank_gaps,
+                               text_types)
 from styleval.cli import errors_cmd
 from styleval.errors import InputError
 from styleval.nlp import parse
@@ -54,7 +55,8 @@ _HAND_HUMAN = [1.0, 1.1, 1.5, 1.6, 2.0, 2.2, 2.4, 2.6]
 
 
 def _hand_analysis(**kw):
-    return analyze_errors([s for s, _ in _HAND], [o for _, o in _HAND], _HAND_HUMAN, _HAND_METRIC, top=2, **kw)
+    return analyze_errors([s for s, _ in _HAND], [o for _, o in _HAND], _HAND_HUMAN, _HAND_METRIC,
+                          options=ErrorAnalysisOptions(top=2, **kw))
 
 
 def test_cause_base_rates_hand_built():
@@ -101,13 +103,13 @@ def test_analysis_on_sgdd_slice(shared_data, tmp_path):
 
     df = sgdd_tst.frame(shared_data)[0].iloc[:200]
     a = analyze_errors(df.text1.tolist(), df.text2.tolist(), df.human.tolist(), df.bleu.tolist(),
-                       metric_name="bleu", top=5)
+                       metric_name="bleu", options=ErrorAnalysisOptions(top=5))
     assert len(a.rows) == 5 and a.n_segments == 200
     gaps = [abs(r.gap) for r in a.rows]
     assert gaps == sorted(gaps, reverse=True)
     assert "bleu" in a.format_table() and a.to_dict()["segments"][0]["causes"] is not None
-    over = analyze_errors(df.text1.tolist(), df.text2.tolist(), df.human.tolist(), df.bleu.tolist(), top=3,
-                          direction="over")
+    over = analyze_errors(df.text1.tolist(), df.text2.tolist(), df.human.tolist(), df.bleu.tolist(),
+                          options=ErrorAnalysisOptions(top=3, direction="over"))
     assert all(r.gap > 0 for r in over.rows)
     # the CLI on a small table, JSON out
     small = tmp_path / "small.csv"

@@ -7,6 +7,11 @@ from styleval.errors import InputError
 from styleval.evaluation.plan import BatteryChoices, CorpusFacts, StyleModelFacts, plan_evaluation
 from styleval.records import Record
 
+
+def role_metric(plan, role: str):
+    """The metric instance of ``plan`` that plays ``role``."""
+    return next(m for m in plan.metrics if m.metric_id == plan.roles[role])
+
 # A name no model folder has: planning that tried to load the style model would fail on it.
 STYLE = StyleModelFacts(name="no-such-style-model", chosen=True, labels=("formal", "informal"),
                         feature_blocks="tfidf", calibration_note=" (calibration note)")
@@ -43,7 +48,7 @@ def test_full_battery_with_references():
     assert {role: mid.label for role, mid in plan.roles.items()} == {
         "style": "style_accuracy", "content": "bleu/ref", "similarity": "sentence_cosine/src",
         "fluency": "acceptability"}
-    assert plan.metric("style").get_params()["model"] == "no-such-style-model"
+    assert role_metric(plan, "style").get_params()["model"] == "no-such-style-model"
     assert plan.content_note == "BLEU/ref ÷ 100"
     assert plan.rationale[0] == "direction: informal->formal; 2 systems × 1 segments, up to 2 reference(s) per segment."
     assert plan.settings["size"] == "2 systems × 1 segments"
@@ -71,7 +76,7 @@ def test_roles_without_references_and_fast():
 
 def test_style_lms_named_in_the_reason():
     plan = plan_evaluation(corpus(1), BatteryChoices(style_lms={"formal": "/lm/formal"}), STYLE)
-    assert plan.metric("fluency").name == "acceptability"
+    assert role_metric(plan, "fluency").name == "acceptability"
     perplexity = next(m for m in plan.metrics if m.name == "perplexity")
     assert perplexity.get_params()["style_lms"] == "formal=/lm/formal"
     assert any(line.startswith("fluency: perplexity under the target-style LM(s) given (formal)")
@@ -100,7 +105,7 @@ def test_default_similarity_follows_the_written_rule():
     plan = plan_evaluation(corpus(0), BatteryChoices(), STYLE)
     assert DEFAULT_CONTENT_MODEL == "sentence_cosine" and plan.settings["content_model"] == "sentence_cosine"
     assert plan.roles["similarity"] == plan.roles["content"]
-    assert plan.metric("similarity").name == "sentence_cosine"
+    assert role_metric(plan, "similarity").name == "sentence_cosine"
     line = next(r for r in plan.rationale if r.startswith("content: ") and "J's SIM" in r)
     assert "the similarity rule (studies/similarity_default/README.md)" in line
     assert "at least as good as plain cosine" in line and "not blind" in line
@@ -113,7 +118,7 @@ def test_default_similarity_follows_the_written_rule():
     assert len(figures) >= 10 and all(f in section for f in figures)
     # asked for by name, the reason says it is not the default
     other = plan_evaluation(corpus(0), BatteryChoices(content_model="preservation"), STYLE)
-    assert other.metric("similarity").name == "preservation"
+    assert role_metric(other, "similarity").name == "preservation"
     assert any("as asked (content_model='preservation'" in r for r in other.rationale)
 
 

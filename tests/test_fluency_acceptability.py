@@ -116,7 +116,7 @@ def test_j_takes_its_fluency_factor_from_acceptability():
 def test_bad_models_are_refused(tmp_path):
     from styleval.acceptability.model import load_acceptability
 
-    with pytest.raises(InputError, match="neither a shipped one"):
+    with pytest.raises(InputError, match="acceptability model folder not found"):
         registry.create("acceptability", model=str(tmp_path / "none"))
     (tmp_path / "model.json").write_text(json.dumps({"format": "styleval-acceptability/1", "features": ["x"]}))
     np.savez(tmp_path / "weights.npz", mean=[0.0], scale=[1.0], coef=[1.0], intercept=[0.0])

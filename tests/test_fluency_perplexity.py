@@ -184,10 +184,10 @@ def test_lora_adapter_merged_natively_equals_peft(smollm, smollm_hf, tmp_path):
 
     from styleval.lm.causal import token_nll
     from styleval.lm.native import merge_lora
-    from styleval.lm.loading import ADAPTER_CARD, _load_transformers, ensure_converted, load_causal_lm
+    from styleval.lm.loading import ADAPTER_CARD, load_transformers, ensure_converted, load_causal_lm
 
     folder = ensure_converted(smollm.spec)
-    _, base = _load_transformers(folder)
+    _, base = load_transformers(folder)
     torch.manual_seed(0)
     cfg = peft.LoraConfig(r=4, lora_alpha=8, target_modules=["q_proj", "v_proj", "down_proj"],
                           init_lora_weights=False)  # random A and B, so the adapter changes the scores

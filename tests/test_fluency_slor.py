@@ -95,10 +95,10 @@ def test_style_lms_score_each_row_by_its_target_style_adapter(smollm, tmp_path):
     import peft
     import torch
 
-    from styleval.lm.loading import ADAPTER_CARD, _load_transformers, ensure_converted
+    from styleval.lm.loading import ADAPTER_CARD, load_transformers, ensure_converted
 
     folder = ensure_converted(smollm.spec)
-    _, base = _load_transformers(folder)
+    _, base = load_transformers(folder)
     torch.manual_seed(0)
     cfg = peft.LoraConfig(r=4, lora_alpha=8, target_modules=["q_proj", "v_proj"], init_lora_weights=False)
     peft.get_peft_model(base, cfg).save_pretrained(str(tmp_path / "pos"))

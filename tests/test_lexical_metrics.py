@@ -421,3 +421,57 @@ def test_missing_references_is_clear_error(small):
         create("chrf").score(b)
     with pytest.raises(InputError, match="nothing to compare"):
         create("bleu").pair_stats(["a"], [[]])
+
+
+# -- sacrebleu's private stages --------------------------------------------------------------------------------------
+@pytest.mark.parametrize("module,name", [("bleu", "BLEU"), ("chrf", "CHRF"), ("ter", "TER")])
+def test_sacrebleu_private_stages_have_the_shape_the_metrics_call(module, name):
+    """The installed sacrebleu has every private member the metrics call, with the parameters they pass; when a
+    release changes them, this fails first and names the member (the metrics refuse to start the same way)."""
+    import importlib
+
+    from styleval.metrics.content._sacrebleu import check_private_api
+
+    cls = getattr(importlib.import_module(f"sacrebleu.metrics.{module}"), name)
+    check_private_api(cls)  # raises ResourceUnavailableError naming the member otherwise
+
+
+def test_a_changed_private_stage_is_refused_in_one_line_naming_it():
+    from sacrebleu.metrics.bleu import BLEU
+
+    from styleval.metrics.content._sacrebleu import check_private_api
+
+    class Renamed(BLEU):  # a sacrebleu release that renamed a parameter of one private stage
+        def _compute_segment_statistics(self, hyp, refs_info):  # type: ignore[override]
+            return super()._compute_segment_statistics(hyp, refs_info)
+
+    Renamed.__name__ = "BLEU"
+    with pytest.raises(ResourceUnavailableError, match=r"private BLEU._compute_segment_statistics takes "
+                                                       r"\(hyp, refs_info\), not \(hypothesis, ref_kwargs\)"):
+        check_private_api(Renamed)
+
+    class Gone(BLEU):
+        _extract_reference_info = None  # type: ignore[assignment]
+
+    with pytest.raises(ResourceUnavailableError, match=r"_extract_reference_info is missing"):
+        check_private_api(Gone)
+
+
+def test_private_stages_give_the_statistics_of_the_public_sentence_scores(small):
+    """Side by side with sacrebleu's public API where it exposes statistics: BLEU's counts and lengths and TER's
+    edits from ``sentence_score`` equal the rows computed through the private stages."""
+    from sacrebleu.metrics.bleu import BLEU
+    from sacrebleu.metrics.ter import TER
+
+    outputs, refs = small["out"], seg_refs(small["refs"])
+    bleu, ter = create("bleu"), create("ter")
+    rows = bleu.pair_stats(outputs, refs)
+    public = BLEU()
+    for row, hyp, comps in zip(rows, outputs, refs):
+        s = public.sentence_score(hyp, comps)
+        assert list(row) == [s.sys_len, s.ref_len, *s.counts, *s.totals]
+    rows = ter.pair_stats(outputs, refs)
+    public_ter = TER()
+    for row, hyp, comps in zip(rows, outputs, refs):
+        s = public_ter.sentence_score(hyp, comps)
+        assert list(row) == [s.num_edits, s.ref_length]

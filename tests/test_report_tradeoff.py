@@ -156,7 +156,7 @@ def human_csv(ev, tmp_path_factory):
 
 
 def test_excluded_correlations_equal_meta_run(ev, human_csv):
-    from styleval.meta import Judgments, MetaTask, metric_table_from_result, run
+    from styleval.meta import Judgments, MetaRunOptions, MetaTask, metric_table_from_result, run
     from styleval.report.html import SEGMENT_TASK, SYSTEM_TASK
 
     corr = human_correlations(ev, human_csv, exclude_systems=["ref"])
@@ -166,8 +166,8 @@ def test_excluded_correlations_equal_meta_run(ev, human_csv):
     table = metric_table_from_result(ev.result)
     changed = 0
     for aspect in ("content", "style"):
-        sys_res = run(MetaTask(aspect=aspect, exclude=("ref",), **SYSTEM_TASK), judgments, table, curves=True,
-                      curves_min_n=2)
+        sys_res = run(MetaTask(aspect=aspect, exclude=("ref",), **SYSTEM_TASK), judgments, table,
+                      options=MetaRunOptions(curves=True, curves_min_n=2))
         seg_res = run(MetaTask(aspect=aspect, exclude=("ref",), **SEGMENT_TASK), judgments, table)
         assert sys_res.options["systems"] == sorted(corr["systems"])
         for metric in corr["metrics"]:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from styleval.engine import StatsCache, score_stream
+from styleval.engine import StatsCache, StreamOptions, score_stream
 from styleval.engine.options import StatisticsOptions
 
 from test_stream import write_table
@@ -80,9 +80,12 @@ def test_sigkill_then_resume_gives_identical_output(tmp_path):
 def test_cache_reuses_statistics_across_runs_and_keys_by_metric_parameters(tmp_path):
     table = write_table(tmp_path / "t.jsonl", 40, seed=5)
     with StatsCache(tmp_path / "c.sqlite") as cache:
-        first = score_stream(table, ["chrf"], options=NO_CI, cache=cache, chunk_size=13, keep_stats=True)
-        again = score_stream(table, ["chrf"], options=NO_CI, cache=cache, chunk_size=50, keep_stats=True)
-        other = score_stream(table, ["chrf:word_order=1"], options=NO_CI, cache=cache, keep_stats=True)
+        first = score_stream(table, ["chrf"], options=NO_CI,
+                             stream=StreamOptions(cache=cache, chunk_size=13, keep_stats=True))
+        again = score_stream(table, ["chrf"], options=NO_CI,
+                             stream=StreamOptions(cache=cache, chunk_size=50, keep_stats=True))
+        other = score_stream(table, ["chrf:word_order=1"], options=NO_CI,
+                             stream=StreamOptions(cache=cache, keep_stats=True))
     n = 120 * 2
     assert (first.cache_hits, first.cache_misses) == (0, n)
     assert (again.cache_hits, again.cache_misses) == (n, 0)  # other chunking, same rows

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import styleval
-from styleval.engine import score_stream
+from styleval.engine import StreamOptions, score_stream
 from styleval.errors import InputError
 from styleval.readers import read_table
 from styleval.engine.options import StatisticsOptions
@@ -68,8 +68,8 @@ def test_lexical_battery_equals_in_memory(tmp_path, chunk_size):
     options = StatisticsOptions(bootstrap=200, significance="paired-bootstrap")
     mem = styleval.score(read_table(table), LEXICAL, options=options)
     seg = tmp_path / "seg.jsonl"
-    st = score_stream(table, LEXICAL, options=options, chunk_size=chunk_size,
-                      segments=seg, keep_stats=True)
+    st = score_stream(table, LEXICAL, options=options,
+                      stream=StreamOptions(chunk_size=chunk_size, segments=seg, keep_stats=True))
     assert_same(mem, st)
     # segment scores: the in-memory engine's, every one
     mem_seg = tmp_path / "mem.jsonl"
@@ -83,8 +83,8 @@ def test_approximate_randomization_baseline_and_parquet(tmp_path):
     table = write_table(tmp_path / "t.jsonl", 40, systems=3, seed=3)
     options = StatisticsOptions(bootstrap=100, significance="approx-randomization", baseline="sys1")
     mem = styleval.score(read_table(table), ["bleu", "ter"], options=options)
-    st = score_stream(table, ["bleu", "ter"], chunk_size=16, segments=tmp_path / "seg.parquet", keep_stats=True,
-                      options=options)
+    st = score_stream(table, ["bleu", "ter"], options=options,
+                      stream=StreamOptions(chunk_size=16, segments=tmp_path / "seg.parquet", keep_stats=True))
     assert_same(mem, st)
     frame = pa.read_table(tmp_path / "seg.parquet").to_pandas()
     assert len(frame) == 3 * 40 * 4
@@ -103,8 +103,8 @@ def test_tsv_and_csv_inputs(tmp_path):
                         '2,A,"x, y",x y,x y z,x\r\n', encoding="utf-8")
     for path in (tsv, csv_path):
         mem = styleval.score(read_table(path), ["bleu", "chrf"], options=StatisticsOptions(bootstrap=50))
-        assert_same(mem, score_stream(path, ["bleu", "chrf"], options=StatisticsOptions(bootstrap=50), chunk_size=1,
-                                      keep_stats=True))
+        assert_same(mem, score_stream(path, ["bleu", "chrf"], options=StatisticsOptions(bootstrap=50),
+                                      stream=StreamOptions(chunk_size=1, keep_stats=True)))
 
 
 def test_errors_name_file_and_line_and_leave_no_segment_file(tmp_path):
@@ -115,14 +115,14 @@ def test_errors_name_file_and_line_and_leave_no_segment_file(tmp_path):
     bad.write_text("\n".join(lines) + "\n", encoding="utf-8")
     seg = tmp_path / "seg.jsonl"
     with pytest.raises(InputError) as err:
-        score_stream(bad, ["bleu"], options=NO_CI, chunk_size=10, segments=seg)
+        score_stream(bad, ["bleu"], options=NO_CI, stream=StreamOptions(chunk_size=10, segments=seg))
     assert err.value.path == str(bad) and err.value.line == 58 and "not valid JSON" in str(err.value)
     assert not seg.exists() and not Path(str(seg) + ".partial").exists()
 
     tsv = tmp_path / "t.tsv"
     tsv.write_text("source\toutput\nA\tB\nC\tD\textra\n", encoding="utf-8")
     with pytest.raises(InputError) as err:
-        score_stream(tsv, ["bleu"], options=NO_CI, against=["source"], chunk_size=1)
+        score_stream(tsv, ["bleu"], options=NO_CI, against=["source"], stream=StreamOptions(chunk_size=1))
     assert err.value.line == 3 and "3 fields" in str(err.value)
 
     bad_utf8 = tmp_path / "u.tsv"
@@ -135,7 +135,7 @@ def test_errors_name_file_and_line_and_leave_no_segment_file(tmp_path):
     dup.write_text("".join(json.dumps({"id": i, "source": "a b", "output": "a"}) + "\n" for i in ["1", "2", "3", "2"]),
                    encoding="utf-8")
     with pytest.raises(InputError) as err:
-        score_stream(dup, ["bleu"], options=NO_CI, against=["source"], chunk_size=2)
+        score_stream(dup, ["bleu"], options=NO_CI, against=["source"], stream=StreamOptions(chunk_size=2))
     assert err.value.line == 4 and "dup.jsonl:2" in str(err.value)
 
 
@@ -161,8 +161,8 @@ def test_real_data_yelp_dualrl(shared_data, tmp_path):
             fh.write(json.dumps({"id": r.id, "system": r.system, "source": r.source, "output": r.output,
                                  "refs": r.references}) + "\n")
     mem = styleval.score(read_table(table), LEXICAL, options=StatisticsOptions(bootstrap=100))
-    assert_same(mem, score_stream(table, LEXICAL, options=StatisticsOptions(bootstrap=100), chunk_size=333,
-                                  keep_stats=True))
+    assert_same(mem, score_stream(table, LEXICAL, options=StatisticsOptions(bootstrap=100),
+                                  stream=StreamOptions(chunk_size=333, keep_stats=True)))
 
 
 def test_cli_stream(tmp_path):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 import styleval
-from styleval.engine import score_stream
+from styleval.engine import StreamOptions, score_stream
 from styleval.readers import read_table
 from styleval.engine.options import StatisticsOptions
 
@@ -22,7 +22,8 @@ def test_composites_stream_equal_in_memory(tmp_path, with_components):
     mem = styleval.score(read_table(table), metrics, options=options)
     assert {r.metric for r in mem.results} >= {"hm", "gm", "j"}
     for chunk_size in (7, 1000):
-        streamed = score_stream(table, metrics, chunk_size=chunk_size, keep_stats=True, options=options)
+        streamed = score_stream(table, metrics, options=options,
+                                stream=StreamOptions(chunk_size=chunk_size, keep_stats=True))
         assert_same(mem, streamed)
 
 
@@ -30,8 +31,8 @@ def test_composites_resume_from_the_statistics_cache(tmp_path):
     table = write_table(tmp_path / "t.jsonl", 40, systems=2, seed=6)
     cache = tmp_path / "cache.sqlite"
     options = StatisticsOptions(bootstrap=100, significance="paired-bootstrap")
-    first = score_stream(table, COMPOSITES, cache=cache, options=options, chunk_size=9)
-    again = score_stream(table, COMPOSITES, cache=cache, options=options, chunk_size=9)
+    first = score_stream(table, COMPOSITES, options=options, stream=StreamOptions(cache=cache, chunk_size=9))
+    again = score_stream(table, COMPOSITES, options=options, stream=StreamOptions(cache=cache, chunk_size=9))
     # hm and gm share pinc and bleu/ref: within the first run the second reads the first's stored rows
     assert first.cache_misses == 80 * 3 and again.cache_misses == 0
     assert again.cache_hits == first.cache_hits + first.cache_misses
@@ -43,5 +44,5 @@ def test_composites_on_the_ray_engine(tmp_path):
     pytest.importorskip("ray")
     table = write_table(tmp_path / "t.jsonl", 30, systems=2, seed=3)
     mem = styleval.score(read_table(table), COMPOSITES, options=StatisticsOptions(bootstrap=50))
-    assert_same(mem, score_stream(table, COMPOSITES, chunk_size=10, options=StatisticsOptions(bootstrap=50),
-                                  engine="ray", ray_workers=1))
+    assert_same(mem, score_stream(table, COMPOSITES, options=StatisticsOptions(bootstrap=50),
+                                  stream=StreamOptions(chunk_size=10, engine="ray", ray_workers=1)))

@@ -15,6 +15,7 @@ from styleval.metrics import registry
 from styleval.metrics.base import Batch
 from styleval.records import Direction
 from styleval.style_models import LabelledData, StyleModel
+from styleval.training.options import CalibrationOptions, CardText, HeadOptions, StyleTarget
 from styleval.training.style import train_style_model
 from styleval.style_models.calibration import Calibration, balanced_accuracy
 from styleval.training.calibration import (balanced_threshold, calibrate_style_model, fit_calibration, fit_isotonic,
@@ -39,11 +40,12 @@ CAL_INFORMAL = ["lol ok", "u coming or what", "thats so dumb haha", "idk lol", "
 def tiny_models(tmp_path_factory):
     base = tmp_path_factory.mktemp("cal-models")
     data = LabelledData(FORMAL + INFORMAL, ["formal"] * 8 + ["informal"] * 8, "tiny")
-    clf = train_style_model(data, features="tfidf+hand", selection=data, grid=[1.0], name="tiny-clf",
-                            aliases={"formality": "formal"})
+    clf = train_style_model(data, selection=data, target=StyleTarget(aliases={"formality": "formal"}),
+                            head=HeadOptions(features="tfidf+hand", grid=[1.0]), card=CardText(name="tiny-clf"))
     reg_data = LabelledData(data.texts, [2.0] * 8 + [-2.0] * 8, "tiny")
-    reg = train_style_model(reg_data, kind="regressor", features="tfidf+hand", selection=reg_data, grid=[0.3],
-                            poles=("informal", "formal"), name="tiny-reg")
+    reg = train_style_model(reg_data, selection=reg_data,
+                            target=StyleTarget(kind="regressor", poles=("informal", "formal")),
+                            head=HeadOptions(features="tfidf+hand", grid=[0.3]), card=CardText(name="tiny-reg"))
     return clf.save(base / "clf"), reg.save(base / "reg")
 
 
@@ -105,7 +107,7 @@ def test_fit_calibration_scores_and_errors() -> None:
     rng = np.random.default_rng(2)
     raw = np.concatenate([rng.normal(-1.0, 1.0, 50), rng.normal(-3.0, 1.0, 50)])  # all below 0: shifted
     truth = np.concatenate([np.ones(50, bool), np.zeros(50, bool)])
-    cal = fit_calibration(raw, truth, positive="formal", negative="informal", n_boot=200)
+    cal = fit_calibration(raw, truth, positive="formal", negative="informal", options=CalibrationOptions(n_boot=200))
     before = cal.scores["before"]
     assert before["balanced_accuracy"] == pytest.approx(balanced_accuracy(truth, raw >= 0))
     assert cal.scores["after_in_sample"]["balanced_accuracy"] == pytest.approx(
@@ -114,23 +116,26 @@ def test_fit_calibration_scores_and_errors() -> None:
     assert -3.0 < cal.threshold < -1.0 and cal.probability_threshold == pytest.approx(0.5)
     lo, hi = cal.scores["after_cross_validated"]["ci95"]
     assert lo <= cal.scores["after_cross_validated"]["balanced_accuracy"] <= hi
-    iso = fit_calibration(raw, truth, positive="formal", negative="informal", method="isotonic", n_boot=50)
+    iso = fit_calibration(raw, truth, positive="formal", negative="informal",
+                          options=CalibrationOptions(method="isotonic", n_boot=50))
     assert iso.probability(np.array([iso.threshold]))[0] >= 0.5
-    thr = fit_calibration(raw, truth, positive="formal", negative="informal", method="threshold", n_boot=50)
+    thr = fit_calibration(raw, truth, positive="formal", negative="informal",
+                          options=CalibrationOptions(method="threshold", n_boot=50))
     assert thr.threshold == pytest.approx(balanced_threshold(raw, truth))
     with pytest.raises(InputError, match="at least 5 texts of each style"):
         fit_calibration(raw[:53], truth[:53], positive="formal", negative="informal")
     with pytest.raises(InputError, match="backwards"):
         fit_calibration(-raw, truth, positive="formal", negative="informal")
     with pytest.raises(InputError, match="unknown calibration method"):
-        fit_calibration(raw, truth, positive="formal", negative="informal", method="beta")
+        fit_calibration(raw, truth, positive="formal", negative="informal", options=CalibrationOptions(method="beta"))
 
 
 def test_card_round_trip_and_signature(tiny_models, tmp_path) -> None:
     clf_dir, _ = tiny_models
     model = StyleModel.load(clf_dir)
     assert model.calibration is None and model.resources()["style_calibration"] == "none"
-    cal_model = calibrate_style_model(model, _sample(), name="tiny-clf-cal", n_boot=100, note="test sample")
+    cal_model = calibrate_style_model(model, _sample(), name="tiny-clf-cal", note="test sample",
+                                      options=CalibrationOptions(n_boot=100))
     assert model.calibration is None  # the original is untouched
     folder = cal_model.save(tmp_path / "cal")
     again = StyleModel.load(folder)
@@ -153,7 +158,8 @@ def test_card_round_trip_and_signature(tiny_models, tmp_path) -> None:
 
 def test_metrics_decide_with_the_calibration(tiny_models, tmp_path) -> None:
     clf_dir, reg_dir = tiny_models
-    cal_dir = calibrate_style_model(StyleModel.load(clf_dir), _sample(), n_boot=50).save(tmp_path / "c")
+    cal_dir = calibrate_style_model(StyleModel.load(clf_dir), _sample(),
+                                    options=CalibrationOptions(n_boot=50)).save(tmp_path / "c")
     model = StyleModel.load(cal_dir)
     outs = CAL_FORMAL + CAL_INFORMAL
     b = Batch(ids=[str(i) for i in range(len(outs))], outputs=outs, sources=outs, references=[[] for _ in outs],
@@ -168,7 +174,8 @@ def test_metrics_decide_with_the_calibration(tiny_models, tmp_path) -> None:
     prob = registry.create("style_probability", model=str(cal_dir)).score(b)
     np.testing.assert_allclose(prob.segment_scores, p[:, 0])
     # regressor: oriented from the calibrated decision point, both directions on one axis
-    reg_cal = calibrate_style_model(StyleModel.load(reg_dir), _sample(), n_boot=50).save(tmp_path / "r")
+    reg_cal = calibrate_style_model(StyleModel.load(reg_dir), _sample(),
+                                    options=CalibrationOptions(n_boot=50)).save(tmp_path / "r")
     reg = StyleModel.load(reg_cal)
     t = reg.calibration.threshold
     for direction, sign in (("informal->formal", 1.0), ("formal->informal", -1.0)):
@@ -267,8 +274,10 @@ def test_lower_tokens_makes_cased_and_tokenized_text_alike() -> None:
 def test_lower_tokens_model_and_auc_selection(tmp_path) -> None:
     data = LabelledData(FORMAL + INFORMAL, ["formal"] * 8 + ["informal"] * 8, "tiny")
     sel = _sample()
-    model = train_style_model(data, features="tfidf+hand", selection=sel, grid=[0.1, 1.0, 10.0],
-                              selection_metric="roc_auc", text_norm="lower-tokens", name="tiny-norm")
+    model = train_style_model(data, selection=sel,
+                              head=HeadOptions(features="tfidf+hand", grid=[0.1, 1.0, 10.0], selection_metric="roc_auc",
+                                               text_norm="lower-tokens"),
+                              card=CardText(name="tiny-norm"))
     from sklearn.metrics import roc_auc_score
 
     scores = model.card["selection"]["grid"]["scores"]
@@ -285,7 +294,7 @@ def test_lower_tokens_model_and_auc_selection(tmp_path) -> None:
     np.testing.assert_allclose(again.predict_proba(cased[:1]), again.predict_proba(["i do not know what you mean ."]),
                                atol=1e-9)
     with pytest.raises(InputError, match="does not apply"):
-        train_style_model(data, features="tfidf", selection=sel, selection_metric="spearman")
+        train_style_model(data, selection=sel, head=HeadOptions(features="tfidf", selection_metric="spearman"))
 
 
 # -- the shipped calibrations (shared data; skipped without it) ----------------------------------------------------

@@ -16,6 +16,7 @@ from styleval.style_models import LabelledData
 from styleval.textnorm.casing import (BLIND, LOWERCASED_SHARE, SENSITIVE, TOKENIZED_SHARE, case_evidence,
                                       is_tokenized, release_case)
 from styleval.textnorm.lower_tokens import lower_tokens
+from styleval.training.options import CardText, HeadOptions, StyleTarget
 from styleval.training.style import train_style_model
 
 FORMAL = ["I would be grateful for your reply.", "The committee approved the proposal.",
@@ -72,12 +73,14 @@ def tiny_models(tmp_path_factory):
     classifier (lower-tokens before its features)."""
     base = tmp_path_factory.mktemp("case-models")
     data = LabelledData(FORMAL + INFORMAL, ["formal"] * 6 + ["informal"] * 6, "tiny")
-    clf = train_style_model(data, features="tfidf+hand", selection=data, grid=[10.0], name="tiny-cased")
-    blind = train_style_model(data, features="tfidf+hand", selection=data, grid=[10.0], name="tiny-blind",
-                              text_norm="lower-tokens")
-    reg = train_style_model(LabelledData(data.texts, [2.0] * 6 + [-2.0] * 6, "tiny"), kind="regressor",
-                            features="tfidf+hand", selection=None, grid=[0.3], poles=("informal", "formal"),
-                            name="tiny-reg")
+    clf = train_style_model(data, selection=data, head=HeadOptions(features="tfidf+hand", grid=[10.0]),
+                            card=CardText(name="tiny-cased"))
+    blind = train_style_model(data, selection=data,
+                              head=HeadOptions(features="tfidf+hand", grid=[10.0], text_norm="lower-tokens"),
+                              card=CardText(name="tiny-blind"))
+    reg = train_style_model(LabelledData(data.texts, [2.0] * 6 + [-2.0] * 6, "tiny"), selection=None,
+                            target=StyleTarget(kind="regressor", poles=("informal", "formal")),
+                            head=HeadOptions(features="tfidf+hand", grid=[0.3]), card=CardText(name="tiny-reg"))
     return {"clf": str(clf.save(base / "clf")), "blind": str(blind.save(base / "blind")),
             "reg": str(reg.save(base / "reg"))}
 
@@ -213,7 +216,8 @@ def test_case_cues_by_hand(tmp_path) -> None:
     assert cues["sentence_starts_upper"] == 1.0 and cues["space_before_punct"] == pytest.approx(3 / 7)
     assert cues["split_clitic"] == pytest.approx(1 / 7) and cues["joined_contraction"] == 0.0
     data = LabelledData(FORMAL + INFORMAL, ["formal"] * 6 + ["informal"] * 6, "tiny")
-    model = train_style_model(data, features="hand+case-cues", selection=data, grid=[1.0], name="cues")
+    model = train_style_model(data, selection=data, head=HeadOptions(features="hand+case-cues", grid=[1.0]),
+                              card=CardText(name="cues"))
     again = StyleModel.load(model.save(tmp_path / "cues"))
     np.testing.assert_allclose(again.raw_score(FORMAL), model.raw_score(FORMAL))
     assert [b.kind for b in again.blocks] == ["hand", "case-cues"]
@@ -224,13 +228,13 @@ BLIND_NAME = "formality-classifier-pt16"
 
 
 def test_the_shipped_pair() -> None:
-    from styleval.metrics.style._model import choose_model
     from styleval.models import registry
     from styleval.style_models import load_style_model
+    from styleval.style_models.pretrained import choose_shipped
 
     assert registry.cased_slot(registry.STYLE, BLIND_NAME) == CASED
     assert registry.cased_slot(registry.STYLE, CASED) is None
-    assert choose_model("classifier", {"formal", "informal"}) == BLIND_NAME  # the slot is reached through the pair
+    assert choose_shipped("classifier", {"formal", "informal"}) == BLIND_NAME  # the slot is reached through the pair
     cased, blind = load_style_model(CASED), load_style_model(BLIND_NAME)
     assert cased.cased and not blind.cased and cased.labels == blind.labels == ["formal", "informal"]
     card = cased.card

@@ -12,6 +12,7 @@ from scipy.stats import spearmanr
 
 from styleval.errors import InputError
 from styleval.style_models import AdaptedEncoderBlock, LabelledData, StyleModel
+from styleval.training.options import CardText, FinetuneOptions, HeadOptions, StyleTarget
 from styleval.training.style_finetune import finetune_style_model
 from styleval.models.lora import target_modules
 from styleval.models.lora import LoraAdapter
@@ -60,9 +61,11 @@ def tiny_regressor():
     texts = FORMAL + INFORMAL
     scores = [2.0] * len(FORMAL) + [-2.0] * len(INFORMAL)
     data = LabelledData(texts, scores, "tiny.tsv")
-    model = finetune_style_model(data, kind="regressor", selection=data, held_out=data, epochs=6, lr=2e-3,
-                                 head_lr=1e-2, batch_size=8, rank=4, alpha=8.0, poles=("informal", "formal"),
-                                 name="tiny-ft", device="cpu")
+    model = finetune_style_model(data, selection=data, held_out=data,
+                                 target=StyleTarget(kind="regressor", poles=("informal", "formal")),
+                                 tuning=FinetuneOptions(epochs=6, lr=2e-3, head_lr=1e-2, batch_size=8, rank=4,
+                                                        alpha=8.0, device="cpu"),
+                                 card=CardText(name="tiny-ft"))
     return model, data
 
 
@@ -99,8 +102,8 @@ def test_finetune_rejects_bad_input():
     with pytest.raises(InputError, match="two labels"):
         finetune_style_model(LabelledData(["a", "b", "c", "d", "e"], ["x"] * 5, "t.tsv"), selection=None)
     with pytest.raises(InputError, match="numeric"):
-        finetune_style_model(LabelledData(["a", "b", "c", "d"], ["x", "y", "x", "y"], "t.tsv"), kind="regressor",
-                             selection=LabelledData(["a"], ["x"], "s.tsv"))
+        finetune_style_model(LabelledData(["a", "b", "c", "d"], ["x", "y", "x", "y"], "t.tsv"),
+                             selection=LabelledData(["a"], ["x"], "s.tsv"), target=StyleTarget(kind="regressor"))
 
 
 def test_cli_train_style_finetune_classifier(tmp_path):
@@ -145,12 +148,12 @@ def test_ridge_on_a_fine_tuned_encoder_and_hand_features(tiny_regressor, tmp_pat
 
     ft, data = tiny_regressor
     encoder = ft.blocks[0]
-    model = train_style_model(data, kind="regressor", features="hand", fitted_blocks=[encoder], selection=data,
-                              grid=[1.0], poles=("informal", "formal"))
+    model = train_style_model(data, selection=data, target=StyleTarget(kind="regressor", poles=("informal", "formal")),
+                              head=HeadOptions(features="hand", fitted_blocks=[encoder], grid=[1.0]))
     assert [b.kind for b in model.blocks] == ["adapted-encoder", "hand"]
     assert model.card["parameters"]["features"][0]["kind"] == "adapted-encoder"
     assert spearmanr(model.regress(data.texts), data.labels)[0] > 0.8
     again = StyleModel.load(model.save(tmp_path / "hybrid"))
     np.testing.assert_allclose(again.regress(data.texts), model.regress(data.texts), rtol=1e-5, atol=1e-5)
     with pytest.raises(InputError, match="no feature blocks"):
-        train_style_model(data, kind="regressor", features="", selection=data)
+        train_style_model(data, selection=data, target=StyleTarget(kind="regressor"), head=HeadOptions(features=""))

@@ -10,6 +10,7 @@ from styleval.metrics import registry
 from styleval.metrics.base import Batch
 from styleval.records import Direction
 from styleval.style_models import LabelledData, shipped_models
+from styleval.training.options import CardText, HeadOptions, StyleTarget
 from styleval.training.style import train_style_model
 from styleval.style_models.fscore import fscore_from_tags
 from styleval.engine.options import StatisticsOptions
@@ -25,10 +26,12 @@ INFORMAL = ["lol no way dude!!", "gonna grab food, u coming?", "omg thats sooo c
 def formality_folders(tmp_path_factory):
     base = tmp_path_factory.mktemp("models")
     data = LabelledData(FORMAL + INFORMAL, ["formal"] * 6 + ["informal"] * 6, "tiny")
-    clf = train_style_model(data, features="tfidf+hand", selection=data, grid=[10.0], name="tiny-clf")
+    clf = train_style_model(data, selection=data, head=HeadOptions(features="tfidf+hand", grid=[10.0]),
+                            card=CardText(name="tiny-clf"))
     reg_data = LabelledData(data.texts, [2.0] * 6 + [-2.0] * 6, "tiny")
-    reg = train_style_model(reg_data, kind="regressor", features="tfidf+hand", selection=reg_data, grid=[0.3],
-                            poles=("informal", "formal"), name="tiny-reg")
+    reg = train_style_model(reg_data, selection=reg_data,
+                            target=StyleTarget(kind="regressor", poles=("informal", "formal")),
+                            head=HeadOptions(features="tfidf+hand", grid=[0.3]), card=CardText(name="tiny-reg"))
     return str(clf.save(base / "clf")), str(reg.save(base / "reg"))
 
 

@@ -10,10 +10,10 @@ import styleval
 from styleval.cli.main import build_parser
 from styleval.errors import InputError
 from styleval.evaluation.battery import style_model_facts
-from styleval.metrics.style._model import choose_model
 from styleval.models.pool import get_pool
 from styleval.progress import reporting
 from styleval.style_models.model import CLASSIFIER, REGRESSOR, StyleModel
+from styleval.style_models.pretrained import choose_shipped
 
 SENTIMENT = frozenset({"negative", "positive"})
 
@@ -39,9 +39,9 @@ def test_a_sentiment_direction_loads_only_the_sentiment_model(loads) -> None:
         facts = style_model_facts("auto", SENTIMENT)
     assert facts.name == "sentiment-classifier-yelp" and loads == ["sentiment-classifier-yelp"]
     assert heard and not any("formality" in d for d in heard), heard
-    assert choose_model(CLASSIFIER, {"formal", "informal"}) == "formality-classifier-pt16"
+    assert choose_shipped(CLASSIFIER, {"formal", "informal"}) == "formality-classifier-pt16"
     with pytest.raises(InputError, match=r"formality-regressor-pt16 \(informal, formal\)"):
-        choose_model(REGRESSOR, set(SENTIMENT))
+        choose_shipped(REGRESSOR, set(SENTIMENT))
     assert loads == ["sentiment-classifier-yelp"]  # choosing read model.json files only
 
 

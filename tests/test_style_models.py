@@ -12,6 +12,7 @@ from styleval.datasets.paradetox import labelled_splits as load_paradetox
 from styleval.datasets.yelp_shen import labelled as load_yelp_shen
 from styleval.style_models import (LabelledData, StyleModel, load_style_model, read_labelled, resolve_style_model,
                                    shipped_models)
+from styleval.training.options import CardText, HeadOptions, StyleTarget
 from styleval.training.style import evaluate, train_style_model
 
 FORMAL = ["I would be grateful if you could reply at your earliest convenience.",
@@ -44,8 +45,9 @@ def test_read_labelled_tables(tmp_path) -> None:
 
 
 def test_train_save_load_classifier(tiny, tmp_path) -> None:
-    model = train_style_model(tiny, features="tfidf+hand", selection=tiny, held_out=tiny, name="tiny-formality",
-                              aliases={"formality": "formal"}, grid=[1.0, 10.0])
+    model = train_style_model(tiny, selection=tiny, held_out=tiny, target=StyleTarget(aliases={"formality": "formal"}),
+                              head=HeadOptions(features="tfidf+hand", grid=[1.0, 10.0]),
+                              card=CardText(name="tiny-formality"))
     assert model.labels == ["formal", "informal"]
     assert model.card["held_out"]["scores"]["accuracy"] == 1.0
     folder = model.save(tmp_path / "tiny-formality")
@@ -68,8 +70,8 @@ def test_train_save_load_classifier(tiny, tmp_path) -> None:
 def test_train_regressor(tiny) -> None:
     scores = [2.0 + 0.1 * i for i in range(8)] + [-2.0 - 0.1 * i for i in range(8)]
     data = LabelledData(tiny.texts, scores, "tiny-scores")
-    model = train_style_model(data, kind="regressor", features="tfidf+hand", selection=data,
-                              poles=("informal", "formal"))
+    model = train_style_model(data, selection=data, target=StyleTarget(kind="regressor", poles=("informal", "formal")),
+                              head=HeadOptions(features="tfidf+hand"))
     pred = model.regress(["Please find enclosed the signed contract.", "lol nope!!"])
     assert pred[0] > pred[1]
     assert model.style_index("formal") == 1

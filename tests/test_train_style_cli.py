@@ -10,6 +10,7 @@ import pytest
 from styleval.cli.main import build_parser
 from styleval.errors import InputError
 from styleval.style_models import LabelledData
+from styleval.training.options import HeadOptions, StyleTarget
 from styleval.training.style import train_style_model
 
 TRAINING_VERBS = ("train-style", "calibrate-style", "train-content", "train-lm", "train-transfer")
@@ -34,19 +35,22 @@ def test_pt16_as_shipped_ends_in_one_line_suggesting_a_regressor(shared_data, tm
 def test_numeric_labels_refused_but_class_codes_kept() -> None:
     scores = LabelledData(TEXTS, ["1.0", "0.8", "2.4", "-1.6", "-2.0", "-0.4", "1.2", "-3.0"], "scores.tsv")
     with pytest.raises(InputError, match=r"scores.tsv: the labels look numeric \(8 distinct values from -3 to 2.4"):
-        train_style_model(scores, grid=[1.0])
-    assert train_style_model(scores, kind="regressor", poles=("informal", "formal"), grid=[1.0]).labels == \
+        train_style_model(scores, head=HeadOptions(grid=[1.0]))
+    assert train_style_model(scores, target=StyleTarget(kind="regressor", poles=("informal", "formal")),
+                             head=HeadOptions(grid=[1.0])).labels == \
         ["informal", "formal"]
     codes = LabelledData(TEXTS, ["1", "1", "1", "0", "0", "0", "1", "0"], "codes.tsv")  # 0/1 class codes
-    assert train_style_model(codes, grid=[1.0], selection=codes).labels == ["0", "1"]
+    assert train_style_model(codes, selection=codes, head=HeadOptions(grid=[1.0])).labels == ["0", "1"]
 
 
 def test_aliases_name_a_label() -> None:
     data = LabelledData(TEXTS, ["formal"] * 3 + ["informal"] * 3 + ["formal", "informal"], "six.tsv")
-    model = train_style_model(data, grid=[1.0], selection=data, aliases={"formality": "formal"})
+    model = train_style_model(data, selection=data, target=StyleTarget(aliases={"formality": "formal"}),
+                              head=HeadOptions(grid=[1.0]))
     assert model.style_index("Formality") == model.labels.index("formal")
     with pytest.raises(InputError, match=r"alias 'formality' -> 'formel': 'formel' is not one of the model's labels"):
-        train_style_model(data, grid=[1.0], selection=data, aliases={"formality": "formel"})
+        train_style_model(data, selection=data, target=StyleTarget(aliases={"formality": "formel"}),
+                          head=HeadOptions(grid=[1.0]))
 
 
 def _option_blocks(help_text: str) -> dict[str, str]:

@@ -40,11 +40,13 @@ def _pairs(copies: int) -> PairData:
 def test_a_given_cross_encoder_is_used_as_is_and_its_run_goes_on_the_card():
     pytest.importorskip("spacy")
     from styleval.training.cross_encoder import train_cross_encoder
+    from styleval.training.options import AdapterFit, CrossEncoderOptions
     from styleval.training.preservation import PreservationRecipe, train_preservation_model
     from styleval.models import catalog as cat
 
     elsewhere = _pairs(3)
-    cross, summary = train_cross_encoder(elsewhere, encoder=cat.DEFAULT_ENCODER, rank=2, epochs=1, batch_size=4)
+    cross, summary = train_cross_encoder(elsewhere, encoder=cat.DEFAULT_ENCODER,
+                                         options=CrossEncoderOptions(rank=2, fit=AdapterFit(epochs=1, batch_size=4)))
     assert summary["device"] == "cpu" and summary["steps"] == 3
     recipe = PreservationRecipe(cross_weight=0.5)
     model = train_preservation_model(_pairs(4), recipe, selection=_pairs(1), encoder_train=elsewhere,

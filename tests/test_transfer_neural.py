@@ -144,9 +144,10 @@ def test_cli_train_transfer_and_apply(tmp_path, capsys):
 def _smollm_tokenizer():
     from styleval.errors import ResourceUnavailableError
     from styleval.lm.loading import ensure_converted, resolve_causal_lm
+    from styleval.models.catalog import DEFAULT_CAUSAL_LM
 
     try:
-        folder = ensure_converted(resolve_causal_lm("smollm2-135m"))
+        folder = ensure_converted(resolve_causal_lm(DEFAULT_CAUSAL_LM))
     except ResourceUnavailableError as exc:
         pytest.skip(str(exc))
     from transformers import AutoTokenizer
@@ -177,11 +178,12 @@ def test_lora_rewriter_trains_saves_and_rewrites(tmp_path):
     from styleval.training.transfer.neural.data import RewriteGroup
 
     _smollm_tokenizer()
-    from styleval.training.transfer.neural.model import train_transfer_model
+    from styleval.training.transfer.neural.model import TransferOptions, train_transfer_model
 
     data = ParallelData([RewriteGroup(f"you are a damn fool {i}", (f"you are wrong {i}",)) for i in range(4)])
-    card = train_transfer_model("lora", data, data, tmp_path / "lora", direction="toxic->neutral", threads=2,
-                                settings={"max_steps": 2, "batch_size": 2, "dev_pairs": 2})
+    card = train_transfer_model("lora", data, data, tmp_path / "lora", direction="toxic->neutral",
+                                options=TransferOptions(threads=2,
+                                                        settings={"max_steps": 2, "batch_size": 2, "dev_pairs": 2}))
     assert card["training"]["log"]["steps"] == 2 and card["training"]["log"]["trained_parameters"] == 921600
     assert sum(f.stat().st_size for f in (tmp_path / "lora").iterdir()) < 8_000_000  # the adapter, not the base
     inp = _write(tmp_path / "in.txt", ["you are a damn fool", ""])

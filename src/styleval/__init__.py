@@ -11,15 +11,16 @@ from .records import Direction, Record
 
 if TYPE_CHECKING:  # type checkers see the real objects; at run time they load on first use (``__getattr__``)
     from .engine.options import StatisticsOptions
-    from .engine.stream import score_stream
+    from .engine.stream import StreamOptions, score_stream
     from .scoring import score
 
 __all__ = ["__version__", "Record", "Direction", "InputError", "StyleEvalError", "UnknownNameError",
-           "ResourceUnavailableError", "StatisticsOptions", "score", "score_stream", "terminal_progress"]
+           "ResourceUnavailableError", "StatisticsOptions", "StreamOptions", "score", "score_stream",
+           "terminal_progress"]
 
 #: names whose modules load on first use, so that ``import styleval`` stays light (the engine imports pandas)
 _LAZY = {"score": "scoring", "score_stream": "engine.stream", "StatisticsOptions": "engine.options",
-         "terminal_progress": "cli.progress"}
+         "StreamOptions": "engine.stream", "terminal_progress": "cli.progress"}
 
 
 def __getattr__(name: str) -> Any:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+from typing import Any
 
 
 class StyleEvalError(Exception):
@@ -57,3 +58,9 @@ class MissingDependencyError(StyleEvalError, ImportError):
         what = f" (needed for {needed_for})" if needed_for else ""
         hint = f"pip install 'styleval[{extra}]'" if extra else f"pip install {package}"
         super().__init__(f"the optional package {package!r} is not installed{what}; install it with: {hint}")
+
+
+def check_choice(name: str, value: Any, allowed: tuple[str, ...] | list[str]) -> None:
+    """Raise :class:`InputError` unless ``value`` is one of ``allowed`` (``name`` says which setting)."""
+    if value not in allowed:
+        raise InputError(f"{name} must be one of {', '.join(repr(a) for a in allowed)}; got {value!r}")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Sequence
 
-from .engine.driver import Driver
+from .engine.driver import Driver, check_unique_ids, segment_digests
 from .engine.metric_specs import Modifier, build_metrics, metric_labels, with_modifiers
 from .engine.options import SIGNIFICANCE_METHODS, StatisticsOptions
 from .engine.worker import compute_groups
@@ -25,9 +25,10 @@ __all__ = ["SIGNIFICANCE_METHODS", "Modifier", "StatisticsOptions", "build_metri
 
 
 def _check_unique_segments(records: Sequence[Record]) -> None:
-    """A segment id appears once per system: two inputs under one system name would otherwise be mixed into one
-    system's scores. A system name or id must be a non-blank label without control characters (:func:`name_problem`):
-    an empty name or one holding a tab or a line break breaks every table printed or written."""
+    """A segment id appears once per system (the engine's one check, :func:`check_unique_ids`), before any model
+    runs: two inputs under one system name would otherwise be mixed into one system's scores. A system name or id
+    must be a non-blank label without control characters (:func:`name_problem`): an empty name or one holding a tab
+    or a line break breaks every table printed or written."""
     for system, recs in group_by_system(records).items():
         problem = name_problem(system) if isinstance(system, str) else None
         if problem:
@@ -35,13 +36,22 @@ def _check_unique_segments(records: Sequence[Record]) -> None:
         bad = next((r for r in recs if isinstance(r.id, str) and name_problem(r.id, "segment id")), None)
         if bad is not None:
             raise InputError(f"system {system!r}: {name_problem(bad.id, 'segment id')}")
-        seen: dict[str, int] = {}
-        for k, r in enumerate(recs):
-            if r.id in seen:
-                raise InputError(f"system {system!r} has segment id {r.id!r} twice (records {seen[r.id] + 1} and "
-                                 f"{k + 1} of that system): two inputs seem to share the system name {system!r}; "
-                                 "give each system its own name")
-            seen[r.id] = k
+    numbers: dict[str, list[int]] = {}
+    for k, r in enumerate(records, start=1):
+        numbers.setdefault(r.system, []).append(k)
+    for system, lines in numbers.items():
+        ids = [records[k - 1].id for k in lines]
+        check_unique_ids(system, segment_digests(ids), _RecordPlace(lines), ids)
+
+
+class _RecordPlace:
+    """Where a system's ``position``-th record lies: ``("records", its number among all records)``."""
+
+    def __init__(self, numbers: list[int]) -> None:
+        self.numbers = numbers
+
+    def __call__(self, position: int) -> tuple[str, int]:
+        return "records", self.numbers[position]
 
 
 def score_records(records: Sequence[Record], metrics: Sequence[Metric], *,

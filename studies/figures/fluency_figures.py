@@ -58,6 +58,7 @@ def pt16_by_style() -> dict[str, list[str]]:
 
 def train_lms(work: Path, steps: int) -> tuple[dict[str, str], dict[str, str]]:
     from styleval.training.lm import train_ngram_lm, train_style_lm
+    from styleval.training.options import LMAdapterOptions
 
     data = pt16_by_style()
     lora, ngram = {}, {}
@@ -70,7 +71,7 @@ def train_lms(work: Path, steps: int) -> tuple[dict[str, str], dict[str, str]]:
         folder = work / f"lora-{style}"
         if not (folder / "adapter_config.json").is_file():
             t = time.time()
-            train_style_lm(sents, folder, style=style, max_steps=steps, batch_size=16)
+            train_style_lm(sents, folder, style=style, options=LMAdapterOptions(max_steps=steps, batch_size=16))
             log(f"LoRA {style}: {steps} steps in {time.time() - t:.0f}s")
         lora[style] = str(folder)
     return lora, ngram

@@ -116,6 +116,7 @@ def yelp_lora_sentences() -> tuple[dict[str, list[str]], int]:
 def stage_lora(lora: Path, steps: int) -> None:
     """Train the Yelp sentiment LoRA LMs with the recipe of studies/figures/fluency_figures.py (batch 16)."""
     from styleval.training.lm import train_style_lm
+    from styleval.training.options import LMAdapterOptions
 
     data, dropped = yelp_lora_sentences()
     log(f"yelp LoRA data: {', '.join(f'{k} {len(v)}' for k, v in data.items())}; "
@@ -125,7 +126,7 @@ def stage_lora(lora: Path, steps: int) -> None:
         if (folder / "adapter_config.json").is_file():
             continue
         t = time.time()
-        train_style_lm(sents, folder, style=style, max_steps=steps, batch_size=16)
+        train_style_lm(sents, folder, style=style, options=LMAdapterOptions(max_steps=steps, batch_size=16))
         log(f"LoRA {style}: {steps} steps in {time.time() - t:.0f}s")
 
 
@@ -168,11 +169,12 @@ def lora_jobs(lora: dict[str, dict[str, str]], mir_raw: bool, other: bool = Fals
 def stage_lm(work: Path, n_dualrl: int, mir_raw: bool = False, chunk: int = 200,
              lora: dict[str, dict[str, str]] | None = None, control: bool = False) -> None:
     from styleval.metrics.fluency import lm_shared
+    from styleval.models import DEFAULT_CAUSAL_LM
 
     path = work / "lm_cache.pkl"
     if path.is_file():
         lm_shared.restore_cache(pickle.loads(path.read_bytes()))
-    jobs = [("smollm2-135m", mode, texts) for mode, texts in lm_jobs(n_dualrl, mir_raw)]
+    jobs = [(DEFAULT_CAUSAL_LM, mode, texts) for mode, texts in lm_jobs(n_dualrl, mir_raw)]
     if lora:
         jobs += lora_jobs(lora, mir_raw) + (lora_jobs(lora, mir_raw, other=True) if control else [])
     for lm, mode, texts in jobs:

@@ -53,7 +53,7 @@ import pandas as pd
 
 from styleval.datasets import read_lai2022, read_mir2019, read_sgdd_tst
 from styleval.engine.model_cache import ModelOutputCache
-from styleval.meta import MetaTask, run
+from styleval.meta import MetaRunOptions, MetaTask, run
 from styleval.meta.conventions import lai2022_tasks
 from styleval.meta.datasets import load_lai2022, load_mir2019, load_sgdd_tst
 from styleval.metrics import registry
@@ -205,12 +205,13 @@ def meta_mir(args: argparse.Namespace) -> dict[str, Any]:
         for aspect, metrics in columns.items():
             task = MetaTask(aspect, level="segment", method="pearson", average_by="none", orientation="abs",
                             systems=tuple(systems), human="mean")
-            res = run(task, ds.judgments, table, metrics=metrics, lower_is_better=lower, unmatched="report")
+            res = run(task, ds.judgments, table, metrics=metrics, lower_is_better=lower,
+                      options=MetaRunOptions(unmatched="report"))
             out.setdefault(aspect, {})[model] = {m: _round(res.statistic(m)) for m in metrics}
     judged = sorted(set(ds.judgments.frame.query("aspect == 'naturalness'")["system"]) - {"input"})
     task = MetaTask("naturalness", level="segment", method="pearson", average_by="none", orientation="abs",
                     systems=tuple(judged), human="mean")
-    res = run(task, ds.judgments, table, metrics=["judge_fluency"], unmatched="report")
+    res = run(task, ds.judgments, table, metrics=["judge_fluency"], options=MetaRunOptions(unmatched="report"))
     out["naturalness"] = {"judge_fluency": _round(res.statistic("judge_fluency")), "settings": len(judged)}
     return out
 

@@ -64,10 +64,10 @@ def main(argv: list[str] | None = None) -> int:
 
     from styleval.models.encoder import transformers_dir
     from styleval.models.pool import configure_torch
-    from styleval.models.resolve import resolve
+    from styleval.models.spec import model_spec
 
     configure_torch()
-    spec = resolve(args.model)
+    spec = model_spec(args.model)
     model_dir = str(transformers_dir(spec))
     import json
 

@@ -24,6 +24,7 @@ import argparse
 import json
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -37,6 +38,7 @@ from styleval.datasets.paradetox import labelled_splits as load_paradetox  # noq
 from styleval.datasets.pt16 import labelled as load_pt16  # noqa: E402
 from styleval.datasets.yelp_shen import labelled as load_yelp_shen  # noqa: E402
 from styleval.style_models import LabelledData, StyleModel, split_data  # noqa: E402
+from styleval.training.options import CardText, FinetuneOptions, HeadOptions, StyleTarget  # noqa: E402
 from styleval.training.style_finetune import finetune_style_model  # noqa: E402
 from styleval.training.style import evaluate, train_style_model  # noqa: E402
 from styleval.training.calibration import calibrate_style_model  # noqa: E402
@@ -50,7 +52,7 @@ PT16_OPTIONS = {"tfidf": {"max_word_features": 20000, "max_char_features": 30000
 # Fine-tuning of the PT16 regressor, chosen on the tune split (Spearman) in a scratch sweep on a lent GPU over
 # learning rate, epochs, rank and batch size (the sweep script was not kept): lr 3e-4, 5 epochs, rank 8, batch 32
 # (tune .726; rank 32 gave .727, a tie at four times the size). The epoch kept is the best on tune.
-PT16_FINETUNE = {"rank": 8, "alpha": 16.0, "lr": 3e-4, "epochs": 5, "batch_size": 32}
+PT16_FINETUNE = FinetuneOptions(rank=8, alpha=16.0, lr=3e-4, epochs=5, batch_size=32)
 # Second stage: ridge on the fine-tuned encoder's features + hand features. On tune (Spearman) it beats the encoder's
 # own head (.729) and the linear TF-IDF+MiniLM+hand ridge (.737); adding TF-IDF to it gave no gain on tune.
 PT16_HYBRID_GRID = [10.0, 30.0, 100.0, 300.0, 1000.0, 3000.0, 10000.0]
@@ -86,16 +88,20 @@ def finetuned_pt16_regressor(train, reg_args: dict, options: dict, note: str, *,
         stage1 = StyleModel.load(encoder_from)
         note = note + f"; the fine-tuned encoder was reused from an earlier build ({Path(encoder_from).name})"
     else:
-        stage1 = finetune_style_model(train, device=device, progress=progress_printer(), **PT16_FINETUNE,
-                                      **{**reg_args, "held_out": None})
+        stage1 = finetune_style_model(train, selection=reg_args["selection"], target=reg_args["target"],
+                                      tuning=replace(PT16_FINETUNE, device=device), card=reg_args["card"],
+                                      progress=progress_printer())
     # stage1 is a fine-tuned model, or a shipped two-stage regressor whose card already names the encoder's epochs
     sel = stage1.card["selection"]
     epochs = sel.get("encoder_epochs", sel.get("epochs"))
     chosen_epoch = sel["chosen"].get("encoder_epoch", sel["chosen"].get("epoch"))
     encoder = next(b for b in stage1.blocks if b.kind == "adapted-encoder")
     encoder.memo = {}  # each text is encoded once across the alpha grid and the held-out scoring
-    reg = train_style_model(train, features="hand", feature_options=options, fitted_blocks=[encoder],
-                            grid=PT16_HYBRID_GRID, notes=[note, PT16_HYBRID_NOTE], **reg_args)
+    reg = train_style_model(train, selection=reg_args["selection"], held_out=reg_args["held_out"],
+                            target=reg_args["target"],
+                            head=HeadOptions(features="hand", feature_options=options, fitted_blocks=[encoder],
+                                             grid=PT16_HYBRID_GRID),
+                            card=replace(reg_args["card"], notes=[note, PT16_HYBRID_NOTE]))
     encoder.memo = None
     reg.card["parameters"]["fine_tuning"] = stage1.card["parameters"]["fine_tuning"]
     reg.card["selection"]["encoder_epochs"] = epochs
@@ -147,12 +153,13 @@ def robust_formality_classifier(data: Path, command: str, features: str = ROBUST
             "lower-cased), so cased and lower-cased tokenized text get the same score; trained on PT16 train (all "
             "genres, score > 0 = formal) plus informal variants of its formal sentences made by reversing the "
             "rule-based transfer; PT16 test held out")
-    clf = train_style_model(fit, kind="classifier", features=features, feature_options=PT16_OPTIONS, selection=sel,
-                            selection_metric="roc_auc", grid=ROBUST_GRID, text_norm="lower-tokens",
-                            aliases=FORMALITY_ALIASES, name="formality-classifier-pt16",
-                            description="Formal vs informal sentence classifier for GYAFC-style text, robust to "
-                            "lower-cased tokenized input, calibrated on GYAFC sentences.", command=command,
-                            notes=[note, XFORMAL_NOTE])
+    clf = train_style_model(fit, selection=sel, target=StyleTarget(kind="classifier", aliases=FORMALITY_ALIASES),
+                            head=HeadOptions(features=features, feature_options=PT16_OPTIONS,
+                                             selection_metric="roc_auc", grid=ROBUST_GRID, text_norm="lower-tokens"),
+                            card=CardText(name="formality-classifier-pt16",
+                                          description="Formal vs informal sentence classifier for GYAFC-style text, "
+                                          "robust to lower-cased tokenized input, calibrated on GYAFC sentences.",
+                                          command=command, notes=[note, XFORMAL_NOTE]))
     clf = calibrate_style_model(clf, sel, positive="formal", note=XFORMAL_NOTE)
 
     def spearman_with_scores(model: StyleModel) -> dict[str, float]:
@@ -197,23 +204,25 @@ def cased_candidates(data: Path, command: str) -> dict[str, StyleModel]:
     PT16 and the reversed rules' informal variants. Each as the rule in studies/log.md fixes it."""
     train = load_pt16(data, "train")
     btrain, btune = load_pt16(data, "train", binary=True), load_pt16(data, "tune", binary=True)
-    common = dict(kind="classifier", aliases=FORMALITY_ALIASES, name=CASED_NAME, description=CASED_DESCRIPTION,
-                  command=command)
-    pre14 = train_style_model(btrain, features=PT16_FEATURES, feature_options=PT16_OPTIONS, selection=btune,
-                              notes=["the recipe of the classifier shipped before issue #14 (b82c6c7^): PT16 train as "
-                                     "released (tokenized, cased; score > 0 = formal), TF-IDF with case-keeping "
-                                     "character n-grams + MiniLM + hand features, C by accuracy on PT16 tune; PT16 "
-                                     "test held out"],
-                              **common)
+    target = StyleTarget(kind="classifier", aliases=FORMALITY_ALIASES)
+    card = CardText(name=CASED_NAME, description=CASED_DESCRIPTION, command=command)
+    pre14 = train_style_model(btrain, selection=btune, target=target,
+                              head=HeadOptions(features=PT16_FEATURES, feature_options=PT16_OPTIONS),
+                              card=replace(card, notes=[
+                                  "the recipe of the classifier shipped before issue #14 (b82c6c7^): PT16 train as "
+                                  "released (tokenized, cased; score > 0 = formal), TF-IDF with case-keeping "
+                                  "character n-grams + MiniLM + hand features, C by accuracy on PT16 tune; PT16 "
+                                  "test held out"]))
     fit = detokenized(btrain) + informal_variants(detokenized(train))
-    cues = train_style_model(fit, features=CASED_FEATURES, feature_options=CASED_OPTIONS,
-                             selection=xformal_sample(data), selection_metric="roc_auc", grid=ROBUST_GRID,
-                             notes=["MiniLM (uncased) + hand features + case cues (capitals at sentence starts, the "
-                                    "pronoun i in lower and upper case, tokenization artefacts, contractions, "
-                                    "commas), on PT16 train detokenized (score > 0 = formal) plus informal variants "
-                                    "of its formal sentences made by reversing the rule-based transfer; PT16 test "
-                                    "held out; C by AUC on the 240 fr.80.ref1-3 sentences", XFORMAL_NOTE],
-                             **common)
+    cues = train_style_model(fit, selection=xformal_sample(data), target=target,
+                             head=HeadOptions(features=CASED_FEATURES, feature_options=CASED_OPTIONS,
+                                              selection_metric="roc_auc", grid=ROBUST_GRID),
+                             card=replace(card, notes=[
+                                 "MiniLM (uncased) + hand features + case cues (capitals at sentence starts, the "
+                                 "pronoun i in lower and upper case, tokenization artefacts, contractions, "
+                                 "commas), on PT16 train detokenized (score > 0 = formal) plus informal variants "
+                                 "of its formal sentences made by reversing the rule-based transfer; PT16 test "
+                                 "held out; C by AUC on the 240 fr.80.ref1-3 sentences", XFORMAL_NOTE]))
     return {"pre14-tfidf+embedding+hand": pre14, "embedding+hand+case-cues": cues}
 
 
@@ -315,12 +324,15 @@ def pt16_models(data: Path, command: str, features: str = PT16_FEATURES, options
     train, tune, test = (load_pt16(data, s) for s in ("train", "tune", "test"))
     note = ("PT16 test is shifted against train (mean score +0.17 vs -0.73); it is held out, and choices were "
             "made on the tune split only")
-    reg_args = dict(kind="regressor", selection=tune, held_out=test, poles=("informal", "formal"),
-                    aliases=FORMALITY_ALIASES, name="formality-regressor-pt16",
-                    description="Sentence formality score (Pavlick & Tetreault 2016 scale, -3 informal .. 3 "
-                    "formal), as Lai et al.'s R-PT16.", command=command)
+    reg_args = dict(selection=tune, held_out=test,
+                    target=StyleTarget(kind="regressor", poles=("informal", "formal"), aliases=FORMALITY_ALIASES),
+                    card=CardText(name="formality-regressor-pt16",
+                                  description="Sentence formality score (Pavlick & Tetreault 2016 scale, -3 informal "
+                                  ".. 3 formal), as Lai et al.'s R-PT16.", command=command))
     if linear:
-        reg = train_style_model(train, features=features, feature_options=options, notes=[note], **reg_args)
+        reg = train_style_model(train, selection=tune, held_out=test, target=reg_args["target"],
+                                head=HeadOptions(features=features, feature_options=options),
+                                card=replace(reg_args["card"], notes=[note]))
     else:
         reg = finetuned_pt16_regressor(train, reg_args, options, note, device=device, encoder_from=encoder_from)
     btrain, btune, btest = (load_pt16(data, s, binary=True) for s in ("train", "tune", "test"))
@@ -329,10 +341,12 @@ def pt16_models(data: Path, command: str, features: str = PT16_FEATURES, options
         p = model.predict_proba(test.texts)[:, model.style_index("formal")]
         return {"spearman_p_formal_vs_score": float(spearmanr(test.labels, p)[0])}
 
-    clf = train_style_model(btrain, kind="classifier", features=features, feature_options=options, selection=btune,
-                            held_out=btest, aliases=FORMALITY_ALIASES, name="formality-classifier-pt16",
-                            description="Formal vs informal sentence classifier (PT16 score > 0 is formal), as Lai "
-                            "et al.'s C-PT16.", command=command, notes=[note], extra_held_out=spearman_with_scores)
+    clf = train_style_model(btrain, selection=btune, held_out=btest, extra_held_out=spearman_with_scores,
+                            target=StyleTarget(kind="classifier", aliases=FORMALITY_ALIASES),
+                            head=HeadOptions(features=features, feature_options=options),
+                            card=CardText(name="formality-classifier-pt16",
+                                          description="Formal vs informal sentence classifier (PT16 score > 0 is "
+                                          "formal), as Lai et al.'s C-PT16.", command=command, notes=[note]))
     return [reg, clf]
 
 
@@ -341,7 +355,7 @@ def pt16_models(data: Path, command: str, features: str = PT16_FEATURES, options
 # logistic regression on its features stacked with the TF-IDF features. The candidates (TF-IDF alone, the
 # fine-tuned encoder with its own head, the stack) are compared on the same 10% of dev that chooses C; only the
 # winner is scored on test.
-YELP_FINETUNE = {"rank": 8, "alpha": 16.0, "lr": 5e-4, "epochs": 1, "batch_size": 32}
+YELP_FINETUNE = FinetuneOptions(rank=8, alpha=16.0, lr=5e-4, epochs=1, batch_size=32)
 YELP_FINETUNE_N = 24000
 YELP_TFIDF = {"tfidf": {"word_ngrams": (1, 3), "max_word_features": 60000, "max_char_features": 60000}}
 YELP_GRID = [1.0, 4.0, 16.0, 64.0]
@@ -356,12 +370,14 @@ def score_held_out(model: StyleModel, held_out) -> StyleModel:
 def yelp_model(data: Path, command: str, *, linear: bool = False, device: str | None = None,
                encoder_from: str | None = None, work: str = "/tmp/styleval-style-work") -> StyleModel:
     dev, test = load_yelp_shen(data, "dev"), load_yelp_shen(data, "test")
-    common = dict(kind="classifier", aliases=YELP_ALIASES, name="sentiment-classifier-yelp",
-                  description="Negative vs positive Yelp review sentences (Shen et al. 2017 data).", command=command)
+    target = StyleTarget(kind="classifier", aliases=YELP_ALIASES)
+    card = CardText(name="sentiment-classifier-yelp",
+                    description="Negative vs positive Yelp review sentences (Shen et al. 2017 data).", command=command)
     lin_note = ("trained on the dev split (the train split is absent); C chosen on 10% of dev, then refitted on all "
                 "of dev; test held out")
-    lin = train_style_model(dev, features="tfidf", feature_options=YELP_TFIDF, grid=YELP_GRID, notes=[lin_note],
-                            **common)
+    lin = train_style_model(dev, target=target,
+                            head=HeadOptions(features="tfidf", feature_options=YELP_TFIDF, grid=YELP_GRID),
+                            card=replace(card, notes=[lin_note]))
     if linear:
         return score_held_out(lin, test)
     if encoder_from:
@@ -373,17 +389,20 @@ def yelp_model(data: Path, command: str, *, linear: bool = False, device: str | 
                                                    replace=False)))
         sample.origin = f"{dev.origin}[{len(sample)} of the 90% training part, seed 13]"
         sel_part.origin = f"{dev.origin}[10% selection part, seed 13]"
-        ft = finetune_style_model(sample, selection=sel_part, device=device, progress=progress_printer(200),
-                                  **YELP_FINETUNE, **common, notes=[
+        ft = finetune_style_model(sample, selection=sel_part, target=target,
+                                  tuning=replace(YELP_FINETUNE, device=device), progress=progress_printer(200),
+                                  card=replace(card, notes=[
                                       f"stage 1: trained on {len(sample)} sentences of 90% of the dev split, scored "
-                                      "on the other 10% (seed 13)"])
+                                      "on the other 10% (seed 13)"]))
         ft.save(Path(work) / "yelp-finetuned-encoder")
     encoder = next(b for b in ft.blocks if b.kind == "adapted-encoder")
     encoder.memo = {}  # each dev text is encoded once across the C grid and the refit
-    stack = train_style_model(dev, features="tfidf", feature_options=YELP_TFIDF, fitted_blocks=[encoder],
-                              grid=YELP_GRID, **common, notes=[
+    stack = train_style_model(dev, target=target,
+                              head=HeadOptions(features="tfidf", feature_options=YELP_TFIDF, fitted_blocks=[encoder],
+                                               grid=YELP_GRID),
+                              card=replace(card, notes=[
                                   lin_note, "features: MiniLM fine-tuned with rank-8 adapters on 24,000 sentences of "
-                                  "the 90% training part of dev (one epoch), stacked with the TF-IDF features"])
+                                  "the 90% training part of dev (one epoch), stacked with the TF-IDF features"]))
     stack.card["parameters"]["fine_tuning"] = ft.card["parameters"]["fine_tuning"]
     candidates = {"tfidf": (max(lin.card["selection"]["grid"]["scores"].values()), lin),
                   "fine-tuned encoder": (max(e["selection"] for e in ft.card["selection"]["epochs"]), ft),
@@ -399,15 +418,18 @@ def yelp_model(data: Path, command: str, *, linear: bool = False, device: str | 
 
 def paradetox_model(data: Path, command: str) -> StyleModel:
     parts = load_paradetox(data)
-    return train_style_model(parts["train"], kind="classifier", features="tfidf", selection=parts["dev"],
-                             held_out=parts["test"], grid=[1.0, 4.0, 16.0, 64.0],
-                             feature_options={"tfidf": {"max_word_features": 40000, "max_char_features": 60000}},
-                             aliases={"non-toxic": "neutral", "nontoxic": "neutral", "detoxified": "neutral",
-                                      "polite": "neutral"},
-                             name="toxicity-classifier-paradetox", description="Toxic vs neutral sentences "
-                             "(ParaDetox toxic inputs and their crowd-verified rewrites).", command=command,
-                             notes=["80/10/10 split by toxic source sentence (seed 13): no rewrite of a test "
-                                    "sentence is seen in training"])
+    return train_style_model(parts["train"], selection=parts["dev"], held_out=parts["test"],
+                             target=StyleTarget(kind="classifier",
+                                                aliases={"non-toxic": "neutral", "nontoxic": "neutral",
+                                                         "detoxified": "neutral", "polite": "neutral"}),
+                             head=HeadOptions(features="tfidf", grid=[1.0, 4.0, 16.0, 64.0],
+                                              feature_options={"tfidf": {"max_word_features": 40000,
+                                                                         "max_char_features": 60000}}),
+                             card=CardText(name="toxicity-classifier-paradetox",
+                                           description="Toxic vs neutral sentences (ParaDetox toxic inputs and their "
+                                           "crowd-verified rewrites).", command=command,
+                                           notes=["80/10/10 split by toxic source sentence (seed 13): no rewrite of a "
+                                                  "test sentence is seen in training"]))
 
 
 def compare_pt16(data: Path) -> None:
@@ -416,8 +438,8 @@ def compare_pt16(data: Path) -> None:
     train, tune, test = (load_pt16(data, s) for s in ("train", "tune", "test"))
     for fs in sets:
         t0 = time.time()
-        m = train_style_model(train, kind="regressor", features=fs, feature_options=PT16_OPTIONS, selection=tune,
-                              poles=("informal", "formal"))
+        m = train_style_model(train, selection=tune, target=StyleTarget(kind="regressor", poles=("informal", "formal")),
+                              head=HeadOptions(features=fs, feature_options=PT16_OPTIONS))
         sel = max(m.card["selection"]["grid"]["scores"].values())
         te = evaluate(m, test)["spearman"]
         print(f"{fs:24s} tune {sel:.3f}  test {te:.3f}  ({time.time() - t0:.0f}s)", flush=True)

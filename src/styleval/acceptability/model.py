@@ -23,6 +23,7 @@ import numpy as np
 from ..errors import InputError
 from ..models import registry
 from ..models.cards import ACCEPTABILITY, read_card
+from ..models.catalog import DEFAULT_CAUSAL_LM
 from .features import FEATURES
 
 PRETRAINED_DIR = registry.shipped_dir(registry.ACCEPTABILITY)
@@ -54,7 +55,7 @@ class AcceptabilityModel:
 
     @property
     def lm(self) -> str:
-        return str(self.config.get("lm", "smollm2-135m"))
+        return str(self.config.get("lm", DEFAULT_CAUSAL_LM))
 
     @property
     def normalize(self) -> str:
@@ -109,7 +110,8 @@ class AcceptabilityModel:
         folder.mkdir(parents=True, exist_ok=True)
         np.savez(folder / "weights.npz", mean=self.mean, scale=self.scale, coef=self.coef,
                  intercept=np.array([self.intercept]))
-        (folder / "model.json").write_text(json.dumps({"format": FORMAT, **self.config}, indent=1), encoding="utf-8")
+        manifest = json.dumps({"format": FORMAT, **self.config}, indent=1)
+        (folder / registry.MANIFEST).write_text(manifest, encoding="utf-8")
         write_card(folder, ACCEPTABILITY, self.card)
         return folder
 
@@ -120,21 +122,15 @@ def shipped_models() -> list[str]:
 
 def load_acceptability(name_or_path: str | Path = DEFAULT_ACCEPTABILITY) -> AcceptabilityModel:
     """A shipped acceptability model by name, or a model folder."""
-    text = str(name_or_path)
-    folder = PRETRAINED_DIR / text
-    if not (folder / "model.json").is_file():
-        folder = Path(text).expanduser()
-    if not (folder / "model.json").is_file():
-        raise InputError(f"acceptability model {text!r} is neither a shipped one "
-                         f"({', '.join(shipped_models()) or 'none'}) nor a folder with model.json")
+    folder = registry.resolve(registry.ACCEPTABILITY, name_or_path)
+    config, manifest = registry.read_manifest(folder, "acceptability model")
     try:
-        config = json.loads((folder / "model.json").read_text(encoding="utf-8"))
         with np.load(folder / "weights.npz", allow_pickle=False) as z:
             arrays = {k: z[k] for k in ("mean", "scale", "coef", "intercept")}
     except (OSError, KeyError, ValueError) as exc:
         raise InputError(f"unreadable acceptability model: {exc}", folder) from None
     if config.get("format") != FORMAT or list(config.get("features", [])) != list(FEATURES):
-        raise InputError(f"not a {FORMAT} model over the features {', '.join(FEATURES)}", folder / "model.json")
+        raise InputError(f"not a {FORMAT} model over the features {', '.join(FEATURES)}", manifest)
     card = read_card(folder, ACCEPTABILITY)
     return AcceptabilityModel(mean=arrays["mean"], scale=arrays["scale"], coef=arrays["coef"],
                               intercept=float(arrays["intercept"][0]), config=config, card=card,

@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable
 
 import numpy as np
 
@@ -139,8 +139,3 @@ def load_unigram(name_or_path: str | Path = DEFAULT_UNIGRAM) -> UnigramModel:
     except (OSError, KeyError, ValueError) as exc:
         raise InputError(f"not a styleval unigram model: {exc}", path) from None
     return UnigramModel(counts=counts, meta=meta, path=path.resolve())
-
-
-def unigram_logprobs(model: UnigramModel, token_ids: Sequence[np.ndarray]) -> np.ndarray:
-    """Summed unigram log-probability of each sequence of token ids."""
-    return np.array([model.logprob(t) for t in token_ids], dtype=float)

@@ -303,22 +303,36 @@ class ErrorAnalysis:
         return "\n".join(lines)
 
 
+@dataclass(frozen=True)
+class ErrorAnalysisOptions:
+    """What :func:`analyze_errors` ranks and diagnoses.
+
+    ``top``: how many segments to diagnose; ``direction``: ``abs`` (largest |gap|, Babakov et al.), ``over`` (metric
+    rates higher than humans) or ``under`` (metric rates lower); ``higher_is_better``: False negates the metric before
+    ranking; ``spacy_model``: the parser of the diagnoses; ``base_rates``: also diagnose every segment (every one is
+    parsed: about 100 texts a second on one core), or a random sample of ``base_sample`` segments (``seed``), to set
+    each cause's share among the worst against its base rate."""
+
+    top: int = 20
+    direction: str = "abs"
+    higher_is_better: bool = True
+    spacy_model: str = cat.DEFAULT_SPACY
+    base_rates: bool = True
+    base_sample: int | None = None
+    seed: int = 0
+
+
 def analyze_errors(sources: Sequence[str], outputs: Sequence[str], human: "Sequence[float] | np.ndarray",
                    metric: "Sequence[float] | np.ndarray", *, metric_name: str = "metric",
-                   ids: Sequence[str] | None = None,
-                   top: int = 20, direction: str = "abs", higher_is_better: bool = True,
-                   spacy_model: str = cat.DEFAULT_SPACY, base_rates: bool = True, base_sample: int | None = None,
-                   seed: int = 0, progress: Callable[[str, int, int], None] | None = None) -> ErrorAnalysis:
-    """Rank segments by the gap between metric and human ranks and diagnose the ``top`` worst.
-
-    ``direction``: ``abs`` (largest |gap|, Babakov et al.), ``over`` (metric rates higher than humans) or
-    ``under`` (metric rates lower). Lower-is-better metrics are negated before ranking. ``ids`` default to the
-    1-based positions ``"1"``..``"n"``, as the readers number lines and rows.
-
-    ``base_rates``: also diagnose every segment (every one is parsed: about 100 texts a second on one core), or a
-    random sample of ``base_sample`` segments (``seed``), to set each cause's share among the worst against its
-    base rate. ``progress(description, done, total)`` is called while the base is diagnosed.
+                   ids: Sequence[str] | None = None, options: ErrorAnalysisOptions | None = None,
+                   progress: Callable[[str, int, int], None] | None = None) -> ErrorAnalysis:
+    """Rank segments by the gap between metric and human ranks and diagnose the ``options.top`` worst
+    (:class:`ErrorAnalysisOptions`). ``ids`` default to the 1-based positions ``"1"``..``"n"``, as the readers
+    number lines and rows. ``progress(description, done, total)`` is called while the base is diagnosed.
     """
+    o = options or ErrorAnalysisOptions()
+    top, direction, higher_is_better, spacy_model = o.top, o.direction, o.higher_is_better, o.spacy_model
+    base_rates, base_sample, seed = o.base_rates, o.base_sample, o.seed
     n = len(sources)
     if not (len(outputs) == len(human) == len(metric) == n):
         raise InputError(f"lengths differ: {n} sources, {len(outputs)} outputs, {len(human)} human scores, "

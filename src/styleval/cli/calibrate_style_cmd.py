@@ -55,6 +55,7 @@ def run(args: argparse.Namespace) -> int:
     from ..errors import InputError
     from ..style_models import load_style_model, read_labelled
     from ..training.calibration import calibrate_style_model
+    from ..training.options import CalibrationOptions
     from ..style_models.data import read_style_files
     from .progress import make as make_progress
 
@@ -76,9 +77,10 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(f"--bootstrap must be at least 1, got {args.bootstrap}")
     with make_progress(not args.no_progress) as bar:
         model = load_style_model(args.model)
-        out = calibrate_style_model(model, data, method=args.method, threshold_rule=args.threshold_rule,
-                                    positive=args.positive, name=args.name or Path(args.output).name, note=args.note,
-                                    n_boot=args.bootstrap, seed=args.seed, progress=bar)
+        out = calibrate_style_model(model, data, positive=args.positive, name=args.name or Path(args.output).name,
+                                    note=args.note, progress=bar,
+                                    options=CalibrationOptions(method=args.method, threshold_rule=args.threshold_rule,
+                                                               n_boot=args.bootstrap, seed=args.seed))
     cal = out.card["calibration"]
     cal["command"] = "styleval " + " ".join(shlex.quote(a) for a in sys.argv[1:])
     folder = out.save(args.output)

@@ -106,7 +106,7 @@ def run(args: argparse.Namespace) -> int:
     from ..outputs import check_destinations, write_text
 
     check_destinations(("--json", args.json), inputs=[("table", args.table), ("--scores", args.scores)])
-    from ..analysis import analyze_errors
+    from ..analysis import ErrorAnalysisOptions, analyze_errors
     from .progress import make as make_progress
 
     frame = _read_table(args.table, args.id_col or ID_COLUMN)
@@ -132,12 +132,13 @@ def run(args: argparse.Namespace) -> int:
         human = frame[args.human_col].to_numpy(dtype=float)
         keep = ~(np.isnan(values) | np.isnan(human))
         idx = np.flatnonzero(keep)
+        options = ErrorAnalysisOptions(top=args.top, direction=args.direction,
+                                       higher_is_better=not args.lower_is_better, base_rates=not args.no_base_rates,
+                                       base_sample=args.base_sample, seed=args.seed)
         with make_progress(not args.quiet) as bar:
             analysis = analyze_errors([str(frame[src_col].iloc[i]) for i in idx],
                                       [str(frame[out_col].iloc[i]) for i in idx], human[idx], values[idx],
-                                      metric_name=metric, ids=[ids[i] for i in idx], top=args.top,
-                                      direction=args.direction, higher_is_better=not args.lower_is_better,
-                                      base_rates=not args.no_base_rates, base_sample=args.base_sample, seed=args.seed,
+                                      metric_name=metric, ids=[ids[i] for i in idx], options=options,
                                       progress=bar)
         results.append(analysis)
         if not args.quiet:

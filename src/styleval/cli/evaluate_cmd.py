@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from ..models.catalog import DEFAULT_CAUSAL_LM
 from . import progress, score_cmd
 from .score_options import add_statistics_arguments, statistics_options
 
@@ -35,7 +36,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                         "cosine, the similarity rule's choice: the learned preservation metric leads on the "
                         "in-repository human content sets but not on outside ones, docs/results.md; "
                         "`styleval metrics NAME` gives each one's versions and figures)")
-    b.add_argument("--lm", default="smollm2-135m", help="generic LM for perplexity (default: smollm2-135m)")
+    b.add_argument("--lm", default=DEFAULT_CAUSAL_LM, help=f"generic LM for perplexity (default: {DEFAULT_CAUSAL_LM})")
     b.add_argument("--style-lm", action="append", default=[], metavar="STYLE=DIR",
                    help="a target-style LM for perplexity (repeatable), e.g. formal=lms/formal")
     b.add_argument("--fluency", choices=("acceptability", "perplexity"), default="acceptability",

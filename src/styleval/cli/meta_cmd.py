@@ -19,7 +19,7 @@ from ..meta import MetaTask
 from ..meta.conventions import lai2022_cli_preset
 from ..meta.aspects import pair_aspects
 from ..meta.analysis import DIRECTION_MODES, curves_frame, expand_tasks, results_dict, results_frame, run_tasks
-from ..meta.evaluate import AGGREGATE, AVERAGE_BY, METHODS, MetaResult
+from ..meta.evaluate import AGGREGATE, AVERAGE_BY, METHODS, MetaResult, MetaRunOptions
 from ..meta.judgments import Judgments
 from ..meta.scores import lower_is_better_from_registry, read_metric_file
 from ..report.tables import latex_table, text_table
@@ -304,21 +304,24 @@ def run(args: argparse.Namespace) -> int:
                        inputs=[("--human", args.human)] + [("--scores", s) for s in args.scores])
     human, metric_table, lower = load_inputs(args)
     metrics = _split(args.metrics) or None
-    options = dict(lower_is_better=lower, unmatched="report" if args.allow_unmatched else "error", ci=args.ci,
-                   confidence=args.confidence, significance=args.significance, n_permutations=args.permutations,
-                   seed=args.seed, curves=args.top_n is not None, curves_min_n=args.top_n or 3)
+    options = MetaRunOptions(unmatched="report" if args.allow_unmatched else "error", ci=args.ci,
+                             confidence=args.confidence, significance=args.significance,
+                             n_permutations=args.permutations, seed=args.seed, curves=args.top_n is not None,
+                             curves_min_n=args.top_n or 3)
     with make_progress(not args.quiet) as bar:
         pairing = None
         if args.task:  # full task names: every metric with each task's aspect
             tasks = build_tasks(args, human)
-            results = run_tasks(tasks, human, metric_table, metrics=metrics, **options, progress=bar)
+            results = run_tasks(tasks, human, metric_table, metrics=metrics, lower_is_better=lower, options=options,
+                                progress=bar)
         else:
             pairing = pair_aspects(metrics or metric_table["metric"].unique(), human.aspects, args.aspect)
             tasks, results = [], []
             for aspect, names in pairing.groups.items():
                 aspect_tasks = build_tasks(args, human, aspect)
                 tasks += aspect_tasks
-                results += run_tasks(aspect_tasks, human, metric_table, metrics=names, **options, progress=bar)
+                results += run_tasks(aspect_tasks, human, metric_table, metrics=names, lower_is_better=lower,
+                                     options=options, progress=bar)
     inputs = {"human": str(args.human), "scores": [str(s) for s in args.scores],
               "lower_is_better": sorted(lower), "preset": args.preset,
               "aspects": None if pairing is None else {"mode": pairing.mode, "groups": pairing.groups,

@@ -76,7 +76,7 @@ def _segments_file(path: str | None) -> str | None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..engine import TableOptions, score_stream
+    from ..engine import StreamOptions, TableOptions, score_stream
     from ..outputs import atomic_writer, check_destinations, shown
 
     if not args.input or args.system or args.systems_dir or args.gyafc or args.example:
@@ -93,11 +93,13 @@ def run(args: argparse.Namespace) -> int:
                        inputs=input_files(args))
     with progress.make(not (args.no_progress or args.quiet)) as bar:
         out = score_stream(args.input, specs, against=[a.strip() for a in args.against.split(",")],
-                           modifiers=build_modifiers(args), options=statistics_options(args), segments=segments,
-                           chunk_size=CHUNK_SIZE if args.chunk_size is None else args.chunk_size, cache=args.cache,
-                           table=TableOptions(default_direction=args.direction), engine=args.engine,
-                           ray_address=args.ray_address,
-                           ray_workers=RAY_WORKERS if args.ray_workers is None else args.ray_workers, progress=bar)
+                           modifiers=build_modifiers(args), options=statistics_options(args), progress=bar,
+                           stream=StreamOptions(segments=segments,
+                                                chunk_size=CHUNK_SIZE if args.chunk_size is None else args.chunk_size,
+                                                cache=args.cache, table=TableOptions(default_direction=args.direction),
+                                                engine=args.engine, ray_address=args.ray_address,
+                                                ray_workers=RAY_WORKERS if args.ray_workers is None
+                                                else args.ray_workers))
     if args.json:
         out.write_json(args.json)
     if args.csv:

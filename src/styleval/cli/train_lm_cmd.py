@@ -4,6 +4,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from ..models.catalog import DEFAULT_CAUSAL_LM
 from .encoding import add_encoding_argument
 from .help_format import DefaultsFormatter
 
@@ -16,7 +17,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--kind", choices=["lora", "ngram"], default="lora",
                    help="lora: adapt the causal LM (default); ngram: modified Kneser-Ney ARPA file")
     p.add_argument("--out", "-o", help="output folder (lora) or .arpa file (ngram); default: lm-<style>[.arpa]")
-    p.add_argument("--base", default="smollm2-135m", help="causal LM to adapt (catalog name or folder)")
+    p.add_argument("--base", default=DEFAULT_CAUSAL_LM, help="causal LM to adapt (catalog name or folder)")
     p.add_argument("--epochs", type=float, default=1.0, help="lora: passes over the data")
     p.add_argument("--max-steps", type=int, default=None, help="stop after this many steps (overrides --epochs)")
     p.add_argument("--batch-size", type=int, default=16, help="lora: sentences per step")
@@ -34,6 +35,7 @@ def run(args: argparse.Namespace) -> int:
 
     require("train-lm")
     from ..training.lm import train_ngram_lm, train_style_lm
+    from ..training.options import LMAdapterOptions
     from ..readers.text import read_lines
     from .progress import make
 
@@ -47,8 +49,9 @@ def run(args: argparse.Namespace) -> int:
         out = train_ngram_lm(sentences, args.out or f"lm-{args.style}.arpa", style=args.style, order=args.order)
     else:
         with make(not args.no_progress) as bar:
-            out = train_style_lm(sentences, args.out or f"lm-{args.style}", style=args.style, base=args.base,
-                                 epochs=args.epochs, max_steps=args.max_steps, batch_size=args.batch_size,
-                                 lr=args.lr, rank=args.rank, seed=args.seed, progress=bar)
+            options = LMAdapterOptions(base=args.base, epochs=args.epochs, max_steps=args.max_steps,
+                                       batch_size=args.batch_size, lr=args.lr, rank=args.rank, seed=args.seed)
+            out = train_style_lm(sentences, args.out or f"lm-{args.style}", style=args.style, options=options,
+                                 progress=bar)
     sys.stdout.write(f"{out}\n")
     return 0

@@ -65,6 +65,7 @@ def run(args: argparse.Namespace) -> int:
     from ..errors import InputError
     from ..style_models import read_labelled
     from ..training.style_finetune import finetune_style_model
+    from ..training.options import CardText, FinetuneOptions, HeadOptions, StyleTarget
     from ..training.style import train_style_model
     from .progress import make as make_progress
 
@@ -82,19 +83,23 @@ def run(args: argparse.Namespace) -> int:
     poles = tuple(s.strip() for s in args.poles.split(","))
     if len(poles) != 2:
         raise InputError(f"--poles needs two styles, got {args.poles!r}")
-    common = dict(kind=args.kind, selection=read(args.selection) if args.selection else None,
-                  held_out=read(args.held_out) if args.held_out else None, poles=poles, aliases=aliases,
-                  name=args.name or Path(args.output).name, description=args.description,
-                  seed=args.seed, command="styleval " + " ".join(shlex.quote(a) for a in sys.argv[1:]))
+    selection = read(args.selection) if args.selection else None
+    held_out = read(args.held_out) if args.held_out else None
+    target = StyleTarget(kind=args.kind, poles=(poles[0], poles[1]), aliases=aliases)
+    card = CardText(name=args.name or Path(args.output).name, description=args.description,
+                    command="styleval " + " ".join(shlex.quote(a) for a in sys.argv[1:]))
     with make_progress(not args.no_progress) as bar:
         if args.features == "finetune":
-            model = finetune_style_model(read(args.train), model=args.encoder, epochs=args.epochs, lr=args.lr,
-                                         rank=args.rank, alpha=2.0 * args.rank, batch_size=args.batch_size,
-                                         device=args.device, progress=bar, **common)
+            tuning = FinetuneOptions(model=args.encoder, epochs=args.epochs, lr=args.lr, rank=args.rank,
+                                     alpha=2.0 * args.rank, batch_size=args.batch_size, device=args.device,
+                                     seed=args.seed)
+            model = finetune_style_model(read(args.train), selection=selection, held_out=held_out, target=target,
+                                         tuning=tuning, card=card, progress=bar)
         else:
-            model = train_style_model(read(args.train), features=args.features,
-                                      feature_options={"embedding": {"model": args.encoder}}, progress=bar,
-                                      **common)
+            head = HeadOptions(features=args.features, feature_options={"embedding": {"model": args.encoder}},
+                               seed=args.seed)
+            model = train_style_model(read(args.train), selection=selection, held_out=held_out, target=target,
+                                      head=head, card=card, progress=bar)
         folder = model.save(args.output)
     held = model.card.get("held_out", {}).get("scores")
     sys.stdout.write(f"wrote {folder}\n" + (f"held-out: {held}\n" if held else ""))

@@ -88,7 +88,7 @@ def run(args: argparse.Namespace) -> int:
     from ..training import require
 
     require("train-transfer")
-    from ..training.transfer.neural.model import train_transfer_model
+    from ..training.transfer.neural.model import TransferOptions, train_transfer_model
     from .progress import make
 
     train, dev, direction = _data(args)
@@ -100,8 +100,9 @@ def run(args: argparse.Namespace) -> int:
     command = "styleval " + " ".join(shlex.quote(a) for a in sys.argv[1:]) if sys.argv[1:2] == ["train-transfer"] \
         else ""
     with make(not args.no_progress) as bar:
-        card = train_transfer_model(args.kind, train, dev, args.out, direction=direction, preprocess=args.preprocess,
-                                    threads=args.threads, settings=settings, command=command, progress=bar)
+        options = TransferOptions(preprocess=args.preprocess, threads=args.threads, settings=settings, command=command)
+        card = train_transfer_model(args.kind, train, dev, args.out, direction=direction, options=options,
+                                    progress=bar)
     tr = card["training"]
     sys.stdout.write(f"{args.out}: {card['kind']} trained on {tr['data']['pairs']} pairs in {tr['wall_minutes']} min "
                      f"({tr['log'].get('stopped_by')})\n")

@@ -45,9 +45,6 @@ class LabelledData:
     def __add__(self, other: "LabelledData") -> "LabelledData":
         return LabelledData(self.texts + other.texts, self.labels + other.labels, f"{self.origin}+{other.origin}")
 
-    def label_set(self) -> list[str]:
-        return sorted({str(y) for y in self.labels})
-
 
 def _label(value: Any, numeric: bool, path: StrPath, line: int) -> Any:
     if value is None or (isinstance(value, str) and not value.strip()):

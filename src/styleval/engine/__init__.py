@@ -9,6 +9,7 @@ from __future__ import annotations
 from .cache import StatsCache
 from .options import SIGNIFICANCE_METHODS, StatisticsOptions
 from .source import TableOptions
-from .stream import StreamResult, score_stream
+from .stream import StreamOptions, StreamResult, score_stream
 
-__all__ = ["SIGNIFICANCE_METHODS", "StatisticsOptions", "StatsCache", "StreamResult", "TableOptions", "score_stream"]
+__all__ = ["SIGNIFICANCE_METHODS", "StatisticsOptions", "StatsCache", "StreamOptions", "StreamResult", "TableOptions",
+           "score_stream"]

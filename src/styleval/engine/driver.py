@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -28,6 +28,28 @@ from .worker import Group
 
 def _id_digest(segment_id: str) -> int:
     return int.from_bytes(hashlib.blake2b(segment_id.encode("utf-8"), digest_size=8).digest(), "little")
+
+
+def segment_digests(ids: Sequence[str]) -> np.ndarray:
+    """8-byte digests of segment ids, in order (what the duplicate and alignment checks compare)."""
+    return np.fromiter((_id_digest(i) for i in ids), dtype=np.uint64, count=len(ids))
+
+
+def check_unique_ids(system: str, digests: np.ndarray, where: Callable[[int], tuple[str, int]],
+                     ids: Sequence[str] | None = None) -> None:
+    """The one segment-id check: no id twice among one system's segments (``digests`` in arrival order). The error
+    names the second place (``where(position)`` -> file, line), the first, and the id when ``ids`` are kept."""
+    order = np.argsort(digests, kind="stable")
+    same = np.flatnonzero(digests[order][1:] == digests[order][:-1])
+    if not len(same):
+        return
+    first, second = sorted((int(order[same[0]]), int(order[same[0] + 1])))
+    path1, line1 = where(first)
+    path2, line2 = where(second)
+    which = f"segment id {ids[second]!r}" if ids is not None else "a segment id"
+    raise InputError(f"system {system!r} has {which} twice (first on {path1}:{line1}); two inputs seem to share the "
+                     "system name, or an id repeats; give each system its own name and each segment its own id",
+                     path2, line2)
 
 
 class SystemState:
@@ -55,7 +77,7 @@ class SystemState:
         for position, path in enumerate(group.paths):
             if not self.files or self.files[-1][1] != path:
                 self.files.append((self.n + position, path))
-        self.id_digests.append(np.fromiter((_id_digest(i) for i in group.ids), dtype=np.uint64, count=len(group.ids)))
+        self.id_digests.append(segment_digests(group.ids))
         self.lines.append(np.asarray(group.lines, dtype=np.int64))
         if self.keep_segments:
             self.ids.extend(group.ids)
@@ -136,15 +158,7 @@ class Driver:
         """No system has one segment id twice."""
         for state in self.systems.values():
             digests = np.concatenate(state.id_digests) if state.id_digests else np.empty(0, np.uint64)
-            order = np.argsort(digests, kind="stable")
-            same = np.flatnonzero(digests[order][1:] == digests[order][:-1])
-            if len(same):
-                first, second = sorted((int(order[same[0]]), int(order[same[0] + 1])))
-                path1, line1 = state.where(first)
-                path2, line2 = state.where(second)
-                raise InputError(f"system {state.name!r} has a segment id twice (first on {path1}:{line1}); "
-                                 "two inputs seem to share the system name, or an id repeats; give each segment "
-                                 "its own id", path2, line2)
+            check_unique_ids(state.name, digests, state.where, state.ids if self.keep_segments else None)
 
     def check_comparable(self, options: StatisticsOptions) -> None:
         """Systems compared by paired tests cover the same segments in the same order; the baseline exists."""

@@ -90,37 +90,56 @@ def _local_groups(first: Chunk, chunks: Iterator[Chunk], metrics: list[Metric], 
         yield groups, len(c.records), c.bytes_done, c.bytes_total
 
 
+@dataclass(frozen=True)
+class StreamOptions:
+    """How :func:`score_stream` reads, runs and keeps: ``table`` (the input columns, :class:`~.source.TableOptions`;
+    None: the defaults), ``chunk_size`` records at a time; ``segments``: a ``.jsonl`` or ``.parquet`` file that
+    receives every segment score as it is computed (written to ``<name>.partial`` and renamed when the run
+    succeeds; ``segments_format`` names the format when the suffix does not); ``cache``: a SQLite file (or
+    :class:`StatsCache`) of segment statistics and model outputs, so a run started again recomputes only what is not
+    in it; ``keep_stats``: keep each result's statistics array (for further resampling) instead of dropping it after
+    its interval and tests; ``engine``: ``"local"`` or ``"ray"`` (``ray_workers`` actors on the cluster at
+    ``ray_address``, or on a local one started for the run)."""
+
+    table: TableOptions | None = None
+    chunk_size: int = DEFAULT_CHUNK_SIZE
+    segments: str | Path | None = None
+    segments_format: str | None = None
+    cache: str | Path | StatsCache | None = None
+    keep_stats: bool = False
+    engine: str = "local"
+    ray_address: str | None = None
+    ray_workers: int = 2
+
+    def __post_init__(self) -> None:
+        if self.engine not in ("local", "ray"):
+            raise InputError(f"engine must be 'local' or 'ray', got {self.engine!r}")
+        if self.engine == "ray" and self.cache is not None:
+            raise InputError("the statistics cache (resume) works with the local engine; the Ray engine recomputes "
+                             "lost work through Ray's own retries")
+
+
 def score_stream(inputs: str | Path | Sequence[str | Path], metrics: Iterable[str | Metric] = ("bleu", "chrf"), *,
                  against: Sequence[str] = ("source", "references"), modifiers: Sequence[Modifier] = (),
-                 options: StatisticsOptions | None = None, segments: str | Path | None = None,
-                 segments_format: str | None = None, chunk_size: int = DEFAULT_CHUNK_SIZE,
-                 cache: str | Path | StatsCache | None = None, table: TableOptions | None = None,
-                 keep_stats: bool = False, engine: str = "local", ray_address: str | None = None,
-                 ray_workers: int = 2, progress: Progress | None = None, **statistics: Any) -> StreamResult:
+                 options: StatisticsOptions | None = None, stream: StreamOptions | None = None,
+                 progress: Progress | None = None, **statistics: Any) -> StreamResult:
     """Score TSV/CSV/JSONL tables of any size chunk by chunk; results equal :func:`styleval.score` on the same
     records (corpus scores, intervals, paired tests, signatures).
 
     ``options``: intervals and paired tests (:class:`~.options.StatisticsOptions`; its fields may also be given
-    as keywords, ``bootstrap=0``). ``segments``: a ``.jsonl`` or ``.parquet`` file that receives every segment
-    score as it is computed (written to ``<name>.partial`` and renamed when the run succeeds). ``cache``: a SQLite
-    file (or :class:`StatsCache`) of segment statistics; a run started again after a crash recomputes only the
-    segments not in it. The same file keeps the model outputs of neural metrics (:mod:`.model_cache`: sentence and
-    token embeddings, the LM pass of the fluency metrics), so a later run of another metric over the same model
-    reads them instead. ``keep_stats``: keep each result's statistics array (for further resampling) instead of
-    dropping it after its interval and tests. ``engine="ray"``: the metrics run in Ray actors (``ray_workers`` of
-    them, each loading its models once) on the cluster at ``ray_address``, or on a local one started for the run;
+    as keywords, ``bootstrap=0``). ``stream``: how the tables are read and the run is kept
+    (:class:`StreamOptions`: chunk size, segment-score file, statistics cache, engine). The cache file keeps the
+    model outputs of neural metrics too (:mod:`.model_cache`: sentence and token embeddings, the LM pass of the
+    fluency metrics), so a later run of another metric over the same model reads them instead. With the Ray engine
     the driver reduces the statistics exactly as the local engine does (no statistics cache there).
     """
+    stream = stream or StreamOptions()
+    chunk_size, segments, cache, keep_stats = stream.chunk_size, stream.segments, stream.cache, stream.keep_stats
     opts = StatisticsOptions.given(options, **statistics)
-    if engine not in ("local", "ray"):
-        raise InputError(f"engine must be 'local' or 'ray', got {engine!r}")
-    if engine == "ray" and cache is not None:
-        raise InputError("the statistics cache (resume) works with the local engine; the Ray engine recomputes "
-                         "lost work through Ray's own retries")
     paths = [inputs] if isinstance(inputs, (str, Path)) else list(inputs)
     if not paths:
         raise InputError("no input table to stream")
-    table = table or TableOptions()
+    table = stream.table or TableOptions()
     chunks = iter_chunks(paths, chunk_size, table)
     first = next(chunks, None)
     if first is None:
@@ -141,14 +160,15 @@ def score_stream(inputs: str | Path | Sequence[str | Path], metrics: Iterable[st
         if own_cache and stats_cache is not None:
             stats_cache.close()
         raise
-    writer = SegmentWriter(segments, segments_format) if segments is not None else None
+    writer = SegmentWriter(segments, stream.segments_format) if segments is not None else None
     n_chunks = 0
     try:
         with tempfile.TemporaryDirectory(prefix="styleval-stream-") as spill:
             driver = Driver(built, spill=Path(spill), writer=writer)
             source: GroupSource
-            if engine == "ray":
-                source = ray_groups(paths, built, chunk_size, table, address=ray_address, workers=ray_workers)
+            if stream.engine == "ray":
+                source = ray_groups(paths, built, chunk_size, table, address=stream.ray_address,
+                                    workers=stream.ray_workers)
             else:
                 computer = CachedStats(stats_cache) if stats_cache is not None else None
                 source = _local_groups(first, chunks, built, computer, has_refs)

@@ -123,13 +123,12 @@ def as_dict(evaluation: "Evaluation | Mapping[str, Any]") -> dict[str, Any]:
 def style_model_facts(style_model: str, styles: frozenset[str]) -> StyleModelFacts:
     """The style classifier the battery will use (the one named, or the shipped one covering ``styles`` for
     ``auto``), described from its card for the plan."""
-    from ..metrics.style._model import AUTO, choose_model
     from ..models import registry
     from ..style_models.model import CLASSIFIER
-    from ..style_models.pretrained import load_style_model
+    from ..style_models.pretrained import AUTO, choose_shipped, load_style_model
 
     chosen = style_model == AUTO
-    name = choose_model(CLASSIFIER, set(styles)) if chosen else style_model
+    name = choose_shipped(CLASSIFIER, styles) if chosen else style_model
     model = load_style_model(name)
     blocks = ", ".join(str(getattr(b, "kind", None) or b.config().get("kind", type(b).__name__))
                        for b in getattr(model, "blocks", ())) or "see the model card"

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
 from ..errors import InputError
+from ..models.catalog import DEFAULT_CAUSAL_LM
 from ..metrics.base import Metric
 from ..metrics.identity import MetricId
 from ..records import Record
@@ -54,7 +55,7 @@ SIMILARITY_RULE = ('the similarity rule (studies/similarity_default/README.md) a
                    '(SGDD-TST .552), but two of those sets were not blind for it; docs/results.md. '
                    '`--content-model preservation` uses it.')
 NATURALNESS_CLASSIFIERS = ("unigram", "embedding")  # those of styleval.naturalness
-DEFAULT_LM = "smollm2-135m"
+DEFAULT_LM = DEFAULT_CAUSAL_LM
 DEFAULT_FLUENCY_THRESHOLD = 200.0  # perplexity at or below which an output passes J's fluency test
 #: The metric that gives J its fluency factor, and its default pass threshold (see ``evaluate(fluency=...)``).
 FLUENCY_METRICS = {"acceptability": 0.5, "perplexity": DEFAULT_FLUENCY_THRESHOLD}
@@ -224,11 +225,6 @@ class EvaluationPlan:
     content_note: str
     rationale: list[str]
     settings: dict[str, Any]
-
-    def metric(self, role: str) -> Metric:
-        """The metric instance that plays ``role``."""
-        wanted = self.roles[role]
-        return next(m for m in self.metrics if m.metric_id == wanted)
 
 
 def _against_source(spec: str) -> str:

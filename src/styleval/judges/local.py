@@ -25,10 +25,11 @@ import numpy as np
 from ..errors import InputError
 from ..lm.causal import pack_by_length
 from ..lm.loading import CausalLM, ensure_converted, load_causal_lm
+from ..models.catalog import DEFAULT_CAUSAL_LM
 from ..models.outputs import active_store
 from .chat import ChatFormat, chat_format
 
-DEFAULT_MODEL = "smollm2-135m"
+DEFAULT_MODEL = DEFAULT_CAUSAL_LM
 BATCH_TOKENS = 8192
 MAX_BATCH = 32
 

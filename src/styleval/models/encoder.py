@@ -21,12 +21,12 @@ import numpy as np
 from ..errors import InputError
 from . import catalog as cat
 from .pool import _need, configure_torch, get_pool
-from .resolve import ModelSpec, resolve
+from .spec import ModelSpec, model_spec
 
 # -- sentence-transformers and transformers models (checkpoint metrics) ------------------------------------
 def sentence_encoder(name: str = cat.DEFAULT_ENCODER, *, allow_hub: bool | None = None):
     """A ``SentenceTransformer`` (a plain transformers folder gets mean pooling), on CPU unless CUDA is there."""
-    spec = resolve(name, expect=cat.SENTENCE_TRANSFORMERS, allow_hub=allow_hub)
+    spec = model_spec(name, expect=cat.SENTENCE_TRANSFORMERS, allow_hub=allow_hub)
     _need("sentence_transformers", "neural")
 
     def load():
@@ -64,7 +64,7 @@ def transformer(name: str = cat.DEFAULT_ENCODER, *, allow_hub: bool | None = Non
 
     The tokenizer is loaded as bert_score loads it (``use_fast=False``) so token ids match.
     """
-    spec = resolve(name, expect=cat.TRANSFORMERS, allow_hub=allow_hub)
+    spec = model_spec(name, expect=cat.TRANSFORMERS, allow_hub=allow_hub)
     _need("transformers", "neural")
 
     def load():
@@ -127,7 +127,7 @@ def transformers_dir(spec: ModelSpec) -> Path:
 # -- local encoder folders (learned models) ----------------------------------------------------------------
 def local_spec(model: str, what: str = "preservation models") -> ModelSpec:
     """The resolved spec of a local encoder folder (catalog name or path); ``what`` names the user in errors."""
-    spec = resolve(model)
+    spec = model_spec(model)
     if spec.path is None:
         raise InputError(f"{what} need a local encoder folder, not {model!r}")
     return spec

@@ -24,7 +24,7 @@ from ..errors import InputError, ResourceUnavailableError
 from ..progress import stage
 from . import catalog as cat
 from .outputs import active_store
-from .resolve import resolve
+from .spec import model_spec
 
 _torch_configured = False
 _torch_lock = threading.Lock()
@@ -104,7 +104,7 @@ def word_vectors(name: str = cat.DEFAULT_WORD_VECTORS, *, allow_hub: bool | None
     """Word vectors by catalog name or path (word2vec text/binary, GloVe text, GloVe package folder)."""
     from .vectors import load_vectors
 
-    spec = resolve(name, expect=cat.WORD_VECTORS, allow_hub=allow_hub)
+    spec = model_spec(name, expect=cat.WORD_VECTORS, allow_hub=allow_hub)
     path, fmt = spec.path, spec.vector_format
     if path is None or fmt is None:
         raise InputError(f"word vectors {name!r} resolved to no local file")
@@ -119,7 +119,7 @@ def _need(module: str, extra: str) -> None:
 
 
 def spacy_pipeline(name: str = cat.DEFAULT_SPACY):
-    spec = resolve(name, expect=cat.SPACY)
+    spec = model_spec(name, expect=cat.SPACY)
     _need("spacy", "nlp")
 
     def load():

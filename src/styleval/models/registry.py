@@ -18,8 +18,10 @@ kind                where                            names
 """
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from ..errors import InputError, UnknownNameError
 from . import catalog as cat
@@ -62,7 +64,7 @@ INSTALLED: dict[str, tuple[str, str]] = {
     ENCODER: (cat.SENTENCE_TRANSFORMERS, cat.DEFAULT_ENCODER),
     WORD_VECTORS: (cat.WORD_VECTORS, cat.DEFAULT_WORD_VECTORS),
     SPACY: (cat.SPACY, cat.DEFAULT_SPACY),
-    CAUSAL_LM: (cat.CAUSAL_LM_GGUF, "smollm2-135m"),
+    CAUSAL_LM: (cat.CAUSAL_LM_GGUF, cat.DEFAULT_CAUSAL_LM),
 }
 
 KINDS = (*SHIPPED, *INSTALLED)
@@ -121,6 +123,23 @@ def names(kind: str) -> list[str]:
     if kind in SHIPPED:
         return list(shipped(kind))
     return [e.name for e in cat.CATALOG.values() if e.kind == INSTALLED[kind][0]]
+
+
+def read_manifest(folder: str | Path, label: str) -> tuple[dict[str, Any], Path]:
+    """A model folder's :data:`MANIFEST`, parsed (a JSON object), and its path; ``label`` (e.g. "style model") names
+    the model in errors. Each package checks its own format on the result."""
+    path = Path(folder) / MANIFEST
+    if not path.is_file():
+        raise InputError(f"not a styleval {label} folder (no {MANIFEST})", Path(folder))
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError as exc:
+        raise InputError(f"not UTF-8 text: {exc.reason}", path) from None
+    except json.JSONDecodeError as exc:
+        raise InputError(f"not valid JSON: {exc.msg}", path, exc.lineno) from None
+    if not isinstance(data, dict):
+        raise InputError(f"{MANIFEST} must hold a JSON object", path)
+    return data, path
 
 
 def resolve_model_folder(name: str | Path, directory: Path, kind: str) -> Path:

@@ -173,7 +173,7 @@ def save_word2vec_binary(vectors: WordVectors, path: str | Path) -> None:
 
 
 def load_vectors(path: str | Path, fmt: str) -> WordVectors:
-    from .resolve import GLOVE_NPY, GLOVE_TEXT, WORD2VEC_BINARY, WORD2VEC_TEXT
+    from .spec import GLOVE_NPY, GLOVE_TEXT, WORD2VEC_BINARY, WORD2VEC_TEXT
 
     loaders = {GLOVE_NPY: load_glove_package, WORD2VEC_TEXT: load_word2vec_text,
                WORD2VEC_BINARY: load_word2vec_binary, GLOVE_TEXT: load_glove_text}

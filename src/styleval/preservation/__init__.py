@@ -10,9 +10,10 @@ the default and the fast model. Training lives in :mod:`styleval.training.preser
 """
 from .data import PairData, read_pairs, write_pairs
 from .features import FEATURES, PairFeaturizer
-from .model import PreservationModel, upgrade_model_folder
+from .model import LogisticHead, PairSetup, PreservationModel, upgrade_model_folder
 from .pretrained import DEFAULT_MODEL, load_preservation_model, resolve_preservation_model, shipped_models
 
-__all__ = ["PairData", "read_pairs", "write_pairs", "FEATURES", "PairFeaturizer", "PreservationModel",
+__all__ = ["PairData", "read_pairs", "write_pairs", "FEATURES", "PairFeaturizer", "LogisticHead", "PairSetup",
+           "PreservationModel",
            "upgrade_model_folder", "DEFAULT_MODEL", "load_preservation_model", "resolve_preservation_model",
            "shipped_models"]

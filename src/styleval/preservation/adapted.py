@@ -94,9 +94,9 @@ class AdaptedEncoder:
             tok = load_tokenizer(self.encoder)
             if self.backend == "onnx":
                 from ..models.onnx_encoder import load_onnx_encoder
-                from ..models.resolve import resolve
+                from ..models.spec import model_spec
 
-                key = hashlib.sha256((resolve(self.encoder).content_hash() + self.file_hash).encode()).hexdigest()
+                key = hashlib.sha256((model_spec(self.encoder).content_hash() + self.file_hash).encode()).hexdigest()
                 return tok, load_onnx_encoder(f"preservation-{self.kind}", key, lambda: (tok, self.merged_encoder()))
             return tok, self.merged_encoder()
 

@@ -36,6 +36,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..models import catalog as cat
+from ..models.registry import MANIFEST, read_manifest
 from ..progress import Progress
 from .cross_encoder import CrossEncoder
 from .features import FEATURES, IDENTITY, PairFeaturizer
@@ -80,29 +81,58 @@ def check_parts(parts: Sequence[Part], *, has_cross: bool) -> tuple[Part, ...]:
     return tuple(parts)
 
 
+@dataclass(frozen=True)
+class LogisticHead:
+    """The learned head over pair features: ``sigmoid(((x - mean) / scale) @ coef + intercept) / ceiling``, capped
+    at 1 (``ceiling``: the head's score of an identical pair, so that one scores 1)."""
+
+    mean: np.ndarray
+    scale: np.ndarray
+    coef: np.ndarray
+    intercept: float
+    ceiling: float = 1.0
+
+    def __post_init__(self) -> None:
+        if not 0.0 < self.ceiling <= 1.0:
+            raise InputError(f"ceiling must be in (0, 1], got {self.ceiling}")
+
+
+@dataclass(frozen=True)
+class PairSetup:
+    """How a model's pair features are computed: the sentence ``encoder`` and spaCy pipeline, the ``style_words``
+    left out of the content-word features, the encoder's ``max_length`` in tokens and its ``backend``."""
+
+    encoder: str = cat.DEFAULT_ENCODER
+    spacy_model: str = cat.DEFAULT_SPACY
+    style_words: Sequence[str] = ()
+    max_length: int = 128
+    backend: str = "auto"
+
+
 class PreservationModel:
-    def __init__(self, *, encoder: str = cat.DEFAULT_ENCODER, spacy_model: str = cat.DEFAULT_SPACY,
-                 style_words: Sequence[str] = (), mean: np.ndarray, scale: np.ndarray, coef: np.ndarray,
-                 intercept: float, ceiling: float = 1.0, max_length: int = 128, features: Sequence[str] = FEATURES,
-                 card: dict[str, Any] | None = None, folder: Path | None = None, backend: str = "auto",
-                 cross: CrossEncoder | None = None, parts: Sequence[Part] = (Part("head", 1.0),)) -> None:
+    """A learned content metric: ``parts`` (the logistic ``head`` over pair features computed as ``pairs`` says,
+    an optional ``cross`` encoder, the plain cosine) averaged with their weights."""
+
+    def __init__(self, *, head: LogisticHead, pairs: PairSetup | None = None, features: Sequence[str] = FEATURES,
+                 card: dict[str, Any] | None = None, folder: Path | None = None, cross: CrossEncoder | None = None,
+                 parts: Sequence[Part] = (Part("head", 1.0),)) -> None:
         if tuple(features) != FEATURES:
             raise InputError(f"model features {list(features)} differ from this styleval's {list(FEATURES)}")
-        self.encoder = encoder
-        self.spacy_model = spacy_model
-        self.style_words = sorted(set(style_words))
-        self.mean = np.asarray(mean, dtype=np.float64)
-        self.scale = np.asarray(scale, dtype=np.float64)
-        self.coef = np.asarray(coef, dtype=np.float64)
-        self.intercept = float(intercept)
-        if not 0.0 < ceiling <= 1.0:
-            raise InputError(f"ceiling must be in (0, 1], got {ceiling}")
-        self.ceiling = float(ceiling)
-        self.max_length = int(max_length)
+        pairs = pairs or PairSetup()
+        self.encoder = pairs.encoder
+        self.spacy_model = pairs.spacy_model
+        self.style_words = sorted(set(pairs.style_words))
+        self.mean = np.asarray(head.mean, dtype=np.float64)
+        self.scale = np.asarray(head.scale, dtype=np.float64)
+        self.coef = np.asarray(head.coef, dtype=np.float64)
+        self.intercept = float(head.intercept)
+        self.ceiling = float(head.ceiling)
+        self.max_length = int(pairs.max_length)
         self.card = dict(card or {})
         self.folder = folder
-        self.featurizer = PairFeaturizer(model=encoder, spacy_model=spacy_model, style_words=self.style_words,
-                                         max_length=max_length, backend=backend)
+        self.featurizer = PairFeaturizer(model=self.encoder, spacy_model=self.spacy_model,
+                                         style_words=self.style_words, max_length=self.max_length,
+                                         backend=pairs.backend)
         self.parts = check_parts(parts, has_cross=cross is not None)
         self.cross = cross
 
@@ -153,18 +183,18 @@ class PreservationModel:
     # -- identity -------------------------------------------------------------------------------
     def resources(self) -> dict[str, str]:
         from ..models.hashing import content_hash
-        from ..models.resolve import resolve
+        from ..models.spec import model_spec
 
         out: dict[str, str] = {}
         if self.folder is not None:
             out["preservation_model"] = self.card.get("name", self.folder.name)
             out["preservation_model_hash"] = content_hash(self.folder)[:12]
-        enc = resolve(self.encoder).identity()
+        enc = model_spec(self.encoder).identity()
         out["encoder"], out["encoder_hash"] = enc["model"], enc["model_hash"]
         out["encoder_backend"] = self.backend_identity()
         if self.cross is not None:
             out["cross_encoder_hash"] = self.cross.file_hash[:12]
-        nlp = resolve(self.spacy_model).identity()
+        nlp = model_spec(self.spacy_model).identity()
         out["spacy_model"], out["spacy_model_hash"] = nlp["model"], nlp["model_hash"]
         return out
 
@@ -187,7 +217,7 @@ class PreservationModel:
                   "max_length": self.max_length, "features": list(FEATURES), "parts": [p.entry() for p in parts]}
         if self.cross is not None:
             self.cross.save(path / str(PART_FILES["cross_encoder"]))
-        (path / "model.json").write_text(json.dumps(config, indent=2) + "\n", encoding="utf-8")
+        (path / MANIFEST).write_text(json.dumps(config, indent=2) + "\n", encoding="utf-8")
         np.savez(path / str(PART_FILES["head"]), mean=self.mean, scale=self.scale, coef=self.coef,
                  intercept=np.asarray([self.intercept]), ceiling=np.asarray([self.ceiling]))
         (path / "vocab.json").write_text(json.dumps({"style_words": self.style_words}, indent=0) + "\n",
@@ -226,27 +256,20 @@ class PreservationModel:
             cross = CrossEncoder.load(path / files["cross_encoder"], config["encoder"],
                                       max_length=config.get("max_length", 128), backend=backend)
         try:
-            return cls(encoder=config["encoder"], spacy_model=config["spacy_model"], style_words=vocab["style_words"],
-                       mean=w["mean"], scale=w["scale"], coef=w["coef"], intercept=float(w["intercept"][0]),
-                       ceiling=float(w["ceiling"][0]) if "ceiling" in w.files else 1.0,
-                       max_length=config.get("max_length", 128), features=config["features"], card=card,
-                       folder=path.resolve(), backend=backend, cross=cross, parts=parts)
+            head = LogisticHead(mean=w["mean"], scale=w["scale"], coef=w["coef"], intercept=float(w["intercept"][0]),
+                                ceiling=float(w["ceiling"][0]) if "ceiling" in w.files else 1.0)
+            pairs = PairSetup(encoder=config["encoder"], spacy_model=config["spacy_model"],
+                              style_words=vocab["style_words"], max_length=config.get("max_length", 128),
+                              backend=backend)
+            return cls(head=head, pairs=pairs, features=config["features"], card=card, folder=path.resolve(),
+                       cross=cross, parts=parts)
         except InputError as exc:
             raise InputError(exc.problem, cfg_path) from None
 
 
 def read_config(folder: Path) -> tuple[dict[str, Any], Path]:
     """A model folder's ``model.json``, parsed, and its path."""
-    cfg_path = folder / "model.json"
-    if not cfg_path.is_file():
-        raise InputError("not a preservation model folder (no model.json)", folder)
-    try:
-        config = json.loads(cfg_path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise InputError(f"not valid JSON: {exc.msg}", cfg_path, exc.lineno) from None
-    if not isinstance(config, dict):
-        raise InputError("model.json must hold an object", cfg_path)
-    return config, cfg_path
+    return read_manifest(folder, "preservation model")
 
 
 def blend_parts(cross_weight: float | None, cosine_weight: float, *, cross_file: str | None = None) -> list[Part]:

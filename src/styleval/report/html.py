@@ -154,7 +154,7 @@ def human_correlations(evaluation: "Evaluation | Mapping[str, Any]", human: Huma
     "notes": [text...], "negated": [metric...], "n_segments": {aspect: n}, "excluded": [system...],
     "systems": [system...]}`` (``systems``: those the correlations use).
     """
-    from ..meta import MetaTask, run
+    from ..meta import MetaRunOptions, MetaTask, run
     from ..meta.scores import lower_is_better_from_score_dict, metric_table_from_score_dict
 
     data = as_dict(evaluation)
@@ -178,8 +178,8 @@ def human_correlations(evaluation: "Evaluation | Mapping[str, Any]", human: Huma
     for aspect in aspects:
         for level, choices in (("system", SYSTEM_TASK), ("segment", SEGMENT_TASK)):
             task = MetaTask(aspect=aspect, exclude=exclude, **choices)
-            res = run(task, judgments, metric_table, lower_is_better=lower, unmatched="report",
-                      curves=level == "system", curves_min_n=curves_min_n)
+            res = run(task, judgments, metric_table, lower_is_better=lower,
+                      options=MetaRunOptions(unmatched="report", curves=level == "system", curves_min_n=curves_min_n))
             out["tasks"][level][aspect] = task.name
             for metric in metrics:
                 out[level][metric][aspect] = res.statistic(metric)

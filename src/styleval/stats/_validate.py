@@ -10,15 +10,10 @@ from typing import Any
 import numpy as np
 
 from styleval.errors import InputError
+from styleval.errors import check_choice as check_choice  # re-exported for the statistics modules
 
 NAN_POLICIES = ("raise", "omit")
 _MAX_POSITIONS = 10
-
-
-def check_choice(name: str, value: Any, allowed: tuple[str, ...] | list[str]) -> None:
-    """Raise InputError unless ``value`` is one of ``allowed``."""
-    if value not in allowed:
-        raise InputError(f"{name} must be one of {', '.join(repr(a) for a in allowed)}; got {value!r}")
 
 
 def as_float_array(values: Any, name: str, *, ndim: int | tuple[int, ...] | None = None) -> np.ndarray:

@@ -117,10 +117,6 @@ class TfidfBlock(Block):
     def arrays(self) -> dict[str, np.ndarray]:
         return {f"idf_{p}": np.asarray(self._vecs[p].idf_, dtype=np.float64) for p in self._parts()}
 
-    def feature_names(self) -> list[str]:
-        vocab = self.vocabularies()
-        return [f"{p}:{t}" for p in self._parts() for t in vocab[p]]
-
     @classmethod
     def from_stored(cls, config: dict[str, Any], arrays: dict[str, np.ndarray], vocab: dict[str, list[str]]
                     ) -> "TfidfBlock":
@@ -141,9 +137,9 @@ class TfidfBlock(Block):
 # -- sentence embeddings ---------------------------------------------------------------------------------
 def encoder_identity(model: str) -> dict[str, str]:
     """The resources entry of a block built on an encoder: its name and content hash."""
-    from ..models.resolve import resolve
+    from ..models.spec import model_spec
 
-    ident = resolve(model).identity()
+    ident = model_spec(model).identity()
     return {"encoder": ident["model"], "encoder_hash": ident["model_hash"]}
 
 
@@ -151,9 +147,9 @@ def encode(model: str, texts: Sequence[str], batch_size: int = 64) -> np.ndarray
     """Unit-normalised sentence embeddings, through the model pool and the shared embedding cache."""
     from ..models.encoder import encode_sentences, sentence_encoder
     from ..models.pool import embedding_cache
-    from ..models.resolve import resolve
+    from ..models.spec import model_spec
 
-    spec = resolve(model)
+    spec = model_spec(model)
     encoder = sentence_encoder(model)
     max_len = int(getattr(encoder, "max_seq_length", 0) or 0)
     ns = f"st:{spec.content_hash()}:{max_len}"  # the namespace sentence_cosine uses

@@ -18,12 +18,13 @@ import html
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 import numpy as np
 import scipy.sparse as sp
 
 from ..errors import InputError
+from ..models.registry import MANIFEST, read_manifest
 from .features import BLOCKS, Block
 
 if TYPE_CHECKING:
@@ -42,6 +43,26 @@ def preprocess(texts: Sequence[str], text_norm: str = "html.unescape") -> list[s
 
     return normalise(texts, text_norm)
 CLASSIFIER, REGRESSOR = "classifier", "regressor"
+
+
+def match_style(style: str, labels: Sequence[str], aliases: Mapping[str, str]) -> int | None:
+    """The index of ``style`` among ``labels`` (case-insensitive, through ``aliases``), or None."""
+    key = style.strip().lower()
+    key = {k.lower(): v.lower() for k, v in aliases.items()}.get(key, key)
+    lowered = [lab.lower() for lab in labels]
+    return lowered.index(key) if key in lowered else None
+
+
+def read_style_manifest(folder: str | Path) -> tuple[dict[str, Any], Path]:
+    """A style model folder's ``model.json`` (format and kind checked) and its path, without loading the model."""
+    meta, path = read_manifest(folder, "style model")
+    if meta.get("format") != FORMAT:
+        raise InputError(f"unknown model format {meta.get('format')!r} (this styleval reads {FORMAT})", path)
+    if meta.get("kind") not in (CLASSIFIER, REGRESSOR):
+        raise InputError(f"unknown model kind {meta.get('kind')!r}", path)
+    if not isinstance(meta.get("labels"), list) or not isinstance(meta.get("aliases", {}), dict):
+        raise InputError("'labels' must be a list and 'aliases' an object", path)
+    return meta, path
 
 
 @dataclass
@@ -178,12 +199,12 @@ class StyleModel:
 
     def style_index(self, style: str) -> int:
         """Column (classifier) or pole (regressor: 0 low, 1 high) of a style name; a clear error otherwise."""
-        index = style_position(self.labels, self.aliases, style)
-        if index is None:
-            known = sorted(set(self.labels) | set(self.aliases))
-            raise InputError(f"style {style!r} is not among the styles of model {self.name!r} "
-                             f"({', '.join(known)}); pick a model trained on these styles or check the direction")
-        return index
+        index = match_style(style, self.labels, self.aliases)
+        if index is not None:
+            return index
+        known = sorted(set(self.labels) | set(self.aliases))
+        raise InputError(f"style {style!r} is not among the styles of model {self.name!r} "
+                         f"({', '.join(known)}); pick a model trained on these styles or check the direction")
 
     # -- storage --------------------------------------------------------------------------------------
     def save(self, folder: str | Path) -> Path:
@@ -203,39 +224,17 @@ class StyleModel:
             meta["preprocess"] = self.text_norm
         if self.declared_cased is not None:
             meta["cased"] = self.declared_cased
-        (folder / "model.json").write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
+        (folder / MANIFEST).write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
         np.savez_compressed(folder / "weights.npz", **arrays)  # type: ignore[arg-type]  # numpy stubs: kwargs are arrays
         (folder / "vocab.json").write_text(json.dumps(vocab, ensure_ascii=False), encoding="utf-8")
         write_card(folder, STYLE, self.card)
         self.path = folder
         return folder
 
-    @staticmethod
-    def read_header(folder: str | Path) -> dict[str, Any]:
-        """``kind``, ``labels`` and ``aliases`` of a model folder from its ``model.json`` alone, without loading
-        the weights (what choosing a model for a direction needs)."""
-        meta_path = Path(folder) / "model.json"
-        try:
-            meta = json.loads(meta_path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            raise InputError("not a styleval style model folder (no model.json)", folder) from None
-        except json.JSONDecodeError as exc:
-            raise InputError(f"not valid JSON: {exc.msg}", meta_path, exc.lineno) from None
-        return {"kind": meta.get("kind"), "labels": list(meta.get("labels", [])),
-                "aliases": dict(meta.get("aliases", {}))}
-
     @classmethod
     def load(cls, folder: str | Path) -> "StyleModel":
         folder = Path(folder)
-        meta_path = folder / "model.json"
-        if not meta_path.is_file():
-            raise InputError("not a styleval style model folder (no model.json)", folder)
-        try:
-            meta = json.loads(meta_path.read_text(encoding="utf-8"))
-        except json.JSONDecodeError as exc:
-            raise InputError(f"not valid JSON: {exc.msg}", meta_path, exc.lineno) from None
-        if meta.get("format") != FORMAT:
-            raise InputError(f"unknown model format {meta.get('format')!r} (this styleval reads {FORMAT})", meta_path)
+        meta, meta_path = read_style_manifest(folder)
         with np.load(folder / "weights.npz", allow_pickle=False) as z:
             arrays = {k: z[k] for k in z.files}
         vocab_path = folder / "vocab.json"
@@ -255,8 +254,6 @@ class StyleModel:
         from ..models.cards import STYLE, read_card
 
         card = read_card(folder, STYLE)
-        if meta["kind"] not in (CLASSIFIER, REGRESSOR):
-            raise InputError(f"unknown model kind {meta['kind']!r}", meta_path)
         cased = meta.get("cased")
         if cased is not None and not isinstance(cased, bool):
             raise InputError(f"'cased' must be true or false, not {cased!r}", meta_path)
@@ -278,11 +275,3 @@ class StyleModel:
         cal = self.calibration
         out["style_calibration"] = cal.identity() if cal is not None else "none"
         return out
-
-
-def style_position(labels: Sequence[str], aliases: dict[str, str], style: str) -> int | None:
-    """The index of a style name (or one of its aliases) among ``labels``, case-insensitively; None if absent."""
-    key = style.strip().lower()
-    key = {k.lower(): v.lower() for k, v in aliases.items()}.get(key, key)
-    lowered = [lab.lower() for lab in labels]
-    return lowered.index(key) if key in lowered else None

@@ -24,6 +24,7 @@ import numpy as np
 
 from .acceptability_examples import Examples
 from ..acceptability.features import FEATURES, token_features
+from ..models.catalog import DEFAULT_CAUSAL_LM
 
 GRID_C = (0.01, 0.1, 1.0, 10.0)
 GRID_DEGREE = (1, 2)
@@ -99,7 +100,7 @@ def fit_acceptability(examples: Mapping[str, Examples], lm_out: Mapping[str, Any
     assert best is not None
     auc, (degree, c, clf, mean, scale) = best
     config = {"name": DEFAULT_ACCEPTABILITY, "features": list(FEATURES), "degree": degree,
-              "lm": "smollm2-135m", "unigram": DEFAULT_UNIGRAM, "normalize": "detok+truecase", "version": "1"}
+              "lm": DEFAULT_CAUSAL_LM, "unigram": DEFAULT_UNIGRAM, "normalize": "detok+truecase", "version": "1"}
     model = AcceptabilityModel(mean=mean, scale=scale, coef=clf.coef_[0].astype(float),
                                intercept=float(clf.intercept_[0]), config=config)
     # threshold on the selection split: every register's human sentences pass at >= human_pass

@@ -11,6 +11,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..style_models.calibration import METHODS, THRESHOLD_RULES, Calibration, balanced_accuracy, sigmoid
+from .options import CalibrationOptions
 
 _EPS = 1e-6  # a threshold just above the highest score when every text is negative
 
@@ -78,17 +79,19 @@ def _fit(method: str, rule: str, raw: np.ndarray, truth: np.ndarray
     return float(xs[i - 1] + frac * (xs[i] - xs[i - 1])), platt, iso
 
 
-def fit_calibration(raw: np.ndarray, truth: np.ndarray, *, positive: str, negative: str, method: str = "platt",
-                    threshold_rule: str = "probability", default_threshold: float = 0.0,
-                    data: dict[str, Any] | None = None, folds: int = 5, n_boot: int = 1000, seed: int = 13,
+def fit_calibration(raw: np.ndarray, truth: np.ndarray, *, positive: str, negative: str,
+                    default_threshold: float = 0.0, data: dict[str, Any] | None = None,
+                    options: CalibrationOptions | None = None,
                     progress: Callable[[str, int, int], None] | None = None) -> Calibration:
-    """Fit a calibration of raw scores ``raw`` to booleans ``truth`` (True = ``positive``).
+    """Fit a calibration of raw scores ``raw`` to booleans ``truth`` (True = ``positive``), as ``options`` say.
 
     ``default_threshold`` is the model's own decision point on the raw score (0 for a classifier's logit), used for
     the *before* figures. Scores: balanced accuracy before, after in-sample, and after cross-validated
     (``folds``-fold, stratified, seed ``seed``: each fold decided by a calibration fitted on the others), each with a
     95 % percentile bootstrap interval over texts (``n_boot`` draws), and the AUC of the raw score.
     """
+    o = options or CalibrationOptions()
+    method, threshold_rule, folds, n_boot, seed = o.method, o.threshold_rule, o.folds, o.n_boot, o.seed
     if method not in METHODS:
         raise InputError(f"unknown calibration method {method!r} (known: {', '.join(METHODS)})")
     if threshold_rule not in THRESHOLD_RULES:
@@ -141,9 +144,8 @@ def fit_calibration(raw: np.ndarray, truth: np.ndarray, *, positive: str, negati
                        created=_dt.date.today().isoformat())
 
 
-def calibrate_style_model(model: "StyleModel", data: "LabelledData", *, method: str = "platt",
-                          threshold_rule: str = "probability", positive: str | None = None, name: str | None = None,
-                          note: str = "", n_boot: int = 1000, seed: int = 13,
+def calibrate_style_model(model: "StyleModel", data: "LabelledData", *, positive: str | None = None,
+                          name: str | None = None, note: str = "", options: CalibrationOptions | None = None,
                           progress: Callable[[str, int, int], None] | None = None) -> "StyleModel":
     """A copy of ``model`` whose card holds a calibration fitted on ``data`` (texts labelled with the model's two
     styles, names matched through its aliases). ``positive`` is the style the raw score grows with (default: the
@@ -181,9 +183,8 @@ def calibrate_style_model(model: "StyleModel", data: "LabelledData", *, method: 
     info = {"data": data.origin, "n": len(data), "data_hash": data.data_hash(), "kind": model.kind}
     if note:
         info["note"] = note
-    cal = fit_calibration(raw, truth, positive=pos_label, negative=neg_label, method=method,
-                          threshold_rule=threshold_rule, default_threshold=default, data=info, n_boot=n_boot,
-                          seed=seed, progress=progress)
+    cal = fit_calibration(raw, truth, positive=pos_label, negative=neg_label, default_threshold=default, data=info,
+                          options=options, progress=progress)
     card = copy.deepcopy(model.card)
     base = {"name": model.name}
     if model.path is not None:

@@ -15,6 +15,7 @@ from ..errors import InputError
 from ..models.lora import DEFAULT_TARGETS, LoraAdapter, attach_adapters
 from ..preservation.adapted import to_numpy
 from ..preservation.cross_encoder import CrossEncoder
+from .options import AdapterFit, CrossEncoderOptions
 from ..preservation.data import PairData
 from ..progress import Progress
 
@@ -71,13 +72,14 @@ def _batches(data: PairData, batch_size: int, rng: random.Random) -> list[list[i
     return [order[start:start + batch_size] for start in range(0, len(order), batch_size)]
 
 
-def fit_adapters(data: PairData, params: Sequence[Any], batch_logits: Callable[[list[int]], Any], *, epochs: int,
-                 lr: float, batch_size: int, seed: int, what: str,
-                 progress: Progress | None = None) -> dict[str, Any]:
-    """The training loop: AdamW with a linear warm-up (10%) and decay, soft-target weighted cross-entropy (every
-    group the same total weight), gradient norm clipped at 1. ``batch_logits(index)`` returns the logits of those
-    pairs of ``data``. Returns a summary for the model card."""
+def fit_adapters(data: PairData, params: Sequence[Any], batch_logits: Callable[[list[int]], Any], *, fit: AdapterFit,
+                 what: str, progress: Progress | None = None) -> dict[str, Any]:
+    """The training loop (``fit``): AdamW with a linear warm-up (10%) and decay, soft-target weighted cross-entropy
+    (every group the same total weight), gradient norm clipped at 1. ``batch_logits(index)`` returns the logits of
+    those pairs of ``data``. Returns a summary for the model card."""
     import torch
+
+    epochs, lr, batch_size, seed = fit.epochs, fit.lr, fit.batch_size, fit.seed
 
     weights = data.group_weights()
     rng = random.Random(seed)
@@ -111,15 +113,16 @@ def fit_adapters(data: PairData, params: Sequence[Any], batch_logits: Callable[[
             "train_seconds": round(time.time() - started, 1)}
 
 
-def train_cross_encoder(data: PairData, *, encoder: str, rank: int = 16, alpha: float = 32.0, epochs: int = 2,
-                        lr: float = 5e-4, batch_size: int = 32, max_length: int = 128, seed: int = 13,
-                        device: str = "cpu", progress: Progress | None = None) -> tuple[CrossEncoder, dict[str, Any]]:
+def train_cross_encoder(data: PairData, *, encoder: str, options: CrossEncoderOptions | None = None,
+                        progress: Progress | None = None) -> tuple[CrossEncoder, dict[str, Any]]:
     """Fit LoRA adapters and a head on ``data`` (soft targets, weighted cross-entropy, every group the same total
-    weight) on ``device`` (:func:`training_device`); returns the cross-encoder (torch
-    backend, CPU) and a summary of the run for the model card."""
+    weight) on ``options.device`` (:func:`training_device`); returns the cross-encoder (torch backend, CPU) and a
+    summary of the run for the model card."""
     import torch
 
-    device = training_device(device)
+    o = options or CrossEncoderOptions()
+    rank, alpha, max_length, epochs, seed = o.rank, o.alpha, o.max_length, o.fit.epochs, o.fit.seed
+    device = training_device(o.device)
     tok, enc, lora, scaling = adapted_copy(encoder, rank=rank, alpha=alpha, epochs=epochs, seed=seed,
                                            what="cross-encoder", device=device)
     head = torch.nn.Linear(enc.config.hidden_size, 1).to(device)
@@ -130,8 +133,7 @@ def train_cross_encoder(data: PairData, *, encoder: str, rank: int = 16, alpha: 
                            max_length=max_length)).squeeze(-1)
 
     enc.train()
-    summary = fit_adapters(data, params, logits, epochs=epochs, lr=lr, batch_size=batch_size, seed=seed,
-                           what="cross-encoder", progress=progress)
+    summary = fit_adapters(data, params, logits, fit=o.fit, what="cross-encoder", progress=progress)
     adapters = {name: adapter.arrays() for name, adapter in lora.items()}
     model = CrossEncoder(encoder, adapters, scaling, to_numpy(head.weight)[0], float(head.bias.detach()[0]),
                          max_length=max_length, backend="torch")

@@ -18,6 +18,7 @@ from typing import Any, Sequence
 
 from ..errors import InputError, ResourceUnavailableError
 from ..models.lora import peft_targets
+from .options import LMAdapterOptions
 from ..signature import library_version
 from ..progress import Progress
 
@@ -37,18 +38,19 @@ def _clean(sentences: Sequence[str]) -> list[str]:
     return out
 
 
-def train_style_lm(sentences: Sequence[str], out_dir: str | Path, *, style: str, base: str = "smollm2-135m",
-                   epochs: float = 1.0, max_steps: int | None = None, batch_size: int = 16, lr: float = 5e-4,
-                   rank: int = 8, alpha: int = 16, max_tokens: int = 64, seed: int = 0,
-                   progress: Progress | None = None) -> Path:
-    """Train a LoRA adapter of ``base`` on ``sentences`` of one ``style``; return the adapter folder."""
+def train_style_lm(sentences: Sequence[str], out_dir: str | Path, *, style: str,
+                   options: LMAdapterOptions | None = None, progress: Progress | None = None) -> Path:
+    """Train a LoRA adapter of ``options.base`` on ``sentences`` of one ``style``; return the adapter folder."""
+    o = options or LMAdapterOptions()
+    base, epochs, max_steps, batch_size, lr = o.base, o.epochs, o.max_steps, o.batch_size, o.lr
+    rank, alpha, max_tokens, seed = o.rank, o.alpha, o.max_tokens, o.seed
     try:
         import peft
     except ImportError:
         raise ResourceUnavailableError("training a style LM needs peft: pip install peft") from None
     import torch
 
-    from ..lm.loading import _load_transformers, ensure_converted, resolve_causal_lm
+    from ..lm.loading import load_transformers, ensure_converted, resolve_causal_lm
     from ..models.pool import configure_torch
     from ..lm.causal import prefix_token_id
 
@@ -62,7 +64,7 @@ def train_style_lm(sentences: Sequence[str], out_dir: str | Path, *, style: str,
     configure_torch()
     torch.manual_seed(seed)
     rnd = random.Random(seed)
-    tok, model = _load_transformers(ensure_converted(spec, progress))
+    tok, model = load_transformers(ensure_converted(spec, progress))
     cfg = peft.LoraConfig(r=rank, lora_alpha=alpha, lora_dropout=0.0, task_type="CAUSAL_LM",
                           target_modules=peft_targets(model))
     model = peft.get_peft_model(model, cfg)

@@ -24,7 +24,7 @@ from ..preservation.features import FEATURE_SIGNS, FEATURES, PairFeaturizer
 from ..progress import Progress
 from ..preservation.cross_encoder import CrossEncoder
 from ..preservation.lexical import TONE_WORDS
-from ..preservation.model import Part, PreservationModel, blend_parts
+from ..preservation.model import LogisticHead, PairSetup, Part, PreservationModel, blend_parts
 
 C_GRID = (0.001, 0.01, 0.1, 1.0, 10.0)
 
@@ -227,10 +227,11 @@ def train_preservation_model(train: PairData, recipe: PreservationRecipe = Prese
             cross, summary = given_cross
         else:
             from .cross_encoder import train_cross_encoder
+            from .options import AdapterFit, CrossEncoderOptions
 
-            cross, summary = train_cross_encoder(enc_data, encoder=recipe.encoder, rank=recipe.cross_rank,
-                                                 epochs=recipe.cross_epochs, max_length=recipe.max_length,
-                                                 seed=recipe.seed, device=recipe.device, progress=progress)
+            options = CrossEncoderOptions(rank=recipe.cross_rank, max_length=recipe.max_length, device=recipe.device,
+                                          fit=AdapterFit(epochs=recipe.cross_epochs, seed=recipe.seed))
+            cross, summary = train_cross_encoder(enc_data, encoder=recipe.encoder, options=options, progress=progress)
         cw = recipe.cross_weight
         card["parameters"]["cross_encoder"] = {
             **summary, "weight": cw, "trained_on": summary.get("trained_on", trained_on),
@@ -241,8 +242,9 @@ def train_preservation_model(train: PairData, recipe: PreservationRecipe = Prese
             "weight": a, "encoder": recipe.encoder,
             "output": f"score = {1 - a:g} * (the learned parts' average) + {a:g} * "
                       "clip(cosine of the frozen encoder's mean-pooled sentence embeddings, 0, 1)"}
-    return PreservationModel(encoder=recipe.encoder, spacy_model=recipe.spacy_model, style_words=words, mean=mean,
-                             scale=scale, coef=coef, intercept=b, ceiling=ceiling, max_length=recipe.max_length,
+    return PreservationModel(head=LogisticHead(mean=mean, scale=scale, coef=coef, intercept=b, ceiling=ceiling),
+                             pairs=PairSetup(encoder=recipe.encoder, spacy_model=recipe.spacy_model,
+                                             style_words=words, max_length=recipe.max_length),
                              card=card, cross=cross, parts=parts)
 
 

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import datetime as _dt
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -13,6 +13,7 @@ from ..style_models.card import classifier_scores, regressor_scores
 from ..style_models.data import LabelledData, split_data
 from ..style_models.features import Block, make_block
 from ..style_models.model import CLASSIFIER, REGRESSOR, StyleModel, preprocess
+from .options import CardText, HeadOptions, StyleTarget
 
 DEFAULT_GRID = {CLASSIFIER: [0.25, 1.0, 4.0, 16.0], REGRESSOR: [0.3, 1.0, 3.0, 10.0, 30.0]}
 #: more distinct whole-number labels than this read as scores, not classes
@@ -22,7 +23,7 @@ FEATURE_SETS = {"tfidf": ("tfidf",), "embedding": ("embedding",), "tfidf+embeddi
                 "all": ("tfidf", "embedding", "hand")}
 
 
-def _blocks(features: str | Sequence[str], options: dict[str, dict[str, Any]]) -> list[Block]:
+def _blocks(features: str | Sequence[str], options: Mapping[str, Mapping[str, Any]]) -> list[Block]:
     kinds = FEATURE_SETS.get(features, None) if isinstance(features, str) else tuple(features)
     if kinds is None:
         kinds = tuple(f.strip() for f in str(features).split("+") if f.strip())
@@ -123,35 +124,35 @@ def held_out_entry(model: StyleModel, held_out: LabelledData,
     return {"data": held_out.origin, "n": len(held_out), "data_hash": held_out.data_hash(), "scores": scores}
 
 
-def train_style_model(train: LabelledData, *, kind: str = CLASSIFIER, features: str | Sequence[str] = "tfidf",
-                      feature_options: dict[str, dict[str, Any]] | None = None, selection: LabelledData | None = None,
-                      held_out: LabelledData | None = None, grid: Sequence[float] | None = None,
-                      poles: tuple[str, str] = ("low", "high"), aliases: dict[str, str] | None = None,
-                      name: str = "style-model", version: str = "1", description: str = "", command: str = "",
-                      notes: Sequence[str] = (), extra_held_out: Callable[[StyleModel], dict[str, float]] | None = None,
-                      fitted_blocks: Sequence[Block] = (), seed: int = 13,
-                      text_norm: str = "html.unescape", selection_metric: str | None = None,
+def train_style_model(train: LabelledData, *, selection: LabelledData | None = None,
+                      held_out: LabelledData | None = None, target: StyleTarget | None = None,
+                      head: HeadOptions | None = None, card: CardText | None = None,
+                      extra_held_out: Callable[[StyleModel], dict[str, float]] | None = None,
                       progress: Progress | None = None) -> StyleModel:
-    """Train a classifier (string labels) or regressor (numeric labels, ``poles`` = the low and high styles).
+    """Train a classifier (string labels) or regressor (numeric labels, ``target.poles`` = the low and high styles).
 
-    The regularisation (``C`` of logistic regression, ``alpha`` of ridge) is chosen from ``grid`` on
+    The regularisation (``C`` of logistic regression, ``alpha`` of ridge) is chosen from ``head.grid`` on
     ``selection`` (10% of ``train`` when not given; the model is then refitted on all of ``train``).
-    ``held_out`` is scored once, after selection, and recorded in the card; it never influences training.
-    ``selection_metric``: ``accuracy`` (classifiers' default), ``roc_auc`` (two labels: ranking only, for
-    selection data from another domain whose threshold a calibration sets), ``spearman`` (regressors).
-    ``text_norm`` is the text normalisation applied before every feature
-    (:func:`styleval.style_models.model.preprocess`).
-    ``fitted_blocks`` are feature blocks trained elsewhere (e.g. the encoder of a fine-tuned model), put before the
-    blocks named in ``features`` (which may then be empty) and used as they are.
+    ``held_out`` is scored once, after selection, and recorded in the card (with ``extra_held_out``'s figures);
+    it never influences training. ``head.selection_metric``: ``accuracy`` (classifiers' default), ``roc_auc`` (two
+    labels: ranking only, for selection data from another domain whose threshold a calibration sets), ``spearman``
+    (regressors). ``head.text_norm`` is the text normalisation applied before every feature
+    (:func:`styleval.style_models.model.preprocess`). ``head.fitted_blocks`` are feature blocks trained elsewhere
+    (e.g. the encoder of a fine-tuned model), put before the blocks named in ``head.features`` (which may then be
+    empty) and used as they are.
     ``progress`` hears the stages (features, the choice of the regularisation, the refit, the held-out scores).
     """
+    target, card = target or StyleTarget(), card or CardText()
+    kind, poles, aliases = target.kind, target.poles, dict(target.aliases)
+    head = head or HeadOptions()
+    features, options, text_norm, seed = head.features, dict(head.feature_options), head.text_norm, head.seed
+    name, version, description, command, notes = card.name, card.version, card.description, card.command, card.notes
     say = given_or_active(progress) or (lambda description, done, total: None)
-    options = feature_options or {}
     refit = selection is None
     fit_part, sel_part, labels, y_fit, y_sel = prepare_targets(train, selection, kind, poles, seed)
     check_aliases(dict(aliases or {}), labels, train.origin)
     own = _blocks(features, options) if features else []
-    blocks = [*fitted_blocks, *own]
+    blocks = [*head.fitted_blocks, *own]
     if not blocks:
         raise InputError("no feature blocks: name some in features or give fitted_blocks")
     say(f"features of {len(fit_part):,} training and {len(sel_part):,} selection texts", 0, 1)
@@ -160,8 +161,8 @@ def train_style_model(train: LabelledData, *, kind: str = CLASSIFIER, features: 
     model = StyleModel(kind, labels, blocks, np.zeros((1, 1)), np.zeros(1), dict(aliases or {}),
                        text_norm=text_norm)
     x_fit, x_sel = model.features(fit_part.texts), model.features(sel_part.texts)
-    grid = list(grid or DEFAULT_GRID[kind])
-    metric = selection_metric or ("accuracy" if kind == CLASSIFIER else "spearman")
+    grid = list(head.grid or DEFAULT_GRID[kind])
+    metric = head.selection_metric or ("accuracy" if kind == CLASSIFIER else "spearman")
     if metric not in ({"accuracy", "roc_auc"} if kind == CLASSIFIER else {"spearman"}):
         raise InputError(f"selection metric {metric!r} does not apply to a {kind}")
     if metric == "roc_auc" and len(labels) != 2:
@@ -177,17 +178,17 @@ def train_style_model(train: LabelledData, *, kind: str = CLASSIFIER, features: 
             b.fit(preprocess(train.texts, text_norm))
         x_fit = model.features(train.texts)
         y_fit = [str(v) for v in train.labels] if kind == CLASSIFIER else [float(v) for v in train.labels]
-    head = _fit_head(kind, x_fit, y_fit, best, len(labels))
-    if kind == CLASSIFIER and list(head.classes_) != labels:
+    fitted = _fit_head(kind, x_fit, y_fit, best, len(labels))
+    if kind == CLASSIFIER and list(fitted.classes_) != labels:
         raise RuntimeError("label order changed during training")
-    model.coef = np.atleast_2d(np.asarray(head.coef_, dtype=np.float64))
-    model.intercept = np.atleast_1d(np.asarray(head.intercept_, dtype=np.float64))
+    model.coef = np.atleast_2d(np.asarray(fitted.coef_, dtype=np.float64))
+    model.intercept = np.atleast_1d(np.asarray(fitted.intercept_, dtype=np.float64))
     # the stored head is float32: score with the rounded weights so the card matches a reload
     model.coef = model.coef.astype(np.float32).astype(np.float64)
     param = "C" if kind == CLASSIFIER else "alpha"
     counts = {str(k): int(v) for k, v in zip(*np.unique([str(v) for v in train.labels], return_counts=True))} \
         if kind == CLASSIFIER else None
-    card: dict[str, Any] = {
+    entries: dict[str, Any] = {
         "name": name, "version": version, "description": description, "kind": kind, "labels": labels,
         "aliases": dict(aliases or {}), "styleval_version": library_version("styleval"),
         "sklearn_version": library_version("scikit-learn"), "created": _dt.date.today().isoformat(),
@@ -202,10 +203,10 @@ def train_style_model(train: LabelledData, *, kind: str = CLASSIFIER, features: 
                        "head": {"type": "logistic_regression" if kind == CLASSIFIER else "ridge", param: best}},
         "command": command, "notes": list(notes),
     }
-    model.card = card
+    model.card = entries
     if held_out is not None:
         say(f"scoring {len(held_out):,} held-out texts", 0, 1)
-        card["held_out"] = held_out_entry(model, held_out, extra_held_out)
+        entries["held_out"] = held_out_entry(model, held_out, extra_held_out)
     return model
 
 

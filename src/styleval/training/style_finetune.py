@@ -7,41 +7,44 @@ import copy
 import datetime as _dt
 import math
 import random
-from typing import Any, Callable, Sequence
+from typing import Any, Callable
 
 import numpy as np
 
 from ..models.encoder import private_encoder, run_torch
-from ..models.lora import DEFAULT_TARGETS, attach_adapters
+from ..models.lora import attach_adapters
 from ..signature import library_version
 from ..style_models.data import LabelledData
 from ..style_models.model import CLASSIFIER, REGRESSOR, StyleModel, preprocess
 from ..progress import Progress
 
 from ..style_models.adapted_block import AdaptedEncoderBlock, torch_device
+from .options import CardText, FinetuneOptions, StyleTarget
 
 
-def finetune_style_model(train: LabelledData, *, kind: str = CLASSIFIER, selection: LabelledData | None = None,
-                         held_out: LabelledData | None = None, model: str = "minilm", rank: int = 8,
-                         alpha: float = 16.0, targets: Sequence[str] = DEFAULT_TARGETS, epochs: int = 4,
-                         lr: float = 5e-4, head_lr: float = 2e-3, batch_size: int = 32, max_length: int = 128,
-                         weight_decay: float = 0.01, dropout: float = 0.1, warmup: float = 0.06,
-                         poles: tuple[str, str] = ("low", "high"), aliases: dict[str, str] | None = None,
-                         name: str = "style-model", version: str = "1", description: str = "", command: str = "",
-                         notes: Sequence[str] = (),
+def finetune_style_model(train: LabelledData, *, selection: LabelledData | None = None,
+                         held_out: LabelledData | None = None, target: StyleTarget | None = None,
+                         tuning: FinetuneOptions | None = None, card: CardText | None = None,
                          extra_held_out: Callable[[StyleModel], dict[str, float]] | None = None,
-                         device: str | None = None, seed: int = 13, progress: Progress | None = None) -> StyleModel:
-    """Fine-tune ``model`` with low-rank adapters and a linear head on labelled text.
+                         progress: Progress | None = None) -> StyleModel:
+    """Fine-tune ``tuning.model`` with low-rank adapters and a linear head on labelled text.
 
     Classifiers minimise cross-entropy (one logit and a sigmoid for two labels); regressors minimise the squared
     error of standardised scores. After each epoch the model is scored on ``selection`` (accuracy or Spearman;
     10% of ``train`` when not given, and then not refitted) and the best epoch is kept. ``held_out`` is scored
-    once at the end and recorded in the card.
+    once at the end and recorded in the card (with ``extra_held_out``'s figures).
     """
     import torch
 
     from .style import check_aliases, prepare_targets
 
+    target, card = target or StyleTarget(), card or CardText()
+    kind, poles, aliases = target.kind, target.poles, dict(target.aliases)
+    t = tuning or FinetuneOptions()
+    model, rank, alpha, targets, epochs, lr, head_lr = t.model, t.rank, t.alpha, t.targets, t.epochs, t.lr, t.head_lr
+    batch_size, max_length, weight_decay, dropout = t.batch_size, t.max_length, t.weight_decay, t.dropout
+    warmup, device, seed = t.warmup, t.device, t.seed
+    name, version, description, command, notes = card.name, card.version, card.description, card.command, card.notes
     held_back = selection is None
     fit_part, sel_part, labels, y_fit, _ = prepare_targets(train, selection, kind, poles, seed)
     check_aliases(dict(aliases or {}), labels, train.origin)
@@ -109,13 +112,13 @@ def finetune_style_model(train: LabelledData, *, kind: str = CLASSIFIER, selecti
         for start in range(0, len(order), batch_size):
             idx = order[start:start + batch_size]
             out = head(run_torch(tok, enc, [texts[i] for i in idx], max_length=max_length))
-            target = y_t[idx].to(dev)
+            truth = y_t[idx].to(dev)
             if kind == REGRESSOR:
-                loss = torch.nn.functional.mse_loss(out[:, 0], target)
+                loss = torch.nn.functional.mse_loss(out[:, 0], truth)
             elif n_out == 1:
-                loss = torch.nn.functional.binary_cross_entropy_with_logits(out[:, 0], target)
+                loss = torch.nn.functional.binary_cross_entropy_with_logits(out[:, 0], truth)
             else:
-                loss = torch.nn.functional.cross_entropy(out, target)
+                loss = torch.nn.functional.cross_entropy(out, truth)
             opt.zero_grad(set_to_none=True)
             loss.backward()
             torch.nn.utils.clip_grad_norm_(lora_params + list(head.parameters()), 1.0)

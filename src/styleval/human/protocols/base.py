@@ -112,8 +112,3 @@ class Protocol:
     def quality_aspects(self) -> tuple[Question, ...]:
         names = self.qc_aspects or tuple(a.name for a in self.aspects if a.kind == "scale")
         return tuple(self.aspect(n) for n in names)
-
-    @property
-    def candidates_per_item(self) -> int | None:
-        """2 for pairs, 1 for single items, None (all systems) for multi."""
-        return {"single": 1, "pair": 2}.get(self.layout)

@@ -45,10 +45,10 @@ def check_range(inner: ContentMetric, given: tuple[float, float] | None, what: s
 
 def spacy_identity(name: str) -> str:
     """``module@version`` of a catalog spaCy model, or the resolved path of a local one."""
-    from ...models.resolve import resolve
+    from ...models.spec import model_spec
     from ...signature import library_version
 
-    spec = resolve(name, expect=cat.SPACY)
+    spec = model_spec(name, expect=cat.SPACY)
     if spec.entry is not None:
         return f"{spec.entry.module}@{library_version(spec.entry.distribution)}"
     return str(spec.path)

@@ -13,16 +13,54 @@ score. These classes call those stages directly, so that
   dropped here too, while an empty string stays an (empty) reference, as in sacrebleu;
 * pre-processed reference information is cached per metric instance and keyed by the texts, so
   scoring the next system against the same references (or sources) skips that work.
+
+Those stages are private in sacrebleu. Its public API cannot replace them: ``sentence_score`` exposes BLEU's counts
+and TER's edits but not chrF's per-order statistics, and it preprocesses every segment's references again for each
+system (studies/log.md, "sacrebleu's private stages", has the measurement). So the members used are listed in
+:data:`PRIVATE_API`, the dependency is pinned to the minor versions checked (pyproject.toml), and
+:func:`check_private_api` refuses, in one line naming the member, a sacrebleu whose private API changed shape.
 """
 from __future__ import annotations
 
+import inspect
 from abc import abstractmethod
 from typing import Any, Callable, ClassVar, Sequence
 
 import numpy as np
 
+from ...errors import ResourceUnavailableError
 from ..base import ContentMetric
 from ._common import ComparisonCache, check_lengths
+
+#: sacrebleu's private members the metrics call, with the parameters each must take (after ``self``); chrF's
+#: ``_compute_f_score`` is checked on the classes that have it.
+PRIVATE_API: dict[str, tuple[str, ...]] = {
+    "_preprocess_segment": ("sent",),
+    "_extract_reference_info": ("refs",),
+    "_compute_segment_statistics": ("hypothesis", "ref_kwargs"),
+    "_compute_score_from_stats": ("stats",),
+}
+CHRF_PRIVATE_API: dict[str, tuple[str, ...]] = {"_compute_f_score": ("statistics",)}
+_CHECKED: set[str] = set()
+
+
+def check_private_api(sacrebleu_class: type) -> None:
+    """Refuse a sacrebleu whose private stages (:data:`PRIVATE_API`) are missing or take other parameters, naming
+    the member, instead of scoring with them (a metric checks its class once per process)."""
+    from ...signature import library_version
+
+    wanted = dict(PRIVATE_API)
+    if sacrebleu_class.__name__ == "CHRF":
+        wanted.update(CHRF_PRIVATE_API)
+    for name, params in wanted.items():
+        member = getattr(sacrebleu_class, name, None)
+        found = tuple(inspect.signature(member).parameters)[1:] if callable(member) else None
+        if found != params:
+            shape = "is missing" if found is None else f"takes ({', '.join(found)})"
+            raise ResourceUnavailableError(
+                f"sacrebleu {library_version('sacrebleu')}'s private {sacrebleu_class.__name__}.{name} {shape}, not "
+                f"({', '.join(params)}): styleval's BLEU, chrF and TER statistics call it; install the sacrebleu "
+                "versions pyproject.toml pins")
 
 
 def sequential_sum(stats: np.ndarray) -> list[float]:
@@ -42,6 +80,10 @@ class SacrebleuMetric(ContentMetric):
     _sb: Any  # the sacrebleu metric object (made once per instance)
 
     def _init_cache(self) -> None:
+        cls = type(self._sb)
+        if cls.__qualname__ not in _CHECKED:
+            check_private_api(cls)
+            _CHECKED.add(cls.__qualname__)
         self._ref_cache = ComparisonCache()
 
     @property

@@ -64,9 +64,9 @@ class TokenEmbedder:
 
     def __init__(self, model: str, layer: int | None, batch_size: int = 64, cache_dir: str | None = None) -> None:
         from ...models.encoder import transformer
-        from ...models.resolve import resolve
+        from ...models.spec import model_spec
 
-        self.spec = resolve(model)
+        self.spec = model_spec(model)
         self.tokenizer, self.model = transformer(model)
         n_layers = int(getattr(self.model.config, "num_hidden_layers", 0) or 0)  # type: ignore[call-overload]
         if layer is None:
@@ -247,9 +247,9 @@ class BERTScore(ContentMetric):
         """The layer used, without loading the model when the catalog knows it."""
         if self.num_layers is not None:
             return self.num_layers
-        from ...models.resolve import resolve
+        from ...models.spec import model_spec
 
-        entry = resolve(self.model).entry
+        entry = model_spec(self.model).entry
         if entry is not None and "bertscore_layers" in entry.defaults:
             return int(entry.defaults["bertscore_layers"])  # type: ignore[call-overload]
         return self.embedder.layer
@@ -259,9 +259,9 @@ class BERTScore(ContentMetric):
             return None
         if self.baseline_path:
             return Path(self.baseline_path)
-        from ...models.resolve import resolve
+        from ...models.spec import model_spec
 
-        entry = resolve(self.model).entry
+        entry = model_spec(self.model).entry
         name = entry.defaults.get("bertscore_baseline") if entry is not None else None
         if not name or not (BASELINE_DIR / str(name)).is_file():
             raise ResourceUnavailableError(
@@ -280,9 +280,9 @@ class BERTScore(ContentMetric):
 
     def resources(self) -> dict[str, str]:
         from ...models.hashing import short_hash
-        from ...models.resolve import resolve
+        from ...models.spec import model_spec
 
-        res = {"model_hash": resolve(self.model).identity()["model_hash"], "layer": str(self.layer())}
+        res = {"model_hash": model_spec(self.model).identity()["model_hash"], "layer": str(self.layer())}
         path = self.baseline_file()
         if path is not None:
             res["baseline"] = path.name

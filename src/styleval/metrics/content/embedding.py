@@ -90,9 +90,9 @@ class _WordVectorMetric(ContentMetric):
         return self._wv
 
     def resources(self) -> dict[str, str]:
-        from ...models.resolve import resolve
+        from ...models.spec import model_spec
 
-        return {"vectors_hash": resolve(self.vectors).identity()["model_hash"]}
+        return {"vectors_hash": model_spec(self.vectors).identity()["model_hash"]}
 
     def tokens(self, text: str) -> list[str]:
         toks = self._tok(text.strip())
@@ -328,18 +328,18 @@ class SentenceCosine(ContentMetric):
         return params
 
     def resources(self) -> dict[str, str]:
-        from ...models.resolve import resolve
+        from ...models.spec import model_spec
 
-        return {"model_hash": resolve(self.model).identity()["model_hash"]}
+        return {"model_hash": model_spec(self.model).identity()["model_hash"]}
 
     def embed(self, texts: Sequence[str]) -> tuple[dict[str, np.ndarray], set[str]]:
         """Unit-normalized sentence embeddings of the distinct texts, and the texts longer than the model's
         maximum length (truncated by the encoder)."""
         from ...models.encoder import encode_sentences, sentence_encoder
         from ...models.pool import embedding_cache
-        from ...models.resolve import resolve
+        from ...models.spec import model_spec
 
-        spec = resolve(self.model)
+        spec = model_spec(self.model)
         encoder = sentence_encoder(self.model)
         max_len = int(getattr(encoder, "max_seq_length", 0) or 0)
         ns = f"st:{spec.content_hash()}:{max_len}"

@@ -63,6 +63,6 @@ class Naturalness(Metric):
     def resources(self) -> dict[str, str]:
         if self.classifier != "embedding":
             return {}
-        from ...models.resolve import resolve
+        from ...models.spec import model_spec
 
-        return {"encoder_hash": resolve(self.encoder).identity()["model_hash"]}
+        return {"encoder_hash": model_spec(self.encoder).identity()["model_hash"]}

@@ -21,6 +21,7 @@ from typing import Any, Callable, ClassVar
 import numpy as np
 
 from ...errors import InputError
+from ...models.catalog import DEFAULT_CAUSAL_LM
 from ..base import Aspect, Batch, Metric, SegmentStats
 from ..registry import register
 from .lm_shared import StyleLMs, scored_texts
@@ -56,7 +57,7 @@ class Perplexity(StyleLMs, Metric):
     description = "LM perplexity exp(NLL/tokens) of each output; corpus: exp(sum NLL / sum tokens)"
     libraries: ClassVar[tuple[str, ...]] = ("torch", "transformers")
 
-    def __init__(self, *, model: str = "smollm2-135m", style_lms: "str | dict[str, str] | None" = None,
+    def __init__(self, *, model: str = DEFAULT_CAUSAL_LM, style_lms: "str | dict[str, str] | None" = None,
                  corpus: str = "tokens", batch_tokens: int = 4096, max_tokens: int = 0,
                  normalize: str = "none") -> None:
         from ...textnorm.readable import check_mode

@@ -23,6 +23,7 @@ from typing import Any, Callable
 import numpy as np
 
 from ...errors import InputError
+from ...models.catalog import DEFAULT_CAUSAL_LM
 from ..base import Aspect, Batch, Metric, SegmentStats
 from ..registry import register
 from .lm_shared import StyleLMs, lm_params, scored_texts
@@ -37,7 +38,7 @@ class _LMScore(StyleLMs, Metric):
     value_range = (-math.inf, math.inf)
     libraries = ("torch", "sacremoses")
 
-    def __init__(self, *, model: str = "smollm2-135m", style_lms: "str | dict[str, str] | None" = None,
+    def __init__(self, *, model: str = DEFAULT_CAUSAL_LM, style_lms: "str | dict[str, str] | None" = None,
                  normalize: str = "auto", batch_tokens: int = 4096, max_tokens: int = 0) -> None:
         from ...textnorm.readable import check_mode
 
@@ -110,7 +111,7 @@ class Slor(_LMScore):
     description = ("SLOR (Kann et al. 2018): (log P_LM(s) - log P_unigram(s)) / |s| with a unigram model over the "
                    "LM's tokens from a named corpus; corpus: mean over segments")
 
-    def __init__(self, *, model: str = "smollm2-135m", style_lms: "str | dict[str, str] | None" = None,
+    def __init__(self, *, model: str = DEFAULT_CAUSAL_LM, style_lms: "str | dict[str, str] | None" = None,
                  unigram: str = "smollm2-mixed-public", normalize: str = "auto", batch_tokens: int = 4096,
                  max_tokens: int = 0) -> None:
         super().__init__(model=model, style_lms=style_lms, normalize=normalize, batch_tokens=batch_tokens,

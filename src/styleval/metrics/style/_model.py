@@ -29,10 +29,10 @@ import numpy as np
 from ...errors import InputError
 from ...records import Direction
 from ...style_models.model import CLASSIFIER, StyleModel
+from ...style_models.pretrained import AUTO, choose_shipped  # model="auto"; case="auto" spells the same
 from ...textnorm.casing import BLIND, SENSITIVE, CaseEvidence, release_case
 from ..base import Aspect, Batch, Metric, SegmentStats
 
-AUTO = "auto"
 CASES = (AUTO, SENSITIVE, BLIND)
 
 
@@ -69,28 +69,6 @@ def _styles(batch: Batch) -> set[str]:
     return out
 
 
-def choose_model(kind: str, styles: set[str]) -> str:
-    """The first shipped model of ``kind`` whose labels cover ``styles`` (``auto``); the cased slot of a pair is
-    reached through its pair's name (and ``case``), never picked on its own."""
-    from ...models import registry
-    from ...style_models.model import style_position
-    from ...style_models.pretrained import shipped_models
-
-    tried = []
-    slots = registry.cased_slots(registry.STYLE)
-    for name, folder in shipped_models().items():
-        if name in slots:
-            continue
-        header = StyleModel.read_header(folder)  # the labels only: no model is loaded to be passed over
-        if header["kind"] != kind:
-            continue
-        tried.append(f"{name} ({', '.join(header['labels'])})")
-        if all(style_position(header["labels"], header["aliases"], s) is not None for s in styles):
-            return name
-    raise InputError(f"no shipped {kind} covers the styles {', '.join(sorted(styles))}; shipped: "
-                     f"{'; '.join(tried) or '(none)'}. Train one with `styleval train-style` and pass model=<folder>")
-
-
 class StyleModelMetric(Metric):
     """A style metric scoring outputs with a style model chosen by the ``model`` parameter."""
 
@@ -113,7 +91,7 @@ class StyleModelMetric(Metric):
             return self.model
         if batch is None:
             raise InputError("model='auto' is resolved from the directions of a batch")
-        return choose_model(self.model_kind, _styles(batch))
+        return choose_shipped(self.model_kind, _styles(batch))
 
     def case_choice(self, batch: Batch) -> CaseChoice:
         """The model and casing this batch is scored with (see the module doc)."""

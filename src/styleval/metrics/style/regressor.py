@@ -99,9 +99,9 @@ class FormalityFScore(Metric):
         return frozenset({"target_style"}) if self.oriented else frozenset()
 
     def resources(self) -> dict[str, str]:
-        from ...models.resolve import resolve
+        from ...models.spec import model_spec
 
-        ident = resolve(self.pipeline).identity()
+        ident = model_spec(self.pipeline).identity()
         return {"spacy_model": ident["model"], "spacy_model_hash": ident["model_hash"]}
 
     def segment_stats(self, batch: Batch) -> np.ndarray:

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from ....errors import InputError, ResourceUnavailableError
+from ....models.catalog import DEFAULT_CAUSAL_LM
 from ....models.lora import peft_targets
 from ....progress import Progress
 
@@ -33,7 +34,7 @@ CONFIG_FILE = "lora-rewriter.json"
 class LoraConfig:
     """Hyper-parameters of the LoRA rewriter (CPU-sized defaults)."""
 
-    base: str = "smollm2-135m"
+    base: str = DEFAULT_CAUSAL_LM
     source_style: str = "informal"
     target_style: str = "formal"
     rank: int = 8
@@ -92,12 +93,12 @@ def _load_base(cfg: LoraConfig, progress: Progress | None) -> tuple[Any, Any, An
         import peft  # noqa: F401
     except ImportError:
         raise ResourceUnavailableError("the LoRA rewriter needs peft: pip install 'styleval[lm]'") from None
-    from ....lm.loading import _load_transformers, ensure_converted, resolve_causal_lm
+    from ....lm.loading import load_transformers, ensure_converted, resolve_causal_lm
 
     spec = resolve_causal_lm(cfg.base)
     if spec.source == "adapter":
         raise InputError("the base of the LoRA rewriter must be a plain causal LM, not an adapter", spec.path)
-    tok, model = _load_transformers(ensure_converted(spec, progress))
+    tok, model = load_transformers(ensure_converted(spec, progress))
     return spec, tok, model
 
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import platform
 import time
-from dataclasses import asdict
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Protocol, Sequence
+from typing import Any, Mapping, Protocol, Sequence
 
 from .... import __version__
 from ....errors import InputError
@@ -38,16 +38,27 @@ def _threads() -> int:
     return int(torch.get_num_threads())
 
 
-def train_transfer_model(kind: str, train: ParallelData, dev: ParallelData, out_dir: str | Path, *,
-                         direction: str | Direction, preprocess: str = "none", threads: int = 2,
-                         settings: dict[str, Any] | None = None, name: str | None = None,
-                         command: str = "", progress: Progress | None = None) -> dict[str, Any]:
-    """Train a ``kind`` model on ``train`` (selection on ``dev``) into ``out_dir``; return its card.
+@dataclass(frozen=True)
+class TransferOptions:
+    """How :func:`train_transfer_model` trains: ``preprocess`` (one of :data:`.data.PREPROCESSING`) is applied to the
+    sources in training and again by the loaded model before rewriting; ``threads`` torch threads; ``settings``
+    overrides fields of :class:`~.seq2seq.Seq2SeqConfig` or :class:`~.lora.LoraConfig` (``max_minutes``,
+    ``epochs``, ``batch_size``, ...); the card's ``name`` (None: the folder's) and the ``command`` that rebuilds it."""
 
-    ``settings`` overrides fields of :class:`~.seq2seq.Seq2SeqConfig` or :class:`~.lora.LoraConfig`
-    (``max_minutes``, ``epochs``, ``batch_size``, ...). ``preprocess`` (one of :data:`.data.PREPROCESSING`) is
-    applied to the sources in training and again by the loaded model before rewriting.
-    """
+    preprocess: str = "none"
+    threads: int = 2
+    settings: Mapping[str, Any] = field(default_factory=dict)
+    name: str | None = None
+    command: str = ""
+
+
+def train_transfer_model(kind: str, train: ParallelData, dev: ParallelData, out_dir: str | Path, *,
+                         direction: str | Direction, options: TransferOptions | None = None,
+                         progress: Progress | None = None) -> dict[str, Any]:
+    """Train a ``kind`` model on ``train`` (selection on ``dev``) into ``out_dir`` as ``options`` say
+    (:class:`TransferOptions`); return its card."""
+    o = options or TransferOptions()
+    preprocess, threads, settings, name, command = o.preprocess, o.threads, o.settings, o.name, o.command
     if kind not in MODEL_KINDS:
         raise InputError(f"model kind must be one of {', '.join(MODEL_KINDS)}; got {kind!r}")
     d = Direction.parse(direction) if isinstance(direction, str) else direction

@@ -1,4 +1,7 @@
-"""Turn a model name into something loadable: a catalog name, a local path, or (if allowed) a hub id.
+"""A model name as something loadable (:func:`model_spec`): a catalog name, a local path, or (if allowed) a hub id.
+
+Catalog names are located the one way the registry locates installed assets (:meth:`.catalog.CatalogEntry.locate`);
+a shipped model's folder comes from :func:`styleval.models.registry.resolve`.
 
 Resolution is offline first. A hub id is only accepted when the caller passes ``allow_hub=True`` or the
 environment sets ``STYLEVAL_ALLOW_HUB=1``; otherwise an unknown name that is not a path is an
@@ -110,7 +113,7 @@ def _compatible(kind: str, expect: str | None) -> bool:
     return {kind, expect} == {cat.SENTENCE_TRANSFORMERS, cat.TRANSFORMERS}
 
 
-def resolve(name: str | os.PathLike[str], *, expect: str | None = None, allow_hub: bool | None = None) -> ModelSpec:
+def model_spec(name: str | os.PathLike[str], *, expect: str | None = None, allow_hub: bool | None = None) -> ModelSpec:
     """Resolve ``name``: a catalog name (or alias), an existing local path, or a hub id when allowed.
 
     ``expect`` (a catalog kind) checks that the model is of a usable kind for the caller.
