@@ -68,6 +68,12 @@ def test_evaluate_runs_the_lm_once_per_distinct_text(smollm):
         assert ev.result.get("acceptability", system).signature.resources["normalized_as"] == "detok+truecase"
     assert any("perplexity reads each system's outputs normalised as acceptability reads them" in line
                for line in ev.rationale)
+    # where the time went: the LM's passes read each distinct text once; metrics and statistics are there too
+    lm_pass = ev.timing["model_passes"]["lm smollm2-135m"]
+    assert lm_pass["texts"] == len(distinct) and lm_pass["calls"] == 2  # one call per system batch
+    assert {"perplexity", "acceptability", "style_accuracy"} <= set(ev.timing["metrics"])
+    assert sum(t["seconds"] for t in ev.timing["model_passes"].values()) <= ev.timing["total_seconds"]
+    assert ev.to_dict()["timing"] == ev.timing
 
 
 def test_score_keeps_perplexity_on_the_raw_text(smollm):
@@ -85,3 +91,26 @@ def test_score_keeps_perplexity_on_the_raw_text(smollm):
         hook.remove()
     assert sum(rows) == len({r.output for r in records if r.output.strip()})
     assert "normalized_as" not in res.get("perplexity", "copy").signature.resources
+
+
+def test_time_log_counts_model_passes_once(monkeypatch):
+    """Model passes record their own time (a pass inside another is taken out of it), metrics include theirs, and
+    nothing is recorded without an open log. A stepping clock stands in for wall-clock time."""
+    from styleval.models import passes
+
+    ticks = iter(range(100))
+    monkeypatch.setattr(passes.time, "perf_counter", lambda: float(next(ticks)))
+    with passes.timed("model", "ignored"):  # no log open
+        pass
+    with passes.time_log() as log:
+        with passes.timed("metric", "style_accuracy", 10):  # t=0 .. 5
+            with passes.timed("model", "style classifier", 10):  # t=1 .. 4
+                with passes.timed("model", "sentence encoder", 7):  # t=2 .. 3
+                    pass
+        with passes.timed("model", "sentence encoder", 3):  # t=6 .. 7
+            pass
+    facts = log.to_dict()
+    assert facts["model"]["style classifier"] == {"seconds": 2.0, "texts": 10, "calls": 1}
+    assert facts["model"]["sentence encoder"] == {"seconds": 2.0, "texts": 10, "calls": 2}
+    assert facts["metric"]["style_accuracy"]["seconds"] == 5.0
+    assert "ignored" not in facts["model"]

@@ -82,8 +82,9 @@ FLUENCY_WHY = {
                      "text), because a perplexity threshold fails on released TST outputs: on yelp-dualrl 92-98 % "
                      "of the human references pass acceptability but only a few percent of outputs pass "
                      "perplexity ≤ 200 (on the text as released), and acceptability passes fewer outputs of the "
-                     "systems with broken grammar (72-82 %); it also follows human fluency at system level on Lai et al. 2022 (Pearson .944 vs "
-                     ".611 for corpus perplexity; per input perplexity is better, Kendall .492 vs .374), "
+                     "systems with broken grammar (72-82 %); it also follows human fluency at system level on Lai "
+                     "et al. 2022 (Pearson .944 vs .611 for corpus perplexity; per input perplexity is better, "
+                     "Kendall .492 vs .374), "
                      "docs/results.md. Perplexity is still reported.",
     "perplexity": "fluency in j: perplexity threshold, as asked (fluency='perplexity'); on lower-cased tokenized "
                   "text it rejects most human-written sentences too.",
