@@ -17,6 +17,8 @@ Parts (``--part``):
           approximate randomization) against the same run with ``--bootstrap 0`` and no tests; ``--old-src`` also runs
           the default statistics with another checkout's code (e.g. /work/main/src, the one-shot resampling) for the
           before/after; corpus scores, intervals and p-values are compared between the runs;
+  interval  one bootstrap interval and one paired bootstrap test over ``--sizes`` segments of BLEU-like statistics
+          (10 integer columns, the statistics alone, no metric computed): peak RSS above the statistics arrays, time;
   model-cache  for each pair of metrics over one model (perplexity then slor on SmolLM2; sentence_cosine against the
           source then against the references on MiniLM), on ``--model-records`` records: the second metric without a
           cache, and with a cache the first metric filled (its model outputs are read, not computed), each run in
@@ -187,6 +189,38 @@ def part_memory(sizes: list[int], chunk: int, repeat: int, old_src: str | None) 
                   f"{secs:7.1f} s (median of {len(rs)}){same}", flush=True)
 
 
+INTERVAL_CHILD = r"""
+import json, resource, sys, time
+import numpy as np
+from styleval.stats.significance import bootstrap_ci, paired_bootstrap
+n = int(sys.argv[1])
+rng = np.random.default_rng(0)
+a = rng.integers(0, 30, size=(n, 10)).astype(float)
+b = rng.integers(0, 30, size=(n, 10)).astype(float)
+def score(s):
+    return float(s[2] / max(s[6], 1.0))
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+t0 = time.perf_counter()
+ci = bootstrap_ci(a, sum_then=score, n_resamples=1000, seed=12345)
+t1 = time.perf_counter()
+test = paired_bootstrap(a, b, sum_then=score, n_resamples=1000, seed=12345)
+t2 = time.perf_counter()
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+print(json.dumps({"before_mib": before, "peak_mib": peak, "interval_s": t1 - t0, "test_s": t2 - t1,
+                  "ci": [ci.low, ci.high], "p": test.pvalue}))
+"""
+
+
+def part_interval(sizes: list[int]) -> None:
+    for n in sizes:
+        out = subprocess.run([sys.executable, "-c", INTERVAL_CHILD, str(n)], stdout=subprocess.PIPE, text=True,
+                             check=True)
+        r = json.loads(out.stdout.strip().splitlines()[-1])
+        print(f"{n:>10,} segments: peak RSS {r['peak_mib']:7.0f} MiB, {r['peak_mib'] - r['before_mib']:6.0f} MiB above "
+              f"the process with its two statistics arrays ({2 * n * 10 * 8 / 2**20:.0f} MiB); interval "
+              f"{r['interval_s']:.1f} s, paired test {r['test_s']:.1f} s (1,000 resamples)", flush=True)
+
+
 def part_ray(n: int, chunk: int) -> None:
     table = make_table(n)
     local = measure("stream", table, chunk_size=chunk)
@@ -308,7 +342,7 @@ def main() -> int:
         child(sys.argv[2], sys.argv[3], sys.argv[4])
         return 0
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--part", choices=("scale", "ray", "resume", "lm-pass", "model-cache", "memory"),
+    parser.add_argument("--part", choices=("scale", "ray", "resume", "lm-pass", "model-cache", "memory", "interval"),
                         required=True)
     parser.add_argument("--repeat", type=int, default=1, help="memory: runs of each kind (medians)")
     parser.add_argument("--old-src", default=None, help="memory: also run the default statistics with this src/")
@@ -329,6 +363,8 @@ def main() -> int:
         part_scale([int(s) for s in args.sizes.split(",")], args.chunk_size, args.stream_only)
     elif args.part == "ray":
         part_ray(args.ray_records, min(args.chunk_size, 1000))
+    elif args.part == "interval":
+        part_interval([int(s) for s in args.sizes.split(",")])
     elif args.part == "memory":
         part_memory([int(s) for s in args.sizes.split(",")], args.chunk_size, args.repeat, args.old_src)
     elif args.part == "lm-pass":
