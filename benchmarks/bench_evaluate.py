@@ -61,15 +61,15 @@ name = style.cased_slot if style.cased_slot and corpus.case.decision != "blind" 
 passes = {}
 lm = load_causal_lm()
 t0 = time.perf_counter(); token_logprobs(lm, lm_texts, with_end=True); passes["lm"] = time.perf_counter() - t0
-cos = registry.create("sentence_cosine:against=source")
+cos = registry.create("sentence_cosine", against="source")
 from styleval.models.encoder import encode_sentences, sentence_encoder
 encode_sentences(sentence_encoder(cos.model), ["warm up"], 64)
 t0 = time.perf_counter(); cos.embed(both); passes["sentence encoder"] = time.perf_counter() - t0
 model = load_style_model(name)
 model._decision(["warm up", "the second one"])  # lazy resources (lexicons, parsers) loaded before timing
 t0 = time.perf_counter(); model._decision(both); passes["style classifier"] = time.perf_counter() - t0
-bert = registry.create("bertscore:against=source")
-emb = bert.embedder()
+bert = registry.create("bertscore", against="source")
+emb = bert.embedder
 t0 = time.perf_counter(); emb.embed(both); passes["token encoder"] = time.perf_counter() - t0
 print(json.dumps({"passes": passes, "floor": sum(passes.values()), "lm_texts": len(lm_texts), "texts": len(both),
                   "style_model": name}))

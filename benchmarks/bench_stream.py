@@ -176,6 +176,9 @@ def part_memory(sizes: list[int], chunk: int, repeat: int, old_src: str | None) 
         for _ in range(repeat):  # alternate the runs, so a busy spell of the shared cores hits them alike
             for name, opts in runs.items():
                 found.setdefault(name, []).append(measure("stream", table, chunk_size=chunk, **dict(opts)))
+                r = found[name][-1]
+                print(f"  ({n:,} records, {name}: peak RSS {r['peak_rss_mib']:.0f} MiB, {r['seconds']:.1f} s)",
+                      file=sys.stderr, flush=True)
         base = statistics.median(r["peak_rss_mib"] for r in found["no statistics (--bootstrap 0)"])
         default = found["default: 1,000 resamples + paired bootstrap"][0]
         for name, rs in found.items():

@@ -74,6 +74,10 @@ def test_evaluate_runs_the_lm_once_per_distinct_text(smollm):
     assert {"perplexity", "acceptability", "style_accuracy"} <= set(ev.timing["metrics"])
     assert sum(t["seconds"] for t in ev.timing["model_passes"].values()) <= ev.timing["total_seconds"]
     assert ev.to_dict()["timing"] == ev.timing
+    from styleval.cli.evaluate_cmd import timing_text
+
+    shown = timing_text(ev.timing)  # what evaluate --verbose prints
+    assert shown.startswith("time: ") and "lm smollm2-135m: " in shown and f"{len(distinct):,} texts" in shown
 
 
 def test_score_keeps_perplexity_on_the_raw_text(smollm):
