@@ -120,9 +120,9 @@ def child(mode: str, table: str, extra: str) -> None:
                            cache=opts.get("cache"), engine=opts.get("engine", "local"),
                            ray_workers=opts.get("workers", 2), progress=tick, **stats)
         scores = {f"{r.metric}|{r.system}": r.corpus_score for r in out.result.results}
-        facts["intervals"] = {f"{r.metric}|{r.system}": r.ci for r in out.result.results}
-        facts["p_values"] = {f"{c.metric}|{c.system}|{c.baseline}": c.p_value for c in out.result.comparisons}
-        facts = {"model_cache_hits": out.model_cache_hits, "model_cache_misses": out.model_cache_misses}
+        facts = {"model_cache_hits": out.model_cache_hits, "model_cache_misses": out.model_cache_misses,
+                 "intervals": {f"{r.metric}|{r.system}": r.ci for r in out.result.results},
+                 "p_values": {f"{c.metric}|{c.system}|{c.baseline}": c.p_value for c in out.result.comparisons}}
     seconds = time.perf_counter() - t0
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(json.dumps({"seconds": seconds, "peak_rss_mib": rss, "scores": scores, **facts}))

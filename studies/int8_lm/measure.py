@@ -6,7 +6,7 @@ them. Figures: the LM pass's time (float32 vs int8, medians of alternating runs 
 difference of token log-probabilities (median, 99th percentile), the Spearman correlation of per-segment perplexity
 and of acceptability P, and the share of J's fluency decisions (acceptability >= 0.5) that change.
 
-Run: STYLEVAL_THREADS=1 .venv/bin/python studies/int8_lm/measure.py --n 300 --repeat 3
+Run: STYLEVAL_THREADS=1 .venv/bin/python studies/int8_lm/measure.py --n 150 --repeat 3 [--scheme per-channel]
 """
 from __future__ import annotations
 
@@ -24,12 +24,13 @@ import numpy as np
 DATA = Path(__file__).resolve().parents[3] / "shared" / "data" / "yelp-dualrl"
 
 
-def int8_model(model):
+def int8_model(model, scheme: str = "per-tensor"):
     """A copy of a native Llama whose decoder linear layers are dynamically quantised to int8 (weights int8 per
-    tensor, activations quantised per batch); embeddings, norms and the vocabulary projection stay float32."""
+    tensor or per output channel, activations quantised per batch); embeddings, norms and the vocabulary projection
+    stay float32. ``scheme="float"`` makes the same copy without quantising (a check of the copying itself)."""
     import torch
     from torch import nn
-    from torch.ao.quantization import quantize_dynamic
+    from torch.ao.quantization import per_channel_dynamic_qconfig, quantize_dynamic
 
     q = copy.deepcopy(model)
     for layer in q.model.layers:
@@ -39,10 +40,13 @@ def int8_model(model):
                     plain = nn.Linear(child.weight.shape[1], child.weight.shape[0], bias=False)
                     plain.weight = nn.Parameter(child.weight.detach().clone(), requires_grad=False)
                     setattr(parent, name, plain)
+    if scheme == "float":
+        return q
+    spec = {nn.Linear: per_channel_dynamic_qconfig} if scheme == "per-channel" else {nn.Linear}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         for layer in q.model.layers:
-            quantize_dynamic(layer, {nn.Linear}, dtype=torch.qint8, inplace=True)
+            quantize_dynamic(layer, spec, dtype=torch.qint8, inplace=True)
     return q
 
 
@@ -50,6 +54,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--n", type=int, default=300)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--scheme", choices=("per-tensor", "per-channel", "float"), default="per-tensor")
     args = parser.parse_args()
 
     from scipy.stats import spearmanr
@@ -68,7 +73,7 @@ def main() -> None:
     texts = [t for t in dict.fromkeys(texts) if t.strip()]
     lm = load_causal_lm()
     assert lm.backend == "native", lm.backend
-    lm8 = dataclasses.replace(lm, model=int8_model(lm.model))
+    lm8 = dataclasses.replace(lm, model=int8_model(lm.model, args.scheme))
     times: dict[str, list[float]] = {"float32": [], "int8": []}
     res = {}
     for _ in range(args.repeat):
@@ -88,7 +93,7 @@ def main() -> None:
            "logprob_abs_diff_median": float(np.median(diff)), "logprob_abs_diff_p99": float(np.quantile(diff, .99)),
            "spearman_perplexity": float(spearmanr(ppl[0], ppl[1], nan_policy="omit").statistic),
            "spearman_acceptability": float(spearmanr(p[0], p[1]).statistic), "fluency_decisions_changed": flips,
-           "repeat": args.repeat}
+           "repeat": args.repeat, "scheme": args.scheme}
     rule = {"median<=0.02": out["logprob_abs_diff_median"] <= 0.02, "p99<=0.25": out["logprob_abs_diff_p99"] <= 0.25,
             "spearman_ppl>=0.99": out["spearman_perplexity"] >= 0.99,
             "spearman_acc>=0.98": out["spearman_acceptability"] >= 0.98,
