@@ -12,12 +12,20 @@ Parts (``--part``):
   resume  a streamed run with a statistics cache killed (SIGKILL) half-way, then resumed: time saved, identical output;
   lm-pass perplexity's LM pass (shared with slor, mean_logprob, acceptability) against lm.causal.token_nll on
           ``--model-records`` outputs: time and whether the NLL sums are identical (also the first step of model-cache);
+  memory  issue #46: peak RSS of the streamed lexical pair (``--metrics``, default bleu,chrf) on two aligned systems
+          at each ``--sizes``, with the default statistics (1,000 bootstrap resamples and paired bootstrap tests; then
+          approximate randomization) against the same run with ``--bootstrap 0`` and no tests; ``--old-src`` also runs
+          the default statistics with another checkout's code (e.g. /work/main/src, the one-shot resampling) for the
+          before/after; corpus scores, intervals and p-values are compared between the runs;
+  interval  one bootstrap interval and one paired bootstrap test over ``--sizes`` segments of BLEU-like statistics
+          (10 integer columns, the statistics alone, no metric computed): peak RSS above the statistics arrays, time;
   model-cache  for each pair of metrics over one model (perplexity then slor on SmolLM2; sentence_cosine against the
           source then against the references on MiniLM), on ``--model-records`` records: the second metric without a
           cache, and with a cache the first metric filled (its model outputs are read, not computed), each run in
           its own process (model loading included); the ratio, and whether the scores are identical.
 
 Run: .venv/bin/python benchmarks/bench_stream.py --part scale --sizes 100000,1000000
+     .venv/bin/python benchmarks/bench_stream.py --part memory --sizes 100000,1000000 --metrics bleu,chrf
 """
 from __future__ import annotations
 
@@ -56,6 +64,32 @@ def make_table(n: int) -> Path:
     return path
 
 
+def make_pair_table(n: int) -> Path:
+    """Two yelp-dualrl systems (DualRL, UnsuperMT_Zhang), cycled to ``n`` records in all, aligned: both systems have
+    the same segment ids in the same order (what paired tests need)."""
+    path = WORK / f"yelp-pair-{n}.jsonl"
+    if path.exists():
+        return path
+    from styleval.datasets import read_yelp_dualrl
+
+    WORK.mkdir(parents=True, exist_ok=True)
+    base = [r for r in read_yelp_dualrl(ROOT) if r.system in PAIR]
+    by_system = {s: [r for r in base if r.system == s] for s in PAIR}
+    per = len(by_system[PAIR[0]])
+    tmp = path.with_suffix(".partial")
+    with open(tmp, "w", encoding="utf-8") as fh:
+        for k in range(n // 2):
+            for s in PAIR:
+                r = by_system[s][k % per]
+                fh.write(json.dumps({"id": f"{r.id}#{k // per}", "system": s, "source": r.source, "output": r.output,
+                                     "refs": r.references}, ensure_ascii=False) + "\n")
+    tmp.rename(path)
+    return path
+
+
+PAIR = ("DualRL", "UnsuperMT_Zhang")
+
+
 def child(mode: str, table: str, extra: str) -> None:
     """One measured run (in its own process): prints a JSON line with the time and peak RSS."""
     import logging
@@ -80,13 +114,16 @@ def child(mode: str, table: str, extra: str) -> None:
             rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
             print(f"[{time.perf_counter() - t0:8.1f}s] {desc}  peak RSS {rss:.0f} MiB", file=sys.stderr, flush=True)
 
+        stats = {k: opts[k] for k in ("significance", "n_trials") if k in opts}
         out = score_stream(table, opts["metrics"].split(","), bootstrap=opts.get("bootstrap", 0), progress=tick,
                            stream=StreamOptions(chunk_size=opts.get("chunk_size", 10_000),
                                                 segments=opts.get("segments"), cache=opts.get("cache"),
                                                 engine=opts.get("engine", "local"),
-                                                ray_workers=opts.get("workers", 2)))
+                                                ray_workers=opts.get("workers", 2)), **stats)
         scores = {f"{r.metric}|{r.system}": r.corpus_score for r in out.result.results}
-        facts = {"model_cache_hits": out.model_cache_hits, "model_cache_misses": out.model_cache_misses}
+        facts = {"model_cache_hits": out.model_cache_hits, "model_cache_misses": out.model_cache_misses,
+                 "intervals": {f"{r.metric}|{r.system}": r.ci for r in out.result.results},
+                 "p_values": {f"{c.metric}|{c.system}|{c.baseline}": c.p_value for c in out.result.comparisons}}
     seconds = time.perf_counter() - t0
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(json.dumps({"seconds": seconds, "peak_rss_mib": rss, "scores": scores, **facts}))
@@ -98,9 +135,11 @@ def measure(mode: str, table: Path, **opts) -> dict:
     tag = opts.get("metrics", METRICS).replace(",", "+")[:40]
     log = WORK / f"{mode}-{opts.get('engine', 'local')}{opts.get('workers', '')}-{tag}-{table.stem}.log"
     opts.setdefault("metrics", METRICS)
+    src = opts.pop("src", None)  # another checkout's code (the before of a before/after)
+    env = {**os.environ, "PYTHONPATH": src} if src else None
     cmd = [sys.executable, __file__, "--child", mode, str(table), json.dumps(opts)]
     with open(log, "w", encoding="utf-8") as err:
-        out = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=err, text=True)
+        out = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=err, text=True, env=env)
     if out.returncode != 0:
         raise RuntimeError(f"{mode} run failed; see {log}")
     return json.loads(out.stdout.strip().splitlines()[-1])
@@ -120,6 +159,70 @@ def part_scale(sizes: list[int], chunk: int, stream_only: bool = False) -> None:
             same = m["scores"] == r["scores"]
             print(f"memory  {n:>9,} records: {m['seconds']:8.1f} s  ({m['seconds'] / n * 1e5:6.1f} s per 100k)  "
                   f"peak RSS {m['peak_rss_mib']:7.0f} MiB   corpus scores identical to stream: {same}", flush=True)
+
+
+def part_memory(sizes: list[int], chunk: int, repeat: int, old_src: str | None) -> None:
+    """Peak RSS with the default statistics against none (medians of ``repeat`` runs, each in its own process)."""
+    import statistics
+
+    runs = {"no statistics (--bootstrap 0)": {"bootstrap": 0},
+            "default: 1,000 resamples + paired bootstrap": {"bootstrap": 1000, "significance": "paired-bootstrap"},
+            "1,000 resamples + approximate randomization": {"bootstrap": 1000, "significance": "approx-randomization"}}
+    if old_src:
+        runs["default, old code (" + old_src + ")"] = {"bootstrap": 1000, "significance": "paired-bootstrap",
+                                                      "src": old_src}
+    for n in sizes:
+        table = make_pair_table(n)
+        found: dict[str, list[dict]] = {}
+        for _ in range(repeat):  # alternate the runs, so a busy spell of the shared cores hits them alike
+            for name, opts in runs.items():
+                found.setdefault(name, []).append(measure("stream", table, chunk_size=chunk, **dict(opts)))
+                r = found[name][-1]
+                print(f"  ({n:,} records, {name}: peak RSS {r['peak_rss_mib']:.0f} MiB, {r['seconds']:.1f} s)",
+                      file=sys.stderr, flush=True)
+        base = statistics.median(r["peak_rss_mib"] for r in found["no statistics (--bootstrap 0)"])
+        default = found["default: 1,000 resamples + paired bootstrap"][0]
+        for name, rs in found.items():
+            rss = statistics.median(r["peak_rss_mib"] for r in rs)
+            secs = statistics.median(r["seconds"] for r in rs)
+            same = ""
+            if "old code" in name:
+                equal = all(rs[0][k] == default[k] for k in ("scores", "intervals", "p_values"))
+                same = f"; corpus scores, intervals and p-values identical to the new code: {equal}"
+            print(f"{n:>9,} records, {name:<48} peak RSS {rss:7.0f} MiB ({rss / base:.2f}x no statistics), "
+                  f"{secs:7.1f} s (median of {len(rs)}){same}", flush=True)
+
+
+INTERVAL_CHILD = r"""
+import json, resource, sys, time
+import numpy as np
+from styleval.stats.significance import bootstrap_ci, paired_bootstrap
+n = int(sys.argv[1])
+rng = np.random.default_rng(0)
+a = rng.integers(0, 30, size=(n, 10)).astype(float)
+b = rng.integers(0, 30, size=(n, 10)).astype(float)
+def score(s):
+    return float(s[2] / max(s[6], 1.0))
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+t0 = time.perf_counter()
+ci = bootstrap_ci(a, sum_then=score, n_resamples=1000, seed=12345)
+t1 = time.perf_counter()
+test = paired_bootstrap(a, b, sum_then=score, n_resamples=1000, seed=12345)
+t2 = time.perf_counter()
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+print(json.dumps({"before_mib": before, "peak_mib": peak, "interval_s": t1 - t0, "test_s": t2 - t1,
+                  "ci": [ci.low, ci.high], "p": test.pvalue}))
+"""
+
+
+def part_interval(sizes: list[int]) -> None:
+    for n in sizes:
+        out = subprocess.run([sys.executable, "-c", INTERVAL_CHILD, str(n)], stdout=subprocess.PIPE, text=True,
+                             check=True)
+        r = json.loads(out.stdout.strip().splitlines()[-1])
+        print(f"{n:>10,} segments: peak RSS {r['peak_mib']:7.0f} MiB, {r['peak_mib'] - r['before_mib']:6.0f} MiB above "
+              f"the process with its two statistics arrays ({2 * n * 10 * 8 / 2**20:.0f} MiB); interval "
+              f"{r['interval_s']:.1f} s, paired test {r['test_s']:.1f} s (1,000 resamples)", flush=True)
 
 
 def part_ray(n: int, chunk: int) -> None:
@@ -243,7 +346,10 @@ def main() -> int:
         child(sys.argv[2], sys.argv[3], sys.argv[4])
         return 0
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--part", choices=("scale", "ray", "resume", "lm-pass", "model-cache"), required=True)
+    parser.add_argument("--part", choices=("scale", "ray", "resume", "lm-pass", "model-cache", "memory", "interval"),
+                        required=True)
+    parser.add_argument("--repeat", type=int, default=1, help="memory: runs of each kind (medians)")
+    parser.add_argument("--old-src", default=None, help="memory: also run the default statistics with this src/")
     parser.add_argument("--sizes", default="100000,1000000")
     parser.add_argument("--ray-records", type=int, default=15000)
     parser.add_argument("--resume-records", type=int, default=15000)
@@ -261,6 +367,10 @@ def main() -> int:
         part_scale([int(s) for s in args.sizes.split(",")], args.chunk_size, args.stream_only)
     elif args.part == "ray":
         part_ray(args.ray_records, min(args.chunk_size, 1000))
+    elif args.part == "interval":
+        part_interval([int(s) for s in args.sizes.split(",")])
+    elif args.part == "memory":
+        part_memory([int(s) for s in args.sizes.split(",")], args.chunk_size, args.repeat, args.old_src)
     elif args.part == "lm-pass":
         perplexity_pass_check(make_table(args.model_records))
     elif args.part == "model-cache":

@@ -106,7 +106,25 @@ def run(args: argparse.Namespace) -> int:
         print("\nsignatures:")
         for metric, sig in ev.result.signatures().items():
             print(f"  {metric}: {sig}")
+    if getattr(args, "verbose", False) and ev.timing:
+        print(timing_text(ev.timing), file=sys.stderr)
     for path in (args.json, args.html, args.markdown):
         if path:
             print(f"wrote {shown(path)}", file=sys.stderr)
     return 0
+
+
+def timing_text(timing: dict) -> str:
+    """Where the run's time went (``--verbose``): each model's passes, then each metric and the statistics."""
+    total = timing["total_seconds"]
+    lines = [f"time: {total:.1f} s in all"]
+    for title, key in (("model passes (own time, texts passed)", "model_passes"),
+                       ("metrics (their model passes included)", "metrics"), ("statistics", "statistics")):
+        rows = timing.get(key) or {}
+        if rows:
+            lines.append(f"  {title}:")
+        for name, t in sorted(rows.items(), key=lambda kv: -kv[1]["seconds"]):
+            texts = f", {t['texts']:,} texts" if key == "model_passes" else ""
+            lines.append(f"    {name}: {t['seconds']:.1f} s ({t['seconds'] / total:.0%}){texts}" if total else
+                         f"    {name}: {t['seconds']:.1f} s{texts}")
+    return "\n".join(lines)

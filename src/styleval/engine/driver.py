@@ -16,6 +16,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..metrics.base import Batch, Metric, MetricResult
+from ..models.passes import timed
 from ..progress import Progress
 from ..records import Direction
 from ..results import Comparison, ScoreResult
@@ -194,9 +195,16 @@ class Driver:
         self.check_comparable(options)
         for k, metric in enumerate(self.metrics):  # a metric may refuse statistics (unrated segments) before results
             metric.check_complete({s.name: (s.n, s.flags.get(k, {})) for s in self.systems.values()})
+        what = "intervals and tests" if options.bootstrap > 0 or options.significance != "none" else "corpus scores"
+        with timed("statistics", what):
+            results, comparisons = self._finalize_metrics(options, keep_stats, what, progress)
+        settings = {**options.settings(), "systems": list(self.systems), "n_records": self.n_records}
+        return ScoreResult(results=results, comparisons=comparisons, settings=settings)
+
+    def _finalize_metrics(self, options: StatisticsOptions, keep_stats: bool, what: str,
+                          progress: Progress | None) -> tuple[list[MetricResult], list[Comparison]]:
         results: list[MetricResult] = []
         comparisons: list[Comparison] = []
-        what = "intervals and tests" if options.bootstrap > 0 or options.significance != "none" else "corpus scores"
         for k, (metric, mid) in enumerate(zip(self.metrics, self.labels)):
             if progress:
                 progress(f"{what} · {mid.label} [metrics]", k, len(self.metrics))
@@ -216,5 +224,4 @@ class Driver:
                     r.stats = np.empty((0, metric.n_stats))
         if progress:
             progress(f"{what} [metrics]", len(self.metrics), len(self.metrics))
-        settings = {**options.settings(), "systems": list(self.systems), "n_records": self.n_records}
-        return ScoreResult(results=results, comparisons=comparisons, settings=settings)
+        return results, comparisons

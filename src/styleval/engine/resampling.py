@@ -20,6 +20,11 @@ def finite_rows(*stats: np.ndarray) -> np.ndarray:
     return mask
 
 
+def _rows(stats: np.ndarray, ok: np.ndarray) -> np.ndarray:
+    """The rows ``ok`` selects; the array itself (no copy) when that is all of them."""
+    return stats if ok.all() else stats[ok]
+
+
 def add_interval(result: MetricResult, metric: Metric, options: StatisticsOptions) -> None:
     """Set the bootstrap interval of ``result`` from its statistics (or say in ``extra`` why there is none)."""
     from ..stats.significance import bootstrap_ci
@@ -28,7 +33,7 @@ def add_interval(result: MetricResult, metric: Metric, options: StatisticsOption
     if ok.sum() < 2:
         result.extra["ci_skipped"] = f"{int(ok.sum())} segment(s) with finite statistics; an interval needs 2"
         return
-    ci = bootstrap_ci(result.stats[ok], metric.aggregate, sum_then=metric.sum_aggregate(),
+    ci = bootstrap_ci(_rows(result.stats, ok), metric.aggregate, sum_then=metric.sum_aggregate(),
                       n_resamples=options.bootstrap, confidence=options.confidence, seed=options.seed)
     result.ci, result.ci_level = (float(ci.low), float(ci.high)), options.confidence
     if not ok.all():
@@ -44,12 +49,12 @@ def paired_comparison(metric: str, system: str, a: np.ndarray, baseline: str, b:
 
     ok = finite_rows(a, b)
     if options.significance == "paired-bootstrap":
-        test = paired_bootstrap(a[ok], b[ok], aggregate, sum_then=sum_then, n_resamples=options.bootstrap,
-                                seed=options.seed)
+        test = paired_bootstrap(_rows(a, ok), _rows(b, ok), aggregate, sum_then=sum_then,
+                                n_resamples=options.bootstrap, seed=options.seed)
         n = options.bootstrap
     else:
-        test = approximate_randomization(a[ok], b[ok], aggregate, sum_then=sum_then, n_trials=options.n_trials,
-                                         seed=options.seed)
+        test = approximate_randomization(_rows(a, ok), _rows(b, ok), aggregate, sum_then=sum_then,
+                                         n_trials=options.n_trials, seed=options.seed)
         n = options.n_trials
     return Comparison(metric=metric, system=system, baseline=baseline, delta=float(test.delta),
                       p_value=float(test.pvalue), method=options.significance, n_resamples=n, seed=options.seed,

@@ -17,6 +17,7 @@ import numpy as np
 from ..metrics.base import Batch, Metric, SegmentStats
 from ..metrics.identity import MetricId
 from ..models.outputs import run_memo
+from ..models.passes import timed
 from ..records import Direction, Record
 from .cache import StatsCache, metric_key, segment_key
 from .metric_specs import metric_labels
@@ -102,15 +103,16 @@ def compute_groups(metrics: Sequence[Metric], records: Sequence[Record], lines: 
             for system, batch in batches.items():
                 if step is not None:
                     step(mid.label, system)
-                if metric.components():
-                    metric.check_batch(batch)
-                    parts = {}
-                    for role, comp in metric.components().items():
-                        stored = computed.get((comp.metric_id, system))  # a component of this run: not again
-                        parts[role] = stored if stored is not None else run(comp, system)
-                    stats[system][k] = metric.combine(parts)
-                else:
-                    stats[system][k] = computed[(mid, system)] = run(metric, system)
+                with timed("metric", mid.label, len(batch)):  # where the time went, when a time log is open
+                    if metric.components():
+                        metric.check_batch(batch)
+                        parts = {}
+                        for role, comp in metric.components().items():
+                            stored = computed.get((comp.metric_id, system))  # a component of this run: not again
+                            parts[role] = stored if stored is not None else run(comp, system)
+                        stats[system][k] = metric.combine(parts)
+                    else:
+                        stats[system][k] = computed[(mid, system)] = run(metric, system)
     return [Group(system=name, ids=list(batch.ids), lines=[lines[i] for i in positions[name]],
                   paths=[paths[i] for i in positions[name]], empty=[not o.strip() for o in batch.outputs],
                   nrefs=batch.nrefs, directions=list(dict.fromkeys(batch.directions)), stats=stats[name])

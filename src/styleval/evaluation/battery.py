@@ -9,6 +9,7 @@ naturalness (the ``naturalness`` metric) to the fluency aspect.
 from __future__ import annotations
 
 import json
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Sequence
@@ -50,6 +51,7 @@ class Evaluation:
     metric_specs: list[Any]  # spec strings and metric instances
     settings: dict[str, Any] = field(default_factory=dict)
     overall_comparisons: list[Comparison] = field(default_factory=list)
+    timing: dict[str, Any] = field(default_factory=dict)  # where the time went (``battery.timing_facts``)
 
     @property
     def systems(self) -> list[str]:
@@ -86,7 +88,8 @@ class Evaluation:
                 "metric_specs": [s if isinstance(s, str) else repr(s) for s in self.metric_specs],
                 "aspects": {k: list(v) for k, v in self.aspects.items()}, "roles": dict(self.roles),
                 "overall": overall, "overall_comparisons": [c.to_dict() for c in self.overall_comparisons],
-                "rationale": list(self.rationale), "score": self.result.to_dict()}
+                "rationale": list(self.rationale), "score": self.result.to_dict(),
+                **({"timing": self.timing} if self.timing else {})}
 
     def write_json(self, path: str | Path) -> None:
         """Everything as JSON (``styleval report`` reads it), written atomically."""
@@ -229,12 +232,35 @@ def evaluate(records: Sequence[Record], *, style_model: str = "auto", content_mo
     with its seed.
 
     The choices are made by :func:`styleval.evaluation.plan.plan_evaluation` (pure); this function gathers the
-    facts it needs, scores the plan in one engine call and summarises.
+    facts it needs, scores the plan in one engine call and summarises; ``Evaluation.timing`` says where the time
+    went (each model's passes, each metric, the intervals and tests).
     """
+    from ..models.passes import time_log
+
+    with time_log() as log:
+        started = time.perf_counter()
+        evaluation = _evaluate(list(records), style_model, content_model, lm, style_lms, fluency, fluency_threshold,
+                               fast, naturalness, options, progress, statistics)
+        evaluation.timing = timing_facts(log, time.perf_counter() - started)
+    return evaluation
+
+
+def timing_facts(log: Any, total: float) -> dict[str, Any]:
+    """Where a run's time went, as the JSON keeps it: the whole run, each model's forward passes over the texts
+    it had to read (its own time: a pass inside another is not counted twice), each metric's statistics (its
+    passes included, so metrics that share a pass show it once, in the first) and the intervals and tests."""
+    return {"total_seconds": round(total, 3), "model_passes": {k: t.to_dict() for k, t in log.of_kind("model").items()},
+            "metrics": {k: t.to_dict() for k, t in log.of_kind("metric").items()},
+            "statistics": {k: t.to_dict() for k, t in log.of_kind("statistics").items()}}
+
+
+def _evaluate(records: list[Record], style_model: str, content_model: str, lm: str,
+              style_lms: "str | Mapping[str, str] | None", fluency: str, fluency_threshold: float | None, fast: bool,
+              naturalness: "str | bool | None", options: StatisticsOptions | None, progress: Progress | None,
+              statistics: dict[str, Any]) -> Evaluation:
     from ..metrics.fluency.perplexity import parse_style_lms
     from ..scoring import build_metrics, score_records
 
-    records = list(records)
     opts = StatisticsOptions.given(options if options is not None else EVALUATE_STATISTICS, **statistics)
     choices = BatteryChoices(content_model=content_model, lm=lm,
                              style_lms=parse_style_lms(dict(style_lms) if isinstance(style_lms, Mapping)

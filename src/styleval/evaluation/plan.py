@@ -82,13 +82,22 @@ FLUENCY_WHY = {
                      "token statistics, detokenized and true-cased when the release lower-cased or tokenized the "
                      "text), because a perplexity threshold fails on released TST outputs: on yelp-dualrl 92-98 % "
                      "of the human references pass acceptability but only a few percent of outputs pass "
-                     "perplexity ≤ 200, and acceptability passes fewer outputs of the systems with broken grammar "
-                     "(72-82 %); it also follows human fluency at system level on Lai et al. 2022 (Pearson .944 vs "
-                     ".611 for corpus perplexity; per input perplexity is better, Kendall .492 vs .374), "
+                     "perplexity ≤ 200 (on the text as released), and acceptability passes fewer outputs of the "
+                     "systems with broken grammar (72-82 %); it also follows human fluency at system level on Lai "
+                     "et al. 2022 (Pearson .944 vs .611 for corpus perplexity; per input perplexity is better, "
+                     "Kendall .492 vs .374), "
                      "docs/results.md. Perplexity is still reported.",
     "perplexity": "fluency in j: perplexity threshold, as asked (fluency='perplexity'); on lower-cased tokenized "
                   "text it rejects most human-written sentences too.",
 }
+
+#: Why evaluate's perplexity reads the outputs normalised (issue #46).
+PERPLEXITY_NORMALIZE_WHY = (
+    "fluency: perplexity reads each system's outputs normalised as acceptability reads them (normalize=auto: "
+    "detokenized and true-cased only when the release lower-cased or tokenized them; the mode taken is in the "
+    "signature as normalized_as), so that the LM runs once per distinct output for both metrics instead of twice, "
+    "and so that perplexity measures the system rather than the release's tokenization; `styleval score -m "
+    "perplexity` keeps its default, normalize=none.")
 
 
 #: Why a lower-cased output counts against formality in a cased release (docs/results.md, Lai et al. 2022).
@@ -372,7 +381,9 @@ def plan_evaluation(corpus: CorpusFacts, choices: BatteryChoices, style: StyleMo
     if not fast:
         lm_map = parse_style_lms(dict(choices.style_lms) or None)
         # an instance, not a spec string: several style LMs need ';' inside one parameter value
-        perplexity = _create.keep(registry.create("perplexity", model=choices.lm, style_lms=lm_map or None))
+        # normalize=auto: the texts acceptability reads, so that with one LM the two share one pass per text
+        perplexity = _create.keep(registry.create("perplexity", model=choices.lm, style_lms=lm_map or None,
+                                                  normalize="auto"))
         if lm_map:
             targets = sorted({d.split("->")[1].lower() for d in corpus.directions})
             missing = [t for t in targets if t not in lm_map]
@@ -384,6 +395,7 @@ def plan_evaluation(corpus: CorpusFacts, choices: BatteryChoices, style: StyleMo
             rationale.append(f"fluency: perplexity under the generic LM {choices.lm!r}: no target-style LM was given "
                              "(pass style_lms / --style-lm STYLE=DIR for one, which measures fluency in the target "
                              "style); lower is better.")
+        rationale.append(PERPLEXITY_NORMALIZE_WHY)
         acceptability = _create("acceptability")
         metrics += [perplexity, acceptability]
         aspects["fluency"] += [acceptability, perplexity]

@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 import warnings
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 import numpy as np
 from scipy import stats as _st
@@ -268,23 +268,46 @@ def _scorers(aggregate: Callable[[np.ndarray], float] | None, sum_then: Callable
     return lambda s: float(aggregate(s))  # type: ignore[misc]
 
 
+#: Resample index entries drawn and reduced at once (32 MB of int64). The fast path's matrix products run on blocks
+#: of exactly this many rows (``max(1, BLOCK_ELEMENTS // n)``), as before blocking, so their sums are bit for bit
+#: those of one whole-matrix draw.
+BLOCK_ELEMENTS = 4_000_000
+
+
+def _index_blocks(rng: np.random.Generator, n: int, n_resamples: int) -> Iterator[np.ndarray]:
+    """``rng.choice(n, size=(n_resamples, n))`` in blocks of rows, drawn one block at a time.
+
+    ``choice`` with replacement and no weights draws 64-bit integers below ``n`` from the generator's 32-bit
+    stream, which keeps no buffer between calls that the next block would miss, so the blocks concatenated are the
+    whole draw bit for bit (``tests/test_resampling_blocks.py`` checks it against the one-shot draw).
+    """
+    rows = max(1, BLOCK_ELEMENTS // max(n, 1))
+    for start in range(0, n_resamples, rows):
+        yield rng.choice(n, size=(min(rows, n_resamples - start), n), replace=True)
+
+
+def _mask_blocks(rng: np.random.Generator, n: int, n_trials: int) -> Iterator[np.ndarray]:
+    """``rng.integers(2, size=(n_trials, n), dtype=bool)`` in blocks of rows.
+
+    Boolean draws take 32 of them from each 32-bit word and drop the rest of the word when the call ends, so every
+    block but the last holds a multiple of 32 rows (hence of 32 draws) and no bit is dropped between blocks."""
+    rows = max(32, (BLOCK_ELEMENTS // max(n, 1)) // 32 * 32)
+    for start in range(0, n_trials, rows):
+        yield rng.integers(2, size=(min(rows, n_trials - start), n), dtype=bool)
+
+
 def _resampled_sums(stats: np.ndarray, idx: np.ndarray) -> np.ndarray:
-    """Sum of ``stats[idx[r]]`` for every resample r, as a (counts x stats) matrix product in chunks."""
-    n_res, n = idx.shape
-    out = np.empty((n_res, stats.shape[1]))
-    chunk = max(1, 4_000_000 // max(n, 1))
-    for start in range(0, n_res, chunk):
-        sub = idx[start:start + chunk]
-        rows = np.repeat(np.arange(len(sub)), n)
-        counts = np.bincount(rows * n + sub.ravel(), minlength=len(sub) * n).reshape(len(sub), n)
-        out[start:start + chunk] = counts @ stats
-    return out
+    """Sum of ``stats[idx[r]]`` for every resample r of one block: a (counts x stats) matrix product."""
+    counts = np.zeros((idx.shape[0], stats.shape[0]))
+    for r, row in enumerate(idx):
+        counts[r] = np.bincount(row, minlength=stats.shape[0])
+    return counts @ stats
 
 
 def _bootstrap_scores(stats: np.ndarray, idx: np.ndarray, aggregate, sum_then) -> np.ndarray:
+    """Corpus scores of the resamples of one block of indices."""
     if sum_then is not None:
-        sums = _resampled_sums(stats, idx)
-        return np.array([float(sum_then(row)) for row in sums])
+        return np.array([float(sum_then(row)) for row in _resampled_sums(stats, idx)])
     return np.array([float(aggregate(stats[i])) for i in idx])
 
 
@@ -337,9 +360,12 @@ def paired_bootstrap(stats_a: Any, stats_b: Any, aggregate: Callable[[np.ndarray
     delta = score_a - score_b
     n = a.shape[0]
     rng = np.random.default_rng(seed)
-    idx = rng.choice(n, size=(n_resamples, n), replace=True)
-    bs_a = _bootstrap_scores(a, idx, aggregate, sum_then)
-    bs_b = _bootstrap_scores(b, idx, aggregate, sum_then)
+    bs_a, bs_b = np.empty(n_resamples), np.empty(n_resamples)
+    done = 0
+    for idx in _index_blocks(rng, n, n_resamples):  # one block of draws in memory at a time
+        bs_a[done:done + len(idx)] = _bootstrap_scores(a, idx, aggregate, sum_then)
+        bs_b[done:done + len(idx)] = _bootstrap_scores(b, idx, aggregate, sum_then)
+        done += len(idx)
     diffs = np.abs(bs_a - bs_b)
     p = _sacrebleu_p(diffs - diffs.mean(), abs(delta), strict)
     mean_a, ci_a = sacrebleu_ci(bs_a, confidence)
@@ -371,21 +397,22 @@ def approximate_randomization(stats_a: Any, stats_b: Any, aggregate: Callable[[n
     delta = score_a - score_b
     n = a.shape[0]
     rng = np.random.default_rng(seed)
-    pos = rng.integers(2, size=(n_trials, n), dtype=bool)
-    if sum_then is not None:
-        pf = pos.astype(float)
-        nf = 1.0 - pf
-        shuf_a = pf @ a + nf @ b
-        shuf_b = nf @ a + pf @ b
-        sa = np.array([float(sum_then(r)) for r in shuf_a])
-        sb = np.array([float(sum_then(r)) for r in shuf_b])
-    else:
-        sa = np.empty(n_trials)
-        sb = np.empty(n_trials)
-        for t in range(n_trials):
-            m = pos[t][:, None]
-            sa[t] = float(aggregate(np.where(m, a, b)))  # type: ignore[misc]
-            sb[t] = float(aggregate(np.where(m, b, a)))  # type: ignore[misc]
+    sa, sb = np.empty(n_trials), np.empty(n_trials)
+    done = 0
+    for pos in _mask_blocks(rng, n, n_trials):  # one block of masks in memory at a time
+        if sum_then is not None:
+            pf = pos.astype(float)
+            nf = 1.0 - pf
+            shuf_a = pf @ a + nf @ b
+            shuf_b = nf @ a + pf @ b
+            sa[done:done + len(pos)] = [float(sum_then(r)) for r in shuf_a]
+            sb[done:done + len(pos)] = [float(sum_then(r)) for r in shuf_b]
+        else:
+            for t, row in enumerate(pos, start=done):
+                m = row[:, None]
+                sa[t] = float(aggregate(np.where(m, a, b)))  # type: ignore[misc]
+                sb[t] = float(aggregate(np.where(m, b, a)))  # type: ignore[misc]
+        done += len(pos)
     p = _sacrebleu_p(np.abs(sa - sb), abs(delta), strict)
     cmp = ">" if strict else ">="
     opts = {"seed": seed, "fast_path": sum_then is not None, "n_segments": n, "strict": strict,
@@ -410,8 +437,8 @@ def bootstrap_ci(stats: Any, aggregate: Callable[[np.ndarray], float] | None = N
     observed = score(s)
     n = s.shape[0]
     rng = np.random.default_rng(seed)
-    idx = rng.choice(n, size=(n_resamples, n), replace=True)
-    scores = _bootstrap_scores(s, idx, aggregate, sum_then)
+    scores = np.concatenate([_bootstrap_scores(s, idx, aggregate, sum_then)
+                             for idx in _index_blocks(rng, n, n_resamples)])
     low, high, mean, n_valid = percentile_interval(scores, confidence)
     opts = {"seed": seed, "method": "percentile", "fast_path": sum_then is not None, "n_segments": n}
     if n_valid:

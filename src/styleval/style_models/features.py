@@ -146,6 +146,7 @@ def encoder_identity(model: str) -> dict[str, str]:
 def encode(model: str, texts: Sequence[str], batch_size: int = 64) -> np.ndarray:
     """Unit-normalised sentence embeddings, through the model pool and the shared embedding cache."""
     from ..models.encoder import encode_sentences, sentence_encoder
+    from ..models.passes import timed
     from ..models.pool import embedding_cache
     from ..models.spec import model_spec
 
@@ -158,7 +159,8 @@ def encode(model: str, texts: Sequence[str], batch_size: int = 64) -> np.ndarray
     found = cache.get_many(ns, distinct)
     todo = sorted((t for t in distinct if t not in found), key=len, reverse=True)
     if todo:
-        vecs = encode_sentences(encoder, todo, batch_size)
+        with timed("model", f"sentence encoder {model}", len(todo)):
+            vecs = encode_sentences(encoder, todo, batch_size)
         new = {t: np.asarray(v, dtype=np.float32) for t, v in zip(todo, vecs)}
         cache.put_many(ns, new)
         found.update(new)

@@ -106,8 +106,11 @@ class StyleModel:
         return memoized(self._memo_namespace(self.path), texts, self._decision)
 
     def _decision(self, texts: Sequence[str]) -> np.ndarray:
-        x = self.features(texts)
-        return np.asarray(x @ self.coef.T, dtype=np.float64) + self.intercept
+        from ..models.passes import timed
+
+        with timed("model", f"style classifier {self.name}", len(texts)):
+            x = self.features(texts)
+            return np.asarray(x @ self.coef.T, dtype=np.float64) + self.intercept
 
     def _memo_namespace(self, path: Path) -> str:
         key = getattr(self, "_namespace", None)

@@ -13,12 +13,17 @@ class ComparisonCache:
 
     Scoring many systems of one data set passes the same references (and sources) again and again;
     the key is the texts themselves, so equal lists built afresh still hit. A few entries are kept
-    (least recently used goes first).
+    (least recently used goes first): at most ``maxsize`` lists, and beside the newest entry no more than
+    ``max_segments`` segments in all, so that a streamed run, which sees new references in every chunk, holds the
+    work of about one chunk instead of ``maxsize`` of them (issue #46: BLEU's memory climbed with the record count
+    until eight chunks were cached).
     """
 
-    def __init__(self, maxsize: int = 8) -> None:
+    def __init__(self, maxsize: int = 8, max_segments: int = 5_000) -> None:
         self.maxsize = maxsize
-        self._data: OrderedDict[Hashable, Any] = OrderedDict()
+        self.max_segments = max_segments
+        self._data: OrderedDict[Hashable, tuple[int, Any]] = OrderedDict()
+        self._segments = 0
 
     @staticmethod
     def key(comparisons: Sequence[Sequence[str]]) -> tuple[tuple[str, ...], ...]:
@@ -28,18 +33,26 @@ class ComparisonCache:
         key = self.key(comparisons)
         if key in self._data:
             self._data.move_to_end(key)
-            return self._data[key]
+            return self._data[key][1]
         value = build()
-        self._data[key] = value
-        if len(self._data) > self.maxsize:
-            self._data.popitem(last=False)
+        self._data[key] = (len(comparisons), value)
+        self._segments += len(comparisons)
+        while len(self._data) > 1 and (len(self._data) > self.maxsize or self._segments > self.max_segments):
+            size, _ = self._data.popitem(last=False)[1]
+            self._segments -= size
         return value
 
     def clear(self) -> None:
         self._data.clear()
+        self._segments = 0
 
     def __len__(self) -> int:
         return len(self._data)
+
+    @property
+    def segments(self) -> int:
+        """Segments held in all entries."""
+        return self._segments
 
 
 def check_lengths(metric: str, outputs: Sequence[str], comparisons: Sequence[Sequence[str]]) -> None:

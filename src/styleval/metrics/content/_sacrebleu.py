@@ -63,12 +63,18 @@ def check_private_api(sacrebleu_class: type) -> None:
                 "versions pyproject.toml pins")
 
 
-def sequential_sum(stats: np.ndarray) -> list[float]:
-    """Column sums in row order (as sacrebleu's ``sum_of_lists``), so float statistics add up bit for bit."""
+def sequential_sum(stats: np.ndarray, block: int = 65_536) -> list[float]:
+    """Column sums in row order (as sacrebleu's ``sum_of_lists``), so float statistics add up bit for bit.
+
+    Summed a block of rows at a time (each block's running sum starts from the total so far), so that the extra
+    memory is one block, not a copy of all the rows."""
     stats = np.asarray(stats, dtype=float)
     if len(stats) == 0:
         return [0.0] * (stats.shape[1] if stats.ndim == 2 else 0)
-    return np.cumsum(stats, axis=0)[-1].tolist()
+    total = stats[:1].copy()
+    for start in range(1, len(stats), block):
+        total = np.cumsum(np.concatenate([total, stats[start:start + block]]), axis=0)[-1:]
+    return total[0].tolist()
 
 
 class SacrebleuMetric(ContentMetric):

@@ -101,6 +101,7 @@ class TokenEmbedder:
         """``{text: (ids, unit-normalized embeddings)}`` for the distinct texts, and the truncated texts."""
         import torch
 
+        from ...models.passes import timed
         from ...models.pool import embedding_cache
         from ...progress import report
 
@@ -123,7 +124,8 @@ class TokenEmbedder:
         order = sorted(todo, key=lambda t: len(encoded[t]), reverse=True)
         pad = self.tokenizer.pad_token_id if self.tokenizer.pad_token_id is not None else 0
         new: dict[str, tuple[np.ndarray, np.ndarray]] = {}
-        with torch.inference_mode():
+        passed = timed("model", f"token encoder {self.spec.name} layer {self.layer}", len(order))
+        with torch.inference_mode(), passed:
             for start in range(0, len(order), self.batch_size):
                 chunk = order[start:start + self.batch_size]
                 lens: list[int] = [len(encoded[t]) for t in chunk]

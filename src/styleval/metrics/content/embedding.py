@@ -336,6 +336,7 @@ class SentenceCosine(ContentMetric):
         """Unit-normalized sentence embeddings of the distinct texts, and the texts longer than the model's
         maximum length (truncated by the encoder)."""
         from ...models.encoder import encode_sentences, sentence_encoder
+        from ...models.passes import timed
         from ...models.pool import embedding_cache
         from ...models.spec import model_spec
 
@@ -350,7 +351,8 @@ class SentenceCosine(ContentMetric):
         if todo:
             order = sorted(range(len(todo)), key=lambda i: len(todo[i]), reverse=True)
             sorted_texts = [todo[i] for i in order]
-            vecs = encode_sentences(encoder, sorted_texts, self.batch_size)
+            with timed("model", f"sentence encoder {self.model}", len(todo)):
+                vecs = encode_sentences(encoder, sorted_texts, self.batch_size)
             new = {t: np.asarray(v, dtype=np.float32) for t, v in zip(sorted_texts, vecs)}
             cache.put_many(ns, new, self.cache_dir)
             found.update(new)

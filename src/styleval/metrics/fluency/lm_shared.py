@@ -22,6 +22,7 @@ import numpy as np
 
 from ...lm.causal import TokenLogprobs
 from ...models.outputs import active_store
+from ...models.passes import timed
 from ..base import Batch
 from ...progress import Progress
 
@@ -95,8 +96,9 @@ def scored_texts(lm_name: str, texts: Sequence[str], *, normalize: str = "none",
             got[t] = (ids, lp, float(end), bool(cut))
         todo = [t for t in todo if t not in got]
     if todo:
-        res = token_logprobs(lm, todo, with_end=True, batch_tokens=batch_tokens, max_tokens=max_tokens or None,
-                             progress=progress)
+        with timed("model", f"lm {lm.spec.name}", len(todo)):
+            res = token_logprobs(lm, todo, with_end=True, batch_tokens=batch_tokens,
+                                 max_tokens=max_tokens or None, progress=progress)
         new = {t: (ids, lp, float(end), bool(cut))
                for t, ids, lp, end, cut in zip(todo, res.token_ids, res.logprobs, res.end_logprob, res.truncated)}
         got.update(new)

@@ -9,9 +9,11 @@ segment perplexities instead. Lower is better.
 each segment is scored by the LM of its direction's target style; segments whose style has no LM (or that have no
 direction) fall back to ``model``, and the signature says so (``lm_fallback:<styles>``).
 
-``normalize`` (``none``, ``detok``, ``truecase``, ``detok+truecase``; :mod:`styleval.textnorm.readable`) rewrites
-each output before the LM sees it (lower-cased tokenized releases read as ordinary text); it is a signature
-parameter unless ``none``.
+``normalize`` (``none``, ``detok``, ``truecase``, ``detok+truecase``, ``auto``; :mod:`styleval.textnorm.readable`)
+rewrites each output before the LM sees it (lower-cased tokenized releases read as ordinary text); it is a signature
+parameter unless ``none``. ``auto`` decides per system batch from all its outputs, as ``acceptability`` does, and
+names the mode it took in the signature (``normalized_as``); with the same LM the two metrics then read one LM pass
+(``evaluate`` asks for it, issue #46).
 """
 from __future__ import annotations
 
@@ -81,18 +83,23 @@ class Perplexity(StyleLMs, Metric):
         return params
 
     def segment_stats(self, batch: Batch) -> SegmentStats:
+        from ...textnorm.readable import resolve_auto
+
         groups = self._groups(batch)
         stats = np.zeros((len(batch), 3))
         backends: set[str] = set()  # the code that ran each LM ("native" or "transformers")
+        # auto decides from the whole batch (not per LM group), as acceptability does, so both read the same texts
+        mode = resolve_auto(batch.outputs) if self.normalize == "auto" else self.normalize
         for lm_name, rows in groups.items():
             # the LM pass slor, mean_logprob and acceptability share (sums equal lm.causal.token_nll's)
-            scored, _ = scored_texts(lm_name, [batch.outputs[i] for i in rows], normalize=self.normalize,
+            scored, _ = scored_texts(lm_name, [batch.outputs[i] for i in rows], normalize=mode,
                                      batch_tokens=self.batch_tokens, max_tokens=self.max_tokens, backends=backends)
             stats[rows, NLL] = [-float(lp.sum()) for lp in scored.logprobs]
             stats[rows, NTOK] = [len(lp) for lp in scored.logprobs]
             stats[rows, TRUNC] = scored.truncated
         return SegmentStats(values=stats, flags={"truncated": [int(i) for i in np.flatnonzero(stats[:, TRUNC])]},
-                            resources={"lm_backend": ",".join(sorted(backends))} if backends else {})
+                            resources={**({"lm_backend": ",".join(sorted(backends))} if backends else {}),
+                                       **({"normalized_as": mode} if self.normalize == "auto" else {})})
 
     def scores_from_stats(self, stats: np.ndarray) -> np.ndarray:
         stats = np.asarray(stats, dtype=float)

@@ -1,0 +1,92 @@
+"""Where a run's time goes: model passes and metric computations record their wall-clock seconds here.
+
+Model wrappers time the forward passes they actually run (cache and memo hits cost nothing and count nothing) with
+:func:`timed`; the engine's worker times each metric's statistics. Nothing is recorded unless a log is open
+(:func:`time_log`, which ``evaluate`` opens around its run), so the default path pays one ``None`` check. Entries
+are keyed ``(kind, name)``: kind ``model`` (a forward pass over texts: the LM, a sentence or token encoder, a style
+classifier) or ``metric`` (a metric's statistics, model passes included, for every system), or ``statistics``.
+"""
+from __future__ import annotations
+
+import contextlib
+import threading
+import time
+from dataclasses import dataclass
+from typing import Iterator
+
+
+@dataclass
+class Timing:
+    """Seconds spent, texts passed (0 where it does not apply) and calls, summed over a run."""
+
+    seconds: float = 0.0
+    texts: int = 0
+    calls: int = 0
+
+    def to_dict(self) -> dict[str, float | int]:
+        return {"seconds": round(self.seconds, 3), "texts": self.texts, "calls": self.calls}
+
+
+class TimeLog:
+    """Timings by ``(kind, name)``, in the order first recorded."""
+
+    def __init__(self) -> None:
+        self.entries: dict[tuple[str, str], Timing] = {}
+        self._lock = threading.Lock()
+
+    def add(self, kind: str, name: str, seconds: float, texts: int = 0) -> None:
+        with self._lock:
+            entry = self.entries.setdefault((kind, name), Timing())
+            entry.seconds += seconds
+            entry.texts += texts
+            entry.calls += 1
+
+    def of_kind(self, kind: str) -> dict[str, Timing]:
+        return {name: t for (k, name), t in self.entries.items() if k == kind}
+
+    def to_dict(self) -> dict[str, dict[str, dict[str, float | int]]]:
+        out: dict[str, dict[str, dict[str, float | int]]] = {}
+        for (kind, name), t in self.entries.items():
+            out.setdefault(kind, {})[name] = t.to_dict()
+        return out
+
+
+_log: TimeLog | None = None
+_nested = threading.local()  # per thread: seconds of the model passes run inside the current one
+
+
+@contextlib.contextmanager
+def time_log() -> Iterator[TimeLog]:
+    """A fresh log for the block (process-wide, so worker threads record into it too); a nested block shares the
+    outer one."""
+    global _log
+    outer = _log
+    log = _log = outer if outer is not None else TimeLog()
+    try:
+        yield log
+    finally:
+        if outer is None:
+            _log = None
+
+
+@contextlib.contextmanager
+def timed(kind: str, name: str, texts: int = 0) -> Iterator[None]:
+    """Record the block's wall-clock seconds under ``(kind, name)`` when a log is open. Model passes count their
+    own time only: a pass run inside another (a style classifier's sentence-encoder block) is taken out of the
+    outer one, so the model entries add up to the time spent in models; metric entries include their passes."""
+    log = _log
+    if log is None:
+        yield
+        return
+    stack = _nested.__dict__.setdefault("stack", [])
+    if kind == "model":
+        stack.append(0.0)
+    start = time.perf_counter()
+    try:
+        yield
+    finally:
+        elapsed = time.perf_counter() - start
+        inner = stack.pop() if kind == "model" else 0.0
+        if kind == "model" and stack:
+            stack[-1] += elapsed
+        log.add(kind, name, elapsed - inner, texts)
