@@ -147,12 +147,12 @@ def _kinds_of(spec: str) -> set[str]:
     return {m.aspect.value for m in build_metrics([spec], ("source", "references"), True)}
 
 
-def plan_sets(sets: Sequence[str | BenchSet] | None, root: StrPath | None) -> list[BenchSet]:
+def plan_sets(sets: Sequence[str | BenchSet] | None, root: str | Path | None) -> list[BenchSet]:
     names: Sequence[str | BenchSet] = list(sets) if sets else ["lai2022", "mir2019", "sgdd-tst"]
     return [s if isinstance(s, BenchSet) else builtin_set(s, root) for s in names]
 
 
-def dry_run(metrics: Sequence[str], sets: Sequence[str | BenchSet] | None = None, *, root: StrPath | None = None
+def dry_run(metrics: Sequence[str], sets: Sequence[str | BenchSet] | None = None, *, root: str | Path | None = None
             ) -> list[dict[str, Any]]:
     """For each set and server judge among ``metrics``: the requests and tokens that scoring would send (nothing
     is sent), and the cost with ``price=``."""
@@ -167,7 +167,7 @@ def dry_run(metrics: Sequence[str], sets: Sequence[str | BenchSet] | None = None
 
 
 def benchmark(metrics: Sequence[str] = (), sets: Sequence[str | BenchSet] | None = None, *,
-              root: StrPath | None = None, scores: Sequence[str] = (), stored: bool = True,
+              root: str | Path | None = None, scores: Sequence[str] = (), stored: bool = True,
               cache_dir: StrPath | None = None, ci: int = 200, confidence: float = 0.95, n_permutations: int = 200,
               alpha: float = 0.05, seed: int = 0, progress: Progress | None = None) -> BenchmarkResult:
     """Benchmark metric specs (and a user's scores files ``NAME:KIND=FILE``) on the sets (default: every built-in
@@ -265,7 +265,10 @@ def _task(bt: BenchTask, bench_set: BenchSet, table: pd.DataFrame, names: list[s
             row.ci_low, row.ci_high = float(res.cis[metric].low), float(res.cis[metric].high)
         row.notes = list(res.notes.get(metric, []))
         used = res.options["metrics"][metric]
-        row.partial = bool(used["n_nan_dropped"] or used["n_unmatched"])
+        missing = int(used["n_human_without_score"]) - int(used["n_nan_dropped"])
+        if missing > 0:
+            row.notes.append(f"{missing} judged (system, segment) pair(s) without a score of this metric left out")
+        row.partial = bool(used["n_nan_dropped"] or missing > 0)
         rows[metric] = row
     clusters = significance_clusters(per, n_permutations=n_permutations, alpha=alpha, seed=seed)
     for metric, rank in clusters.ranks.items():

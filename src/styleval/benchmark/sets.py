@@ -101,7 +101,7 @@ def _kind_of_lai(metric: str) -> str | None:
     return None
 
 
-def lai2022_set(root: StrPath | None = None) -> BenchSet:
+def lai2022_set(root: str | Path | None = None) -> BenchSet:
     """Lai et al. (2022) with the stored scores of its ``.txt`` files (4 decimals, COMET and the XFORMAL
     classifier's target-style probability): content against the source, style, fluency."""
     data = load_lai2022(root, source="txt")
@@ -113,7 +113,7 @@ def lai2022_set(root: StrPath | None = None) -> BenchSet:
                     "Lai et al. 2022, GYAFC formality, 8 systems x 80 inputs")
 
 
-def mir2019_set(root: StrPath | None = None) -> BenchSet:
+def mir2019_set(root: str | Path | None = None) -> BenchSet:
     """Mir et al. (2019), pooled Pearson per model; stored: style-masked and unmasked content metrics, EMD and
     the target-style probability of both classifiers."""
     data = load_mir2019(root)
@@ -142,7 +142,7 @@ _SGDD_PARTS = ("scipy_ner", "scipy_proprotion")
 SGDD_MERGED = ("bleu", "rouge1", "Elron/bleurt-large-512")
 
 
-def sgdd_tst_set(root: StrPath | None = None) -> BenchSet:
+def sgdd_tst_set(root: str | Path | None = None) -> BenchSet:
     """SGDD-TST: Spearman over all pairs with the content judgments; stored: the 12 metric columns and, for the
     metrics of Babakov et al.'s Table 4, the same merged with the NE score (``<metric>+ne``)."""
     data = load_sgdd_tst(root)
@@ -161,11 +161,11 @@ def sgdd_tst_set(root: StrPath | None = None) -> BenchSet:
                     "Babakov et al. 2022, SGDD-TST formality rewrites, 10,287 pairs")
 
 
-BUILTIN: dict[str, Callable[[StrPath | None], BenchSet]] = {"lai2022": lai2022_set, "mir2019": mir2019_set,
+BUILTIN: dict[str, Callable[[str | Path | None], BenchSet]] = {"lai2022": lai2022_set, "mir2019": mir2019_set,
                                                             "sgdd-tst": sgdd_tst_set}
 
 
-def builtin_set(name: str, root: StrPath | None = None) -> BenchSet:
+def builtin_set(name: str, root: str | Path | None = None) -> BenchSet:
     key = name.strip().lower().replace("_", "-")
     if key not in BUILTIN:
         raise InputError(f"unknown benchmark set {name!r}; sets: {', '.join(BUILTIN)} (or NAME=DIR for your own)")
@@ -207,12 +207,10 @@ def _manifest(folder: Path) -> dict[str, Any]:
     return data
 
 
-def _file(folder: Path, data: dict[str, Any], key: str, default: str, required: bool = True) -> Path | None:
+def _file(folder: Path, data: dict[str, Any], key: str, default: str) -> Path:
     path = folder / str(data.get(key, default))
     if not path.is_file():
-        if required or key in data:
-            raise InputError(f"the {key} file named by {MANIFEST} does not exist", path)
-        return None
+        raise InputError(f"the {key} file named by {MANIFEST} does not exist", path)
     return path
 
 
@@ -226,7 +224,8 @@ def user_set(name: str, folder: StrPath) -> BenchSet:
     where = folder / MANIFEST
     outputs = _file(folder, data, "outputs", "outputs.tsv")
     human_path = _file(folder, data, "human", "human.csv")
-    stored_path = _file(folder, data, "stored", "stored.csv", required=False)
+    stored_path = _file(folder, data, "stored", "stored.csv") if "stored" in data or (folder / "stored.csv").is_file() \
+        else None
     judgments = Judgments.read(human_path)
     frame = judgments.frame
     convention = str(data.get("convention", "pearson"))

@@ -102,15 +102,13 @@ def run(args: argparse.Namespace) -> int:
         result = benchmark(metrics, sets, root=args.root, scores=args.scores, stored=not args.no_stored,
                            cache_dir=args.cache, ci=args.ci, n_permutations=args.permutations, alpha=args.alpha,
                            seed=args.seed, progress=bar)
-    written = {"json": render.to_json, "csv": render.to_csv, "latex": render.to_latex, "html": render.to_html}
-    for key, fn in written.items():
-        path = getattr(args, key)
-        if path:
-            text = fn(result) if key in ("json", "csv") else fn(result, args.digits)  # type: ignore[operator]
-            write_text(path, text)
+    texts = {"json": lambda: render.to_json(result), "csv": lambda: render.to_csv(result),
+             "latex": lambda: render.to_latex(result, args.digits), "html": lambda: render.to_html(result, args.digits)}
+    written = [key for key in texts if getattr(args, key)]
+    for key in written:
+        write_text(getattr(args, key), texts[key]())
     if not args.quiet:
         print(render.format_text(result, args.digits))
         for key in written:
-            if getattr(args, key):
-                print(f"wrote {shown(getattr(args, key))}", file=sys.stderr)
+            print(f"wrote {shown(getattr(args, key))}", file=sys.stderr)
     return 0

@@ -19,6 +19,7 @@ import os
 import shutil
 import socket
 import urllib.error
+import urllib.parse
 import urllib.request
 from dataclasses import dataclass, field
 from importlib import resources
@@ -161,9 +162,9 @@ def entry(name: str, manifest: dict[str, DatasetEntry] | None = None) -> Dataset
 
 def file_url(data: DatasetEntry, file: FileEntry, mirror: str | None) -> str:
     if mirror:
-        return f"{mirror.rstrip('/')}/{data.name}/{urllib.request.quote(file.path)}"
+        return f"{mirror.rstrip('/')}/{data.name}/{urllib.parse.quote(file.path)}"
     return RAW_URL.format(repository=data.repository, commit=data.commit, prefix=data.prefix,
-                          path=urllib.request.quote(file.path))
+                          path=urllib.parse.quote(file.path))
 
 
 def _download(url: str, part: Path, file: FileEntry, timeout: float) -> tuple[int, bool]:
