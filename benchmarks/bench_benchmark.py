@@ -29,7 +29,7 @@ from styleval.meta import run as meta_run
 
 def peer(ci: int, permutations: int) -> dict[tuple[str, str], float]:
     figures = {}
-    for name, make in BUILTIN.items():
+    for make in BUILTIN.values():
         bench_set = make(None)
         result = styleval.score(bench_set.records(), ["bleu"], bootstrap=0)
         frame = result.to_dataframe("segment")
@@ -42,7 +42,7 @@ def peer(ci: int, permutations: int) -> dict[tuple[str, str], float]:
             if not names:
                 continue
             res = meta_run(bt.task, bench_set.judgments, table, metrics=names, unmatched="report",
-                           lower_is_better=bench_set.lower_is_better | {m for m in names if m.endswith("WMD")},
+                           lower_is_better=bench_set.lower_is_better,
                            ci=ci, significance="permutation" if permutations else "none",
                            n_permutations=max(permutations, 1))
             for m in names:

@@ -142,6 +142,13 @@ class BenchmarkResult:
                              "n_failed": s.n_failed} for s in self.summary()]}
 
 
+def recommended_metrics() -> list[str]:
+    """The metric ``evaluate`` relies on for style, content and fluency (``evaluation.plan.RECOMMENDED``)."""
+    from ..evaluation.plan import RECOMMENDED
+
+    return [RECOMMENDED[kind][0] for kind in KINDS]
+
+
 def _kinds_of(spec: str) -> set[str]:
     """The aspect kinds a metric spec's columns judge (builds the metric: an unknown name is an error now)."""
     return {m.aspect.value for m in build_metrics([spec], ("source", "references"), True)}
@@ -212,11 +219,9 @@ def benchmark(metrics: Sequence[str] = (), sets: Sequence[str | BenchSet] | None
             if not names and not failed:
                 skipped.append(f"{bt.label}: no metric judges {bt.kind}")
                 continue
-            if progress:
-                progress(f"meta-evaluating · {bt.label} [metrics]", 0, len(names))
             results.append(_task(bt, bench_set, table[table["metric"].isin(names)], names, origin, lower, failed,
                                  ci=ci, confidence=confidence, n_permutations=n_permutations, alpha=alpha,
-                                 seed=seed))
+                                 seed=seed, progress=progress))
     if progress:
         progress("benchmark [sets]", len(bench_sets), len(bench_sets))
     settings = {"metrics": list(metrics), "scores": list(scores), "sets": [s.name for s in bench_sets],
@@ -246,10 +251,12 @@ def _scores_of(bench_set: BenchSet, metrics: Sequence[str], user: Sequence[tuple
 
 def _task(bt: BenchTask, bench_set: BenchSet, table: pd.DataFrame, names: list[str], origin: dict[str, str],
           lower: set[str], failed: list[Failure], *, ci: int, confidence: float, n_permutations: int, alpha: float,
-          seed: int) -> TaskResult:
+          seed: int, progress: Progress | None = None) -> TaskResult:
     per: dict[str, MetaResult] = {}
     rows: dict[str, Row] = {}
-    for metric in names:
+    for k, metric in enumerate(names):
+        if progress:
+            progress(f"meta-evaluating · {bt.label} [metrics]", k, len(names))
         row = Row(metric, origin.get(metric, STORED))
         try:
             res = meta_run(bt.task, bench_set.judgments, table, metrics=[metric], lower_is_better=lower,
@@ -270,6 +277,8 @@ def _task(bt: BenchTask, bench_set: BenchSet, table: pd.DataFrame, names: list[s
             row.notes.append(f"{missing} judged (system, segment) pair(s) without a score of this metric left out")
         row.partial = bool(used["n_nan_dropped"] or missing > 0)
         rows[metric] = row
+    if progress:
+        progress(f"significance clusters · {bt.label} [metrics]", len(names), len(names))
     clusters = significance_clusters(per, n_permutations=n_permutations, alpha=alpha, seed=seed)
     for metric, rank in clusters.ranks.items():
         rows[metric].rank = rank

@@ -20,6 +20,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         epilog="example: styleval benchmark -m bleu,chrf --sets lai2022 --json bench.json --html bench.html")
     p.add_argument("--metrics", "-m", default="",
                    help="comma-separated metric specs (as `styleval score -m`), e.g. bleu,chrf,llm_judge:aspect=style")
+    p.add_argument("--recommended", action="store_true",
+                   help="add the metrics styleval recommends per aspect (what `evaluate` relies on: style_accuracy, "
+                        "sentence_cosine, acceptability)")
     p.add_argument("--scores", action="append", default=[], metavar="NAME:KIND=FILE",
                    help="your own scores: a CSV/TSV/JSONL with set, system, segment, score columns (set may be left "
                         "out with one set); KIND is style, content or fluency (repeatable)")
@@ -76,12 +79,14 @@ def _sets(args: argparse.Namespace) -> list:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..benchmark import benchmark, dry_run
+    from ..benchmark import benchmark, dry_run, recommended_metrics
     from ..benchmark import render
     from ..outputs import check_destinations, shown, write_text
     from .progress import make as make_progress
 
     metrics = _split(args.metrics)
+    if args.recommended:
+        metrics += [m for m in recommended_metrics() if m not in metrics]
     if not metrics and not args.scores and args.no_stored:
         raise InputError("nothing to benchmark: give --metrics, --scores, or keep the stored scores")
     check_destinations(("--json", args.json), ("--csv", args.csv), ("--latex", args.latex), ("--html", args.html))
