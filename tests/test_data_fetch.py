@@ -100,6 +100,11 @@ def test_readers_find_the_fetched_copy(shared_data, mirror, tmp_path, monkeypatc
     monkeypatch.setenv("STYLEVAL_DATA_DIR", str(tmp_path / "data"))
     assert paths.dataset_dir(None, "sgdd-tst") == tmp_path / "data" / "sgdd-tst"
     assert len(load_sgdd_tst().judgments.frame) == 10287
+    from styleval.datasets import paradetox
+
+    fetch.fetch("paradetox", tmp_path / "data", mirror=mirror.url)
+    assert paradetox.path(None) == tmp_path / "data" / "paradetox" / "paradetox" / "paradetox.tsv"
+    assert len(paradetox.rows(None)[1]) == len(paradetox.rows(shared_data)[1])
     with pytest.raises(InputError, match="styleval data fetch lai2022"):
         paths.dataset_dir(None, "lai2022")
 
