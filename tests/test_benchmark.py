@@ -272,3 +272,20 @@ def test_user_set_bad_score_is_one_line(tmp_path, capsys):
     assert cli_main.main(["benchmark", "--set", f"mine={folder}", "-m", "bleu"]) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "human.csv" in err and "outside the scale 1..5" in err
+
+
+def test_user_scores_that_match_no_judgment_fail_alone(shared_data, tmp_path):
+    bench_set = _mir_caae_content(shared_data, ["style_masked:WMD", "unmasked:METEOR"])
+    good = tmp_path / "good.csv"
+    bad = tmp_path / "bad.csv"
+    stored = bench_set.stored[bench_set.stored["metric"] == "unmasked:METEOR"]
+    good.write_text("set,system,segment,score\n" + "".join(
+        f"mir2019,{r.system},{r.segment},{r.score}\n" for r in stored.itertuples()), encoding="utf-8")
+    bad.write_text("set,system,segment,score\nmir2019,nobody,0,1.0\n", encoding="utf-8")
+    result = benchmark([], [bench_set], scores=[f"mine:content={good}", f"typo:content={bad}"], ci=0,
+                       n_permutations=0)
+    task = result.tasks[0]
+    assert task.row("typo").failed and "no score" in task.row("typo").failed
+    assert task.row("mine").origin == "user"
+    assert task.row("mine").statistic == pytest.approx(task.row("unmasked:METEOR").statistic, abs=1e-12)
+    assert task.row("typo").rank is None and sorted(r.rank for r in task.rows if r.rank) == [1, 2, 3]

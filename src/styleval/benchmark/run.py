@@ -249,20 +249,37 @@ def _scores_of(bench_set: BenchSet, metrics: Sequence[str], user: Sequence[tuple
     return scored, failures
 
 
+def _meta_results(bt: BenchTask, bench_set: BenchSet, table: pd.DataFrame, names: list[str], lower: set[str], *,
+                  ci: int, confidence: float, seed: int, progress: Progress | None) -> dict[str, MetaResult | str]:
+    """Every metric's :class:`MetaResult` on the task from one ``meta.run``; when that fails, each metric on its
+    own, so the one that cannot be correlated fails alone (its reason in place of a result). The figures,
+    intervals (one seed per metric) and notes do not depend on which metrics run together."""
+    try:
+        res = meta_run(bt.task, bench_set.judgments, table, metrics=names, lower_is_better=lower,
+                       unmatched="report", ci=ci, confidence=confidence, seed=seed, progress=progress)
+        return {m: res for m in names}
+    except InputError as exc:
+        if len(names) == 1:
+            return {names[0]: " ".join(str(exc).split())}
+    out: dict[str, MetaResult | str] = {}
+    for metric in names:
+        out.update(_meta_results(bt, bench_set, table, [metric], lower, ci=ci, confidence=confidence, seed=seed,
+                                 progress=progress))
+    return out
+
+
 def _task(bt: BenchTask, bench_set: BenchSet, table: pd.DataFrame, names: list[str], origin: dict[str, str],
           lower: set[str], failed: list[Failure], *, ci: int, confidence: float, n_permutations: int, alpha: float,
           seed: int, progress: Progress | None = None) -> TaskResult:
     per: dict[str, MetaResult] = {}
     rows: dict[str, Row] = {}
-    for k, metric in enumerate(names):
-        if progress:
-            progress(f"meta-evaluating · {bt.label} [metrics]", k, len(names))
+    got = _meta_results(bt, bench_set, table, names, lower, ci=ci, confidence=confidence, seed=seed,
+                        progress=progress)
+    for metric in names:
         row = Row(metric, origin.get(metric, STORED))
-        try:
-            res = meta_run(bt.task, bench_set.judgments, table, metrics=[metric], lower_is_better=lower,
-                           unmatched="report", ci=ci, confidence=confidence, seed=seed)
-        except InputError as exc:  # e.g. the metric has no score on the systems this task keeps
-            row.failed = " ".join(str(exc).split())
+        res = got[metric]
+        if isinstance(res, str):  # e.g. the metric has no score on the systems this task keeps
+            row.failed = res
             rows[metric] = row
             continue
         per[metric] = res
