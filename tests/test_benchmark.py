@@ -209,7 +209,7 @@ def test_a_failed_metric_is_reported_not_dropped(shared_data, tmp_path, capsys):
 # ------------------------------------------------------------------------------------------------ cache, dry run
 def test_scores_are_cached_per_set_and_metric(shared_data, tmp_path):
     bench_set = lai2022_set(shared_data)
-    bench_set.tasks = bench_set.tasks[:2]
+    bench_set.tasks = [t for t in bench_set.tasks if t.kind == "content"][:2]
     first = benchmark(["bleu"], [bench_set], cache_dir=tmp_path, stored=False, ci=0, n_permutations=0)
     again = benchmark(["bleu", "chrf"], [bench_set], cache_dir=tmp_path, stored=False, ci=0, n_permutations=0)
     cached = {s["metric"]: s["cached"] for s in again.settings["scoring"]}
@@ -262,6 +262,19 @@ def test_user_set_end_to_end(tmp_path, capsys):
     result = benchmark(["bleu"], [bench], ci=50, n_permutations=0)
     row = result.task("mine", "meaning", "system").row("bleu/ref")
     assert row.ci_low <= row.statistic <= row.ci_high and row.n == 3
+
+
+def test_recommended_metrics_join_and_only_those_with_a_task_are_scored(tmp_path):
+    folder = _user_folder(tmp_path)
+    out = tmp_path / "rec.json"
+    assert cli_main.main(["benchmark", "--set", f"mine={folder}", "-m", "bleu", "--recommended", "--ci", "0",
+                          "--permutations", "0", "--json", str(out), "-q"]) == 0
+    data = json.loads(out.read_text(encoding="utf-8"))
+    assert data["settings"]["metrics"] == ["bleu", "style_accuracy", "sentence_cosine", "acceptability"]
+    # the set judges meaning (content) only: the style and fluency defaults are not scored
+    assert [s["metric"] for s in data["settings"]["scoring"]] == ["bleu", "sentence_cosine"]
+    rows = {r["metric"] for t in data["tasks"] for r in t["rows"]}
+    assert {"sentence_cosine/src", "sentence_cosine/ref", "bleu/src"} <= rows
 
 
 def test_user_set_bad_score_is_one_line(tmp_path, capsys):

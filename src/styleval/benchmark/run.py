@@ -191,7 +191,9 @@ def benchmark(metrics: Sequence[str] = (), sets: Sequence[str | BenchSet] | None
     for k, bench_set in enumerate(bench_sets):
         if progress:
             progress(f"benchmark · {bench_set.name} [sets]", k, len(bench_sets))
-        scored, failures = _scores_of(bench_set, metrics, user, len(bench_sets), cache_dir, progress)
+        kinds_here = {bt.kind for bt in bench_set.tasks}
+        needed = [m for m in metrics if kinds_of[m] & kinds_here]  # a metric no task of the set judges: not scored
+        scored, failures = _scores_of(bench_set, needed, user, len(bench_sets), cache_dir, progress)
         log += [{"set": bench_set.name, "metric": s.spec, "origin": s.origin, "cached": s.cached,
                  "columns": list(s.kinds)} for s in scored]
         log += [{"set": bench_set.name, "metric": f.spec, "failed": f.reason} for f in failures]
