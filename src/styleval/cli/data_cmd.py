@@ -53,6 +53,25 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                     help="write the metric scores stored with the dataset here (for `styleval meta --scores`)")
     ex.add_argument("--quiet", "-q", action="store_true", help="print nothing but errors")
     ex.set_defaults(run=run_export)
+    fe = verbs.add_parser(
+        "fetch", help="download public datasets, pinned to a commit and checked by sha256",
+        description="Download the public human-judgment and output sets styleval reads into a data folder (default "
+                    "$STYLEVAL_DATA_DIR, else the user cache), every file pinned to its repository's commit and "
+                    "checked against the sha256 the package ships; a cut download is resumed on the next try, a "
+                    "file whose hash differs is refused. Prints each set's licence and citation. Every verb that "
+                    "reads a dataset finds the fetched copy without a path.",
+        epilog="example: styleval data fetch lai2022 mir2019 sgdd-tst")
+    fe.add_argument("names", nargs="*", metavar="NAME",
+                    help="datasets to fetch (lai2022, mir2019, sgdd-tst, yelp-dualrl, pt16, paradetox, yelp-shen); "
+                         "none: list them")
+    fe.add_argument("--dir", metavar="DIR", help="the data folder (default: $STYLEVAL_DATA_DIR, else "
+                                                 "~/.cache/styleval/data)")
+    fe.add_argument("--mirror", metavar="URL",
+                    help="fetch from a mirror serving URL/NAME/PATH (default: $STYLEVAL_DATA_MIRROR, else each "
+                         "repository's raw files on GitHub at the pinned commit)")
+    fe.add_argument("--retries", type=int, default=3, help="resumed attempts per file after a cut connection")
+    fe.add_argument("--quiet", "-q", action="store_true", help="print nothing but errors")
+    fe.set_defaults(run=run_fetch)
     eg = verbs.add_parser(
         "example", help="write a bundled example's files into a folder (the documentation's examples run on them)",
         description="Write the bundled example's files into FOLDER: source.txt, ref0.txt, ref1.txt, "
@@ -73,6 +92,31 @@ def run_example(args: argparse.Namespace) -> int:
     if not args.quiet:
         print(f"wrote {len(written)} files into {args.folder}: " + ", ".join(
             str(p.relative_to(args.folder)) for p in written), file=sys.stderr)
+    return 0
+
+
+def run_fetch(args: argparse.Namespace) -> int:
+    from ..datasets import fetch
+
+    manifest = fetch.load_manifest()
+    if not args.names:
+        for entry in manifest.values():
+            print(f"{entry.name}: {len(entry.files)} files, {entry.size / 1e6:.1f} MB, {entry.repository} @ "
+                  f"{entry.commit[:7]}; licence: {entry.licence}")
+        return 0
+    entries = [fetch.entry(name, manifest) for name in args.names]  # every name checked before any download
+    for entry in entries:
+        report = fetch.fetch(entry.name, args.dir, mirror=args.mirror, retries=args.retries, manifest=manifest)
+        if args.quiet:
+            continue
+        if report.present:
+            state = "already complete"
+        else:
+            resumed = f", {len(report.resumed)} resumed" if report.resumed else ""
+            state = f"{len(report.downloaded)} files, {report.bytes_received:,} bytes{resumed}; sha256 checked"
+        print(f"{entry.name}: {report.folder} ({state}; {entry.repository} @ {entry.commit[:7]})")
+        print(f"  licence: {entry.licence}")
+        print(f"  cite: {entry.citation}")
     return 0
 
 

@@ -13,14 +13,14 @@ from . import progress, quiet
 from . import (calibrate_style_cmd, campaign_cmd, errors_cmd, evaluate_cmd, lexicon_cmd, meta_cmd, metrics_cmd,
                models_cmd, report_cmd, score_cmd, serve_cmd, setup_cmd, train_content_cmd, train_lm_cmd,
                train_style_cmd, train_transfer_cmd, transfer_cmd)
-from . import data_cmd
+from . import benchmark_cmd, data_cmd
 
 VERBS = (evaluate_cmd, report_cmd, score_cmd, meta_cmd, metrics_cmd, models_cmd, train_style_cmd, calibrate_style_cmd,
          train_content_cmd, train_lm_cmd, lexicon_cmd, errors_cmd, train_transfer_cmd, transfer_cmd, campaign_cmd,
-         serve_cmd, setup_cmd, data_cmd)
+         serve_cmd, setup_cmd, data_cmd, benchmark_cmd)
 #: verbs that report progress: they take --progress and --no-progress
 PROGRESS_VERBS = ("evaluate", "score", "meta", "errors", "train-style", "calibrate-style", "train-content",
-                  "train-lm", "train-transfer", "transfer")
+                  "train-lm", "train-transfer", "transfer", "benchmark")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -20,7 +20,7 @@ from ..errors import InputError
 from ..readers.text import StrPath, read_lines
 from .labelled import LabelledData
 from .parallel import RewriteGroup, ParallelData, split_by_source
-from .paths import default_root
+from .paths import data_home, default_root
 from .split import shuffled_parts
 
 HEADER = ("toxic", "neutral1")
@@ -40,7 +40,10 @@ class Row:
 def path(root: StrPath | None) -> Path:
     """``<root>/paradetox/paradetox.tsv``, where ``root`` is the dataset folder or its parent (``None``: the
     shared data)."""
-    base = Path(root) if root is not None else default_root()
+    if root is None and not (default_root() / "paradetox").is_dir() and (data_home() / "paradetox").is_dir():
+        base = data_home()  # the copy `styleval data fetch` downloaded
+    else:
+        base = Path(root) if root is not None else default_root()
     folder = base / "paradetox" if (base / "paradetox" / "paradetox").is_dir() else base
     return folder / "paradetox" / "paradetox.tsv"
 

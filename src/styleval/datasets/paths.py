@@ -1,7 +1,8 @@
 """Where the public datasets lie and the number rule every dataset module shares.
 
 Nothing is bundled: each dataset is read from the folder the caller gives, by default ``../shared/data`` next to
-a source checkout (``STYLEVAL_SHARED_DATA`` overrides it).
+a source checkout (``STYLEVAL_SHARED_DATA`` overrides it), else the folder ``styleval data fetch`` downloads into
+(:func:`data_home`).
 """
 from __future__ import annotations
 
@@ -23,13 +24,26 @@ def default_root() -> Path:
     return Path(env) if env else DEFAULT_ROOT
 
 
+def data_home() -> Path:
+    """Where ``styleval data fetch`` puts datasets: ``$STYLEVAL_DATA_DIR``, else ``$XDG_CACHE_HOME/styleval/data``,
+    else ``~/.cache/styleval/data``."""
+    env = os.environ.get("STYLEVAL_DATA_DIR")
+    if env:
+        return Path(env)
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "styleval" / "data"
+
+
 def dataset_dir(root: StrPath | None, name: str) -> Path:
-    """``root/name`` if that is a folder, else ``root`` itself (``None``: :func:`default_root`);
-    :class:`InputError` if neither exists."""
+    """``root/name`` if that is a folder, else ``root`` itself; with ``root=None``, ``name`` under
+    :func:`default_root`, else under :func:`data_home` (the fetched copy); :class:`InputError` if none exists."""
+    if root is None and not (default_root() / name).is_dir() and (data_home() / name).is_dir():
+        return data_home() / name
     base = Path(root) if root is not None else default_root()
     path = base / name if (base / name).is_dir() else base
     if not path.is_dir():
-        raise InputError("dataset folder does not exist", path)
+        hint = f" (download it with `styleval data fetch {name}`)" if root is None else ""
+        raise InputError(f"dataset folder does not exist{hint}", path)
     return path
 
 

@@ -218,6 +218,8 @@ class MetaResult:
     curves: dict[str, dict[str, list[tuple[int, float]]]] = field(default_factory=dict)
     notes: dict[str, list[str]] = field(default_factory=dict)
     best: str | None = None
+    #: metric -> the (system, segment, human, metric) rows behind its figure, lower-is-better already negated
+    oriented: dict[str, pd.DataFrame] = field(default_factory=dict, repr=False)
 
     def __getitem__(self, metric: str) -> Any:
         return self.results[metric]
@@ -446,7 +448,7 @@ def run(task: MetaTask, human_table: Judgments | pd.DataFrame, metric_table: pd.
         notes[metric] = _notes(task, results[metric], used[metric])
     recorded: dict[str, Any] = {"systems": sorted(set(human["system"])), "metrics": used,
                                "method_kwargs": task.method_kwargs, "unmatched": unmatched, "nan": nan}
-    out = MetaResult(task, results, recorded, notes=notes)
+    out = MetaResult(task, results, recorded, notes=notes, oriented=oriented)
     if ci:
         out.cis = {}
         for k, (m, frame) in enumerate(oriented.items()):
@@ -561,6 +563,21 @@ def _statistic_fn(task: MetaTask) -> Callable[[np.ndarray, np.ndarray], Any]:
         return _stats.segment_level(m, h, method=task.method, average_by=task.average_by, nan_policy="omit",
                                     **task.segment_kwargs, **kwargs)
     return segment_fn
+
+
+def statistic_function(task: MetaTask) -> Callable[[np.ndarray, np.ndarray], Any]:
+    """The task's statistic as a function of (systems x segments) metric and human matrices (NaN: missing)."""
+    return _statistic_fn(task)
+
+
+def paired_matrices(task: MetaTask, a: pd.DataFrame, b: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Two metrics' rows (:attr:`MetaResult.oriented`) on the cells both have, as the task's (systems x segments)
+    matrices: (metric a, metric b, human), ready for a paired test of the two correlations."""
+    keys = ["system", "segment"]
+    pair = a[keys + ["human", "metric"]].rename(columns={"metric": "a"}).merge(
+        b[keys + ["metric"]].rename(columns={"metric": "b"}), on=keys)
+    (ma, mb), h = _matrices(task, pair, ["a", "b"])
+    return ma, mb, h
 
 
 def _correlate(task: MetaTask, merged: pd.DataFrame) -> Any:

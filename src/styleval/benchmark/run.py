@@ -1,0 +1,308 @@
+"""``benchmark``: score metrics on every human-judgment set, meta-evaluate each task with the set's convention, rank
+the metrics in significance clusters per task and summarise per aspect across tasks.
+
+Per task every metric of the task's aspect kind takes part: the metrics asked for (each column they give, e.g.
+``bleu/src`` and ``bleu/ref``), a user's own scores files, and the scores stored with the set (``stored=True``).
+A metric whose scoring failed on a set is listed as failed on each of that set's tasks of its kind, with the reason;
+a figure computed with missing scores left out carries that note and ``partial=True``.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+import pandas as pd
+
+from ..errors import InputError
+from ..meta import run as meta_run
+from ..meta.evaluate import MetaResult
+from ..progress import Progress
+from ..readers.text import StrPath
+from ..scoring import build_metrics
+from .clusters import Clusters, significance_clusters
+from .scoring import Failure, Scored, dry_run_estimate, read_user_scores, score_metric, user_scores_on
+from .sets import KINDS, BenchSet, BenchTask, builtin_set
+
+STORED, SCORED, USER = "stored", "scored", "user"
+
+
+@dataclass
+class Row:
+    """One metric on one task."""
+
+    metric: str
+    origin: str  # scored, stored or user
+    statistic: float = math.nan
+    ci_low: float = math.nan
+    ci_high: float = math.nan
+    n: int = 0
+    rank: int | None = None
+    notes: list[str] = field(default_factory=list)
+    failed: str = ""  # the reason, when the metric could not be scored on this set
+    partial: bool = False  # some of its scores were missing (NaN) and left out
+
+    def to_dict(self) -> dict[str, Any]:
+        def clean(x: float) -> float | None:
+            return None if math.isnan(x) else float(x)
+
+        return {"metric": self.metric, "origin": self.origin, "statistic": clean(self.statistic),
+                "ci": [clean(self.ci_low), clean(self.ci_high)], "n": self.n, "rank": self.rank,
+                "partial": self.partial, "failed": self.failed or None, "notes": self.notes}
+
+
+@dataclass
+class TaskResult:
+    task: BenchTask
+    rows: list[Row]
+    clusters: Clusters
+
+    def row(self, metric: str) -> Row:
+        for r in self.rows:
+            if r.metric == metric:
+                return r
+        raise KeyError(metric)
+
+
+@dataclass
+class Summary:
+    """One metric across the tasks of one aspect kind."""
+
+    kind: str
+    metric: str
+    mean: float
+    mean_rank: float
+    wins: int  # tasks where it is in the top cluster
+    n_tasks: int  # tasks with a figure
+    n_failed: int
+
+
+@dataclass
+class BenchmarkResult:
+    tasks: list[TaskResult]
+    signatures: dict[str, str]
+    settings: dict[str, Any]
+    skipped: list[str] = field(default_factory=list)  # tasks no metric of their kind took part in
+
+    def task(self, set_name: str, aspect: str, level: str, direction: str = "both", group: str = "") -> TaskResult:
+        for t in self.tasks:
+            bt = t.task
+            if (bt.set, bt.task.aspect, bt.task.level, bt.task.direction, bt.group) == (set_name, aspect, level,
+                                                                                          direction, group):
+                return t
+        raise KeyError(f"no task {set_name} {aspect} {level} {direction} {group}")
+
+    def summary(self) -> list[Summary]:
+        """Per aspect kind and metric: mean correlation and mean cluster rank over the tasks where it has a figure,
+        tasks won (top cluster), and tasks where it failed; best mean first."""
+        out = []
+        for kind in KINDS:
+            per: dict[str, list[Row]] = {}
+            for t in self.tasks:
+                if t.task.kind == kind:
+                    for r in t.rows:
+                        per.setdefault(r.metric, []).append(r)
+            for metric, rows in per.items():
+                ok = [r for r in rows if not r.failed and not math.isnan(r.statistic)]
+                ranks = [r.rank for r in ok if r.rank is not None]
+                out.append(Summary(kind, metric, float(np.mean([r.statistic for r in ok])) if ok else math.nan,
+                                   float(np.mean(ranks)) if ranks else math.nan, sum(1 for r in ranks if r == 1),
+                                   len(ok), sum(1 for r in rows if r.failed)))
+        return sorted(out, key=lambda s: (KINDS.index(s.kind), -(s.mean if not math.isnan(s.mean) else -9)))
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per task and metric: set, kind, label, task name, every figure."""
+        rows = []
+        for t in self.tasks:
+            for r in t.rows:
+                rows.append({"set": t.task.set, "kind": t.task.kind, "aspect": t.task.task.aspect,
+                             "level": t.task.task.level, "method": t.task.task.method,
+                             "direction": t.task.task.direction, "group": t.task.group, "label": t.task.label,
+                             "metric": r.metric, "origin": r.origin, "statistic": r.statistic,
+                             "ci_low": r.ci_low, "ci_high": r.ci_high, "n": r.n, "rank": r.rank,
+                             "partial": r.partial, "failed": r.failed, "notes": "; ".join(r.notes),
+                             "task": t.task.name})
+        return pd.DataFrame(rows)
+
+    def to_dict(self) -> dict[str, Any]:
+        def clean(x: float) -> float | None:
+            return None if math.isnan(x) else float(x)
+
+        return {"settings": self.settings, "signatures": self.signatures, "skipped_tasks": self.skipped,
+                "tasks": [{"name": t.task.name, "label": t.task.label, "set": t.task.set, "kind": t.task.kind,
+                           "group": t.task.group, "rows": [r.to_dict() for r in t.rows],
+                           "clusters": {"alpha": t.clusters.alpha, "n_permutations": t.clusters.n_permutations,
+                                        "pvalues": [{"better": a, "worse": b, "p": clean(p)}
+                                                    for (a, b), p in t.clusters.pvalues.items()]}}
+                          for t in self.tasks],
+                "summary": [{"kind": s.kind, "metric": s.metric, "mean": clean(s.mean),
+                             "mean_rank": clean(s.mean_rank), "wins": s.wins, "n_tasks": s.n_tasks,
+                             "n_failed": s.n_failed} for s in self.summary()]}
+
+
+def recommended_metrics() -> list[str]:
+    """The metric ``evaluate`` relies on for style, content and fluency (``evaluation.plan.RECOMMENDED``)."""
+    from ..evaluation.plan import RECOMMENDED
+
+    return [RECOMMENDED[kind][0] for kind in KINDS]
+
+
+def _kinds_of(spec: str) -> set[str]:
+    """The aspect kinds a metric spec's columns judge (builds the metric: an unknown name is an error now)."""
+    return {m.aspect.value for m in build_metrics([spec], ("source", "references"), True)}
+
+
+def plan_sets(sets: Sequence[str | BenchSet] | None, root: str | Path | None) -> list[BenchSet]:
+    names: Sequence[str | BenchSet] = list(sets) if sets else ["lai2022", "mir2019", "sgdd-tst"]
+    return [s if isinstance(s, BenchSet) else builtin_set(s, root) for s in names]
+
+
+def dry_run(metrics: Sequence[str], sets: Sequence[str | BenchSet] | None = None, *, root: str | Path | None = None
+            ) -> list[dict[str, Any]]:
+    """For each set and server judge among ``metrics``: the requests and tokens that scoring would send (nothing
+    is sent), and the cost with ``price=``."""
+    out = []
+    for bench_set in plan_sets(sets, root):
+        records = bench_set.records()
+        for spec in metrics:
+            estimate = dry_run_estimate(spec, records)
+            if estimate is not None:
+                out.append({"set": bench_set.name, "metric": spec, **estimate})
+    return out
+
+
+def benchmark(metrics: Sequence[str] = (), sets: Sequence[str | BenchSet] | None = None, *,
+              root: str | Path | None = None, scores: Sequence[str] = (), stored: bool = True,
+              cache_dir: StrPath | None = None, ci: int = 200, confidence: float = 0.95, n_permutations: int = 200,
+              alpha: float = 0.05, seed: int = 0, progress: Progress | None = None) -> BenchmarkResult:
+    """Benchmark metric specs (and a user's scores files ``NAME:KIND=FILE``) on the sets (default: every built-in
+    set), next to the stored scores (``stored``). ``ci``: bootstrap resamples of each figure's interval (0: none);
+    ``n_permutations``: resamples of each pairwise test behind the clusters (0: no test, rank by figure);
+    ``cache_dir``: where scores are kept between runs."""
+    kinds_of = {spec: _kinds_of(spec) for spec in metrics}
+    user = [read_user_scores(s) for s in scores]
+    bench_sets = plan_sets(sets, root)
+    signatures: dict[str, str] = {}
+    results: list[TaskResult] = []
+    skipped: list[str] = []
+    log: list[dict[str, Any]] = []
+    for k, bench_set in enumerate(bench_sets):
+        if progress:
+            progress(f"benchmark · {bench_set.name} [sets]", k, len(bench_sets))
+        kinds_here = {bt.kind for bt in bench_set.tasks}
+        needed = [m for m in metrics if kinds_of[m] & kinds_here]  # a metric no task of the set judges: not scored
+        scored, failures = _scores_of(bench_set, needed, user, len(bench_sets), cache_dir, progress)
+        log += [{"set": bench_set.name, "metric": s.spec, "origin": s.origin, "cached": s.cached,
+                 "columns": list(s.kinds)} for s in scored]
+        log += [{"set": bench_set.name, "metric": f.spec, "failed": f.reason} for f in failures]
+        tables = [s.table for s in scored]
+        kinds: dict[str, str] = {}
+        origin: dict[str, str] = {}
+        lower: set[str] = set(bench_set.lower_is_better)
+        for s in scored:
+            kinds.update(s.kinds)
+            lower |= s.lower_is_better
+            for c in s.kinds:
+                signatures.setdefault(c, s.signatures.get(c, ""))
+                origin[c] = s.origin
+        if stored:
+            tables.append(bench_set.stored)
+            for c, kind in bench_set.stored_kinds.items():
+                kinds[c] = kind
+                origin[c] = STORED
+                signatures[f"{bench_set.name}:{c}"] = f"{c}|stored with {bench_set.name}"
+        table = pd.concat(tables, ignore_index=True) if tables else pd.DataFrame(
+            columns=["system", "segment", "metric", "score"])
+        for bt in bench_set.tasks:
+            names = [m for m in dict.fromkeys(table["metric"]) if kinds.get(m) == bt.kind]
+            failed = [f for f in failures if bt.kind in kinds_of.get(f.spec, {bt.kind})]
+            if not names and not failed:
+                skipped.append(f"{bt.label}: no metric judges {bt.kind}")
+                continue
+            results.append(_task(bt, bench_set, table[table["metric"].isin(names)], names, origin, lower, failed,
+                                 ci=ci, confidence=confidence, n_permutations=n_permutations, alpha=alpha,
+                                 seed=seed, progress=progress))
+    if progress:
+        progress("benchmark [sets]", len(bench_sets), len(bench_sets))
+    settings = {"metrics": list(metrics), "scores": list(scores), "sets": [s.name for s in bench_sets],
+                "stored": stored, "ci": ci, "confidence": confidence, "n_permutations": n_permutations,
+                "alpha": alpha, "seed": seed, "scoring": log,
+                "clusters": "sorted by figure; a metric opens a new cluster when one of the current cluster is "
+                            "better by a one-sided paired permutation test (p < alpha)"}
+    return BenchmarkResult(results, signatures, settings, skipped)
+
+
+def _scores_of(bench_set: BenchSet, metrics: Sequence[str], user: Sequence[tuple[str, str, Path]], n_sets: int,
+               cache_dir: StrPath | None, progress: Progress | None) -> tuple[list[Scored], list[Failure]]:
+    scored: list[Scored] = []
+    failures: list[Failure] = []
+    records = bench_set.records() if metrics else []
+    for spec in metrics:
+        if progress:
+            progress(f"scoring · {bench_set.name} · {spec} [metrics]", 0, 1)
+        got = score_metric(spec, records, bench_set.name, cache_dir=cache_dir, progress=progress)
+        (failures if isinstance(got, Failure) else scored).append(got)  # type: ignore[arg-type]
+    for name, kind, path in user:
+        one = user_scores_on(name, kind, path, bench_set.name, n_sets)
+        if one is not None:
+            scored.append(one)
+    return scored, failures
+
+
+def _meta_results(bt: BenchTask, bench_set: BenchSet, table: pd.DataFrame, names: list[str], lower: set[str], *,
+                  ci: int, confidence: float, seed: int, progress: Progress | None) -> dict[str, MetaResult | str]:
+    """Every metric's :class:`MetaResult` on the task from one ``meta.run``; when that fails, each metric on its
+    own, so the one that cannot be correlated fails alone (its reason in place of a result). The figures,
+    intervals (one seed per metric) and notes do not depend on which metrics run together."""
+    try:
+        res = meta_run(bt.task, bench_set.judgments, table, metrics=names, lower_is_better=lower,
+                       unmatched="report", ci=ci, confidence=confidence, seed=seed, progress=progress)
+        return {m: res for m in names}
+    except InputError as exc:
+        if len(names) == 1:
+            return {names[0]: " ".join(str(exc).split())}
+    out: dict[str, MetaResult | str] = {}
+    for metric in names:
+        out.update(_meta_results(bt, bench_set, table, [metric], lower, ci=ci, confidence=confidence, seed=seed,
+                                 progress=progress))
+    return out
+
+
+def _task(bt: BenchTask, bench_set: BenchSet, table: pd.DataFrame, names: list[str], origin: dict[str, str],
+          lower: set[str], failed: list[Failure], *, ci: int, confidence: float, n_permutations: int, alpha: float,
+          seed: int, progress: Progress | None = None) -> TaskResult:
+    per: dict[str, MetaResult] = {}
+    rows: dict[str, Row] = {}
+    got = _meta_results(bt, bench_set, table, names, lower, ci=ci, confidence=confidence, seed=seed,
+                        progress=progress)
+    for metric in names:
+        row = Row(metric, origin.get(metric, STORED))
+        res = got[metric]
+        if isinstance(res, str):  # e.g. the metric has no score on the systems this task keeps
+            row.failed = res
+            rows[metric] = row
+            continue
+        per[metric] = res
+        figure = res[metric]
+        row.statistic, row.n = float(figure.statistic), int(figure.n)
+        if metric in res.cis:
+            row.ci_low, row.ci_high = float(res.cis[metric].low), float(res.cis[metric].high)
+        row.notes = list(res.notes.get(metric, []))
+        used = res.options["metrics"][metric]
+        missing = int(used["n_human_without_score"]) - int(used["n_nan_dropped"])
+        if missing > 0:
+            row.notes.append(f"{missing} judged (system, segment) pair(s) without a score of this metric left out")
+        row.partial = bool(used["n_nan_dropped"] or missing > 0)
+        rows[metric] = row
+    if progress:
+        progress(f"significance clusters · {bt.label} [metrics]", len(names), len(names))
+    clusters = significance_clusters(per, n_permutations=n_permutations, alpha=alpha, seed=seed)
+    for metric, rank in clusters.ranks.items():
+        rows[metric].rank = rank
+    for f in failed:
+        rows[f.spec] = Row(f.spec, SCORED, failed=f.reason)
+    order = sorted(rows.values(), key=lambda r: (r.rank is None, r.rank or 0,
+                                                 -(r.statistic if not math.isnan(r.statistic) else -9)))
+    return TaskResult(bt, order, clusters)

@@ -1,0 +1,304 @@
+"""``styleval benchmark``: the published figures through the benchmark (stored and recomputed scores), the
+significance clusters against an independent implementation, failures, the cache and a user's own set."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+import scipy.stats
+
+from styleval.benchmark import assign_ranks, benchmark, dry_run, significance_clusters, user_set
+from styleval.benchmark.render import format_text, outputs
+from styleval.benchmark.sets import lai2022_set, mir2019_set
+from styleval.cli import main as cli_main
+from styleval.errors import InputError
+from styleval.meta import run as meta_run
+from styleval.meta.evaluate import paired_matrices
+from styleval.metrics.base import ContentMetric
+from styleval.metrics.registry import register
+
+pytestmark = pytest.mark.shared_data
+TOL = 0.01
+
+
+@pytest.fixture(scope="module")
+def stored(shared_data):
+    """Every built-in set with its stored scores only; no intervals or tests (the figures are what is checked)."""
+    return benchmark([], ["lai2022", "mir2019", "sgdd-tst"], root=shared_data, ci=0, n_permutations=0)
+
+
+@pytest.mark.parametrize("metric,seg,sys_", [("src:bleurt", 0.610, 0.993), ("src:comet", 0.650, 0.972),
+                                             ("src:bleu", 0.292, 0.313)])
+def test_lai2022_content_from_the_stored_scores(stored, metric, seg, sys_):
+    assert stored.task("lai2022", "content", "segment").row(metric).statistic == pytest.approx(seg, abs=TOL)
+    assert stored.task("lai2022", "content", "system").row(metric).statistic == pytest.approx(sys_, abs=TOL)
+    assert stored.task("lai2022", "content", "segment").row(metric).n == 79  # one input with all humans tied
+
+
+def test_lai2022_style_and_fluency_from_the_stored_scores(stored):
+    metric = "style:cls-xformal-target"
+    assert stored.task("lai2022", "style", "segment").row(metric).statistic == pytest.approx(0.420, abs=TOL)
+    assert stored.task("lai2022", "style", "system").row(metric).statistic == pytest.approx(0.967, abs=TOL)
+    i2f = "informal->formal"
+    assert stored.task("lai2022", "fluency", "segment", i2f).row("fluency:gpt2_ppl").statistic == pytest.approx(
+        0.515, abs=TOL)
+    assert stored.task("lai2022", "fluency", "system", i2f).row("fluency:gpt2_ppl").statistic == pytest.approx(
+        0.965, abs=TOL)
+    # the task name spells the convention, as `styleval meta` prints it
+    name = stored.task("lai2022", "style", "segment").task.name
+    assert name.startswith("lai2022:aspect=style;level=segment;method=kendall_tau_like;average_by=item")
+    assert "metric_ties=discordant" in name and "exclude=ref" in name
+
+
+@pytest.mark.parametrize("model,wmd,emd", [("ARAE", 0.457, 0.519), ("CAAE", 0.517, 0.589), ("DAR", 0.475, 0.566)])
+def test_mir2019_rows(stored, model, wmd, emd):
+    """Mir et al. print WMD as -.457 (a distance); the benchmark orients every metric so that positive agrees."""
+    content = stored.task("mir2019", "content_preservation", "segment", group=model)
+    assert content.row("style_masked:WMD").statistic == pytest.approx(wmd, abs=TOL)
+    style = stored.task("mir2019", "style_transfer_intensity", "segment", group=model)
+    assert style.row("emd:textcnn").statistic == pytest.approx(emd, abs=TOL)
+
+
+def test_babakov_table_4(stored):
+    task = stored.task("sgdd-tst", "content", "segment")
+    expected = {"bleu": 0.348, "bleu+ne": 0.376, "rouge1": 0.292, "rouge1+ne": 0.358,
+                "Elron/bleurt-large-512": 0.562, "Elron/bleurt-large-512+ne": 0.558, "chrf": 0.268,
+                "bertscore/microsoft/deberta-xlarge-mnli": 0.466}
+    for metric, value in expected.items():
+        assert task.row(metric).statistic == pytest.approx(value, abs=TOL), metric
+    assert task.row("w2v_cossim").n == 10287 - 27 and task.row("w2v_cossim").partial
+    assert "27 judged (system, segment) pair(s) without a score" in "; ".join(task.row("w2v_cossim").notes)
+    assert not task.row("bleu").partial and task.row("bleu").n == 10287
+
+
+def test_summary_per_aspect(stored):
+    summary = {(s.kind, s.metric): s for s in stored.summary()}
+    xformal = summary[("style", "style:cls-xformal-target")]
+    lai_style = [t for t in stored.tasks if t.task.set == "lai2022" and t.task.kind == "style"]
+    assert xformal.n_tasks == len(lai_style) == 6
+    assert xformal.mean == pytest.approx(np.mean([t.row("style:cls-xformal-target").statistic for t in lai_style]))
+    # no test: ranks follow the figures, so the metric with the best figure wins its task
+    for t in stored.tasks:
+        best = max((r for r in t.rows if r.rank is not None), key=lambda r: r.statistic)
+        assert best.rank == 1
+    ranks = [r.rank for t in stored.tasks if t.task.kind == "style" for r in t.rows
+             if r.metric == "style:cls-xformal-target"]
+    assert xformal.wins == sum(1 for r in ranks if r == 1)
+    assert xformal.mean_rank == pytest.approx(np.mean(ranks))
+
+
+def test_recomputed_bleu_through_the_cli(shared_data, tmp_path):
+    """BLEU recomputed by styleval on Lai's outputs: .290 / .312 against the paper's .292 / .313."""
+    out = tmp_path / "bench.json"
+    assert cli_main.main(["benchmark", "-m", "bleu", "--sets", "lai2022", "--root", str(shared_data),
+                          "--no-stored", "--ci", "0", "--permutations", "0", "--json", str(out), "-q"]) == 0
+    data = json.loads(out.read_text(encoding="utf-8"))
+    figures = {(t["label"], r["metric"]): r["statistic"] for t in data["tasks"] for r in t["rows"]}
+    assert figures[("lai2022 content segment kendall_tau_like", "bleu/src")] == pytest.approx(0.292, abs=TOL)
+    assert figures[("lai2022 content system pearson", "bleu/src")] == pytest.approx(0.313, abs=TOL)
+    assert "bleu.v" in data["signatures"]["bleu/src"]
+
+
+# ------------------------------------------------------------------------------------------------ clusters
+def _mir_caae_content(shared_data, metrics):
+    bench_set = mir2019_set(shared_data)
+    bench_set.tasks = [t for t in bench_set.tasks if t.group == "CAAE" and t.kind == "content"]
+    bench_set.stored = bench_set.stored[bench_set.stored["metric"].isin(metrics)]
+    bench_set.stored_kinds = {m: "content" for m in metrics}
+    return bench_set
+
+
+MIR_METRICS = ["style_masked:WMD", "unmasked:METEOR", "style_masked:BLEU", "unmasked:EmbedAvg"]
+
+
+def _oracle_pvalue(a, b, h, n, seed):
+    """mt-metrics-eval's PermutationSigDiff re-implemented: z-score each metric, swap each cell's two scores with
+    probability 1/2, p = share of resamples with a difference at least the observed one."""
+    za, zb = (a - a.mean()) / a.std(), (b - b.mean()) / b.std()
+    observed = scipy.stats.pearsonr(za, h)[0] - scipy.stats.pearsonr(zb, h)[0]
+    masks = np.random.default_rng(seed).integers(0, 2, size=(n,) + a.shape, dtype=bool)
+    deltas = [scipy.stats.pearsonr(np.where(m, zb, za), h)[0] - scipy.stats.pearsonr(np.where(m, za, zb), h)[0]
+              for m in masks]
+    return float(np.mean(np.asarray(deltas) >= observed))
+
+
+def _oracle_ranks(order, p, alpha):
+    """WMT's clustering written out again: walk down, a new cluster when any metric since the cluster's start is
+    significantly better."""
+    ranks, rank, members = {}, 1, []
+    for metric in order:
+        if [m for m in members if p(m, metric) < alpha]:
+            rank, members = rank + 1, []
+        members.append(metric)
+        ranks[metric] = rank
+    return ranks
+
+
+def test_clusters_against_an_independent_permutation_test(shared_data):
+    bench_set = _mir_caae_content(shared_data, MIR_METRICS)
+    task = bench_set.tasks[0].task
+    per = {m: meta_run(task, bench_set.judgments, bench_set.stored, metrics=[m],
+                       lower_is_better=bench_set.lower_is_better) for m in MIR_METRICS}
+    n = 400
+    clusters = significance_clusters(per, n_permutations=n, seed=3)
+    order = sorted(MIR_METRICS, key=lambda m: -per[m].statistic(m))
+
+    def oracle_p(better, worse):
+        a, b, h = (x.ravel() for x in paired_matrices(task, per[better].oriented[better],
+                                                      per[worse].oriented[worse]))
+        ok = ~(np.isnan(a) | np.isnan(b) | np.isnan(h))
+        return _oracle_pvalue(a[ok], b[ok], h[ok], n, 3)
+
+    for (better, worse), p in clusters.pvalues.items():
+        assert p == pytest.approx(oracle_p(better, worse), abs=1e-12), (better, worse)
+    assert clusters.ranks == _oracle_ranks(order, oracle_p, 0.05)
+    assert len(set(clusters.ranks.values())) > 1  # the figures differ enough for more than one cluster
+
+    # and the test itself agrees with scipy's paired permutation test (Monte Carlo: a tolerance)
+    a, b, h = (x.ravel() for x in paired_matrices(task, per[order[0]].oriented[order[0]],
+                                                  per[order[-1]].oriented[order[-1]]))
+    za, zb = (a - a.mean()) / a.std(), (b - b.mean()) / b.std()
+    ref = scipy.stats.permutation_test((za, zb), lambda x, y: scipy.stats.pearsonr(x, h)[0]
+                                       - scipy.stats.pearsonr(y, h)[0], permutation_type="samples",
+                                       n_resamples=2000, alternative="greater", random_state=1, vectorized=False)
+    ours = significance_clusters({order[0]: per[order[0]], order[-1]: per[order[-1]]}, n_permutations=2000)
+    assert ours.pvalues[(order[0], order[-1])] == pytest.approx(ref.pvalue, abs=0.03)
+
+
+def test_assign_ranks_walks_the_clusters():
+    # b beats d, but b is no longer in d's cluster once c opened a new one: d stays with c
+    better = {("a", "c"), ("b", "d"), ("c", "e")}
+    ranks = assign_ranks(list("abcde"), lambda x, y: (x, y) in better)
+    assert ranks == {"a": 1, "b": 1, "c": 2, "d": 2, "e": 3}
+
+
+# ------------------------------------------------------------------------------------------------ failures
+@register
+class _UnratedJudge(ContentMetric):
+    """A judge that leaves segments unrated on Yelp: its scoring fails as the judges' run-failing error does."""
+
+    name = "unrated_judge_example"
+    version = "1"
+    higher_is_better = True
+    value_range = (0.0, 1.0)
+    description = "test only: fails on sentiment data"
+
+    def __init__(self, *, against: str = "source") -> None:
+        from styleval.metrics.base import Against
+
+        self.against = Against.parse(against)
+
+    def pair_stats(self, outputs, comparisons):
+        raise InputError(f"the judge left {len(outputs)} segments unrated")
+
+
+def test_a_failed_metric_is_reported_not_dropped(shared_data, tmp_path, capsys):
+    bench_set = _mir_caae_content(shared_data, ["style_masked:WMD"])
+    result = benchmark(["unrated_judge_example"], [bench_set], ci=0, n_permutations=0)
+    task = result.tasks[0]
+    row = task.row("unrated_judge_example")
+    assert row.failed.endswith("segments unrated") and np.isnan(row.statistic) and row.rank is None
+    assert task.row("style_masked:WMD").rank == 1
+    summary = {s.metric: s for s in result.summary()}
+    assert summary["unrated_judge_example"].n_failed == 1 and summary["unrated_judge_example"].n_tasks == 0
+    text = format_text(result)
+    assert "FAILED on mir2019: the judge left" in text and "failed" in outputs(result)["html"]
+
+
+# ------------------------------------------------------------------------------------------------ cache, dry run
+def test_scores_are_cached_per_set_and_metric(shared_data, tmp_path):
+    bench_set = lai2022_set(shared_data)
+    bench_set.tasks = [t for t in bench_set.tasks if t.kind == "content"][:2]
+    first = benchmark(["bleu"], [bench_set], cache_dir=tmp_path, stored=False, ci=0, n_permutations=0)
+    again = benchmark(["bleu", "chrf"], [bench_set], cache_dir=tmp_path, stored=False, ci=0, n_permutations=0)
+    cached = {s["metric"]: s["cached"] for s in again.settings["scoring"]}
+    assert first.settings["scoring"][0]["cached"] is False and cached == {"bleu": True, "chrf": False}
+    for a, b in zip(first.tasks, again.tasks):
+        assert a.row("bleu/src").statistic == b.row("bleu/src").statistic
+    assert len(list((tmp_path / "lai2022").glob("*.json"))) == 2
+
+
+def test_dry_run_counts_requests_and_cost(shared_data, capsys):
+    bench_set = lai2022_set(shared_data)
+    spec = "llm_judge:aspect=content;base_url=http://127.0.0.1:9;model=m;price=1/2"
+    plan = dry_run([spec.replace(";", ","), "bleu"], [bench_set])
+    assert len(plan) == 1 and plan[0]["requests"] == 640 and plan[0]["completion_tokens"] == 640 * 3
+    assert plan[0]["cost"] == pytest.approx((plan[0]["prompt_tokens"] * 1 + 640 * 3 * 2) / 1e6)
+    assert cli_main.main(["benchmark", "-m", spec, "--sets", "lai2022", "--root", str(shared_data),
+                          "--dry-run"]) == 0
+    out = capsys.readouterr().out
+    assert "lai2022: llm_judge" in out and "640 requests" in out and "nothing was sent" in out
+
+
+# ------------------------------------------------------------------------------------------------ a user's set
+def _user_folder(tmp_path):
+    cli_main.main(["data", "example", "formality", str(tmp_path), "-q"])
+    lines = (tmp_path / "outputs.tsv").read_text(encoding="utf-8").splitlines()
+    folder = tmp_path / "myset"
+    folder.mkdir()
+    kept = [lines[0]] + [line for line in lines[1:] if int(line.split("\t")[0]) <= 6]
+    (folder / "outputs.tsv").write_text("\n".join(kept) + "\n", encoding="utf-8")
+    scores = {"copy": [1, 1, 2, 1, 1, 2], "tidy": [3, 4, 3, 4, 3, 3], "rewrite": [5, 4, 5, 5, 4, 5]}
+    rows = ["system,segment,annotator,aspect,score"]
+    rows += [f"{s},{i + 1},a1,meaning,{v}" for s, vs in scores.items() for i, v in enumerate(vs)]
+    (folder / "human.csv").write_text("\n".join(rows) + "\n", encoding="utf-8")
+    manifest = {"aspects": {"meaning": "content"}, "scale": [1, 5], "convention": "lai2022"}
+    (folder / "benchmark.json").write_text(json.dumps(manifest), encoding="utf-8")
+    return folder
+
+
+def test_user_set_end_to_end(tmp_path, capsys):
+    folder = _user_folder(tmp_path)
+    html = tmp_path / "bench.html"
+    assert cli_main.main(["benchmark", "--set", f"mine={folder}", "-m", "bleu,chrf", "--ci", "50",
+                          "--permutations", "50", "--html", str(html), "--csv", str(tmp_path / "b.csv")]) == 0
+    out = capsys.readouterr().out
+    assert "== mine meaning segment kendall_tau_like ==" in out and "== mine meaning system pearson ==" in out
+    assert "bleu/ref" in out and "chrf/src" in out
+    page = html.read_text(encoding="utf-8")
+    assert page.count("<th class='task'") == 2 and "background:rgb(" in page
+    bench = user_set("mine", folder)
+    result = benchmark(["bleu"], [bench], ci=50, n_permutations=0)
+    row = result.task("mine", "meaning", "system").row("bleu/ref")
+    assert row.ci_low <= row.statistic <= row.ci_high and row.n == 3
+
+
+def test_recommended_metrics_join_and_only_those_with_a_task_are_scored(tmp_path):
+    folder = _user_folder(tmp_path)
+    out = tmp_path / "rec.json"
+    assert cli_main.main(["benchmark", "--set", f"mine={folder}", "-m", "bleu", "--recommended", "--ci", "0",
+                          "--permutations", "0", "--json", str(out), "-q"]) == 0
+    data = json.loads(out.read_text(encoding="utf-8"))
+    assert data["settings"]["metrics"] == ["bleu", "style_accuracy", "sentence_cosine", "acceptability"]
+    # the set judges meaning (content) only: the style and fluency defaults are not scored
+    assert [s["metric"] for s in data["settings"]["scoring"]] == ["bleu", "sentence_cosine"]
+    rows = {r["metric"] for t in data["tasks"] for r in t["rows"]}
+    assert {"sentence_cosine/src", "sentence_cosine/ref", "bleu/src"} <= rows
+
+
+def test_user_set_bad_score_is_one_line(tmp_path, capsys):
+    folder = _user_folder(tmp_path)
+    human = folder / "human.csv"
+    human.write_text(human.read_text(encoding="utf-8").replace("rewrite,3,a1,meaning,5", "rewrite,3,a1,meaning,7"),
+                     encoding="utf-8")
+    assert cli_main.main(["benchmark", "--set", f"mine={folder}", "-m", "bleu"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "human.csv" in err and "outside the scale 1..5" in err
+
+
+def test_user_scores_that_match_no_judgment_fail_alone(shared_data, tmp_path):
+    bench_set = _mir_caae_content(shared_data, ["style_masked:WMD", "unmasked:METEOR"])
+    good = tmp_path / "good.csv"
+    bad = tmp_path / "bad.csv"
+    stored = bench_set.stored[bench_set.stored["metric"] == "unmasked:METEOR"]
+    good.write_text("set,system,segment,score\n" + "".join(
+        f"mir2019,{r.system},{r.segment},{r.score}\n" for r in stored.itertuples()), encoding="utf-8")
+    bad.write_text("set,system,segment,score\nmir2019,nobody,0,1.0\n", encoding="utf-8")
+    result = benchmark([], [bench_set], scores=[f"mine:content={good}", f"typo:content={bad}"], ci=0,
+                       n_permutations=0)
+    task = result.tasks[0]
+    assert task.row("typo").failed and "no score" in task.row("typo").failed
+    assert task.row("mine").origin == "user"
+    assert task.row("mine").statistic == pytest.approx(task.row("unmasked:METEOR").statistic, abs=1e-12)
+    assert task.row("typo").rank is None and sorted(r.rank for r in task.rows if r.rank) == [1, 2, 3]
