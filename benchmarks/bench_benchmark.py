@@ -25,6 +25,7 @@ import styleval
 from styleval.benchmark import benchmark
 from styleval.benchmark.sets import BUILTIN
 from styleval.meta import run as meta_run
+from styleval.meta.evaluate import MetaRunOptions
 
 
 def peer(ci: int, permutations: int) -> dict[tuple[str, str], float]:
@@ -41,10 +42,11 @@ def peer(ci: int, permutations: int) -> dict[tuple[str, str], float]:
             names = [m for m in dict.fromkeys(table["metric"]) if kinds.get(m) == bt.kind]
             if not names:
                 continue
-            res = meta_run(bt.task, bench_set.judgments, table, metrics=names, unmatched="report",
+            res = meta_run(bt.task, bench_set.judgments, table, metrics=names,
                            lower_is_better=bench_set.lower_is_better,
-                           ci=ci, significance="permutation" if permutations else "none",
-                           n_permutations=max(permutations, 1))
+                           options=MetaRunOptions(unmatched="report", ci=ci,
+                                                  significance="permutation" if permutations else "none",
+                                                  n_permutations=max(permutations, 1)))
             for m in names:
                 figures[(bt.name, m)] = res.statistic(m)
     return figures

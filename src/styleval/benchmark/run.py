@@ -18,7 +18,7 @@ import pandas as pd
 
 from ..errors import InputError
 from ..meta import run as meta_run
-from ..meta.evaluate import MetaResult
+from ..meta.evaluate import MetaResult, MetaRunOptions
 from ..progress import Progress
 from ..readers.text import StrPath
 from ..scoring import build_metrics
@@ -258,7 +258,8 @@ def _meta_results(bt: BenchTask, bench_set: BenchSet, table: pd.DataFrame, names
     intervals (one seed per metric) and notes do not depend on which metrics run together."""
     try:
         res = meta_run(bt.task, bench_set.judgments, table, metrics=names, lower_is_better=lower,
-                       unmatched="report", ci=ci, confidence=confidence, seed=seed, progress=progress)
+                       options=MetaRunOptions(unmatched="report", ci=ci, confidence=confidence, seed=seed),
+                       progress=progress)
         return {m: res for m in names}
     except InputError as exc:
         if len(names) == 1:
