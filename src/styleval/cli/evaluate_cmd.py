@@ -91,6 +91,11 @@ def run(args: argparse.Namespace) -> int:
         ev = evaluate(records, style_model=args.style_model, content_model=args.content_model, lm=args.lm,
                       style_lms=style_lms or None, fluency=args.fluency, fluency_threshold=args.fluency_threshold,
                       fast=args.fast, naturalness=args.naturalness, options=statistics_options(args), progress=bar)
+        from ..outputs import input_files
+        from ..report.provenance import run_facts
+
+        ev.settings["run"] = run_facts(getattr(args, "argv", []), score_cmd.input_files(args)
+                                       + [f for d in style_lms.values() for f in input_files("--style-lm", d)])
         if args.json:
             ev.write_json(args.json)
         if args.html or args.markdown:

@@ -21,6 +21,7 @@ from ..records import Record
 from ..engine.options import StatisticsOptions
 from ..results import Comparison, ScoreResult
 from .overall import overall_metrics, split_overall
+from .texts import segment_texts
 from .plan import (DEFAULT_CONTENT_MODEL, DEFAULT_FLUENCY, DEFAULT_LM, BatteryChoices, CorpusFacts, ModelCardFacts,
                    StyleModelFacts, plan_evaluation)
 from ..progress import Progress, reporting
@@ -50,6 +51,12 @@ class Evaluation:
     metric_specs: list[Any]  # spec strings and metric instances
     settings: dict[str, Any] = field(default_factory=dict)
     overall_comparisons: list[Comparison] = field(default_factory=list)
+    #: the inputs and outputs scored (:func:`.texts.segment_texts`), for the report's segment explorer; None
+    #: when not kept
+    texts: dict[str, Any] | None = None
+    #: per-segment values of the overall scores that have them (``j``: STA·SIM·FL per segment), as
+    #: ``{score: {system: {segment id: value}}}``
+    overall_segments: dict[str, dict[str, dict[str, float | None]]] = field(default_factory=dict)
 
     @property
     def systems(self) -> list[str]:
@@ -86,7 +93,11 @@ class Evaluation:
                 "metric_specs": [s if isinstance(s, str) else repr(s) for s in self.metric_specs],
                 "aspects": {k: list(v) for k, v in self.aspects.items()}, "roles": dict(self.roles),
                 "overall": overall, "overall_comparisons": [c.to_dict() for c in self.overall_comparisons],
-                "rationale": list(self.rationale), "score": self.result.to_dict()}
+                "rationale": list(self.rationale), "score": self.result.to_dict(),
+                "overall_segments": [{"score": name, "system": system, "scores": scores}
+                                     for name, per_system in self.overall_segments.items()
+                                     for system, scores in per_system.items()],
+                **({"texts": self.texts} if self.texts is not None else {})}
 
     def write_json(self, path: str | Path) -> None:
         """Everything as JSON (``styleval report`` reads it), written atomically."""
@@ -249,6 +260,9 @@ def evaluate(records: Sequence[Record], *, style_model: str = "auto", content_mo
     built += overall_metrics({role: by_id[mid] for role, mid in plan.roles.items()}, threshold)
     scored = score_records(records, built, options=opts, progress=progress)
     result, overall, overall_comparisons = split_overall(scored)
+    j_segments = {system: {i: (float(v) if np.isfinite(v) else None)
+                           for i, v in zip(scored.get("j", system).ids, scored.get("j", system).segment_scores)}
+                  for system in scored.systems}
 
     roles = {role: mid.label for role, mid in plan.roles.items()}
     rationale = list(plan.rationale)
@@ -272,4 +286,5 @@ def evaluate(records: Sequence[Record], *, style_model: str = "auto", content_mo
     return Evaluation(result=result, overall=overall, rationale=rationale,
                       aspects={aspect: [mid.label for mid in ids] for aspect, ids in plan.aspects.items()},
                       roles=roles, metric_specs=plan.specs, settings={**plan.settings, **result.settings},
-                      overall_comparisons=overall_comparisons)
+                      overall_comparisons=overall_comparisons, texts=segment_texts(records),
+                      overall_segments={"j": j_segments})
