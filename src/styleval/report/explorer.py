@@ -7,9 +7,10 @@ display precision (:func:`styleval.evaluation.summary.display_decimals` of the c
 and system as one array aligned with ``ids``.
 
 Above :data:`MAX_OUTPUTS` outputs (inputs × systems) the report embeds a sample of the inputs: the inputs holding
-the :data:`EXTREMES` lowest and highest segment scores of every metric (over all systems), and a random sample of
-the others (numpy's default generator with the given seed) up to the budget; ``sample`` says so and the page
-repeats it above the table.
+the :data:`EXTREMES` lowest and highest segment scores of every metric (over all systems; fewer when that would take
+more than about half the budget), and a random sample of the others (numpy's default generator with the given
+seed) up to the budget of ``MAX_OUTPUTS / systems`` inputs; ``sample`` says so and the page repeats it above the
+table.
 """
 from __future__ import annotations
 
@@ -80,13 +81,15 @@ def _sample(ids: list[str], columns: list[dict[str, Any]], systems: list[str], m
     if n * max(1, len(systems)) <= max_outputs:
         return list(range(n)), None
     budget = max(1, max_outputs // max(1, len(systems)))
+    # each metric's extremes take at most about half the budget
+    per_end = max(1, min(EXTREMES, budget // (4 * max(1, len(columns)))))
     index = {i: k for k, i in enumerate(ids)}
     keep: set[int] = set()
     for col in columns:
         pooled = [(v, index[i]) for s in systems for i, v in col["scores"].get(s, {}).items()
                   if v is not None and i in index and math.isfinite(v)]
         pooled.sort()
-        for _, k in pooled[:EXTREMES] + pooled[-EXTREMES:]:
+        for _, k in pooled[:per_end] + pooled[-per_end:]:
             keep.add(k)
     extremes = len(keep)
     rest = np.array(sorted(set(range(n)) - keep), dtype=int)
@@ -94,10 +97,11 @@ def _sample(ids: list[str], columns: list[dict[str, Any]], systems: list[str], m
     chosen = np.random.default_rng(seed).choice(rest, size=take, replace=False) if take else np.array([], dtype=int)
     keep.update(int(k) for k in chosen)
     note = (f"This report embeds {len(keep)} of the {n} inputs ({n * len(systems)} outputs exceed the "
-            f"explorer's budget of {max_outputs}): the inputs holding the {EXTREMES} lowest and {EXTREMES} highest "
+            f"explorer's budget of {max_outputs}): the inputs holding the {per_end} lowest and {per_end} highest "
             f"segment scores of every metric ({extremes} inputs) and a random sample of {take} others (seed "
             f"{seed}). The tables and figures above use every segment.")
-    return sorted(keep), {"embedded": len(keep), "total": n, "extremes": extremes, "random": take, "seed": seed,
+    return sorted(keep), {"embedded": len(keep), "total": n, "extremes": extremes, "per_metric": per_end,
+                          "random": take, "seed": seed,
                           "max_outputs": max_outputs, "note": note}
 
 

@@ -360,7 +360,7 @@ def render_html(evaluation: "Evaluation | Mapping[str, Any]", *, title: str = "s
     script, css, explorer_css = _static("explorer.js"), CSS, _static("explorer.css")
     csp = content_security_policy([script], [css, explorer_css])
     parts = [f"<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">"
-             f"<meta http-equiv=\"Content-Security-Policy\" content=\"{html.escape(csp)}\">"
+             f"<meta http-equiv=\"Content-Security-Policy\" content=\"{html.escape(csp, quote=False)}\">"
              "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
              f"<title>{html.escape(title)}</title><style>{css}</style><style>{explorer_css}</style></head><body>"
              f"<h1>{html.escape(title)}</h1>", run_html(data)]
