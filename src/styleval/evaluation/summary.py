@@ -36,7 +36,7 @@ def display_decimals(value: float | None, ci: Sequence[float] | None = None) -> 
     """Decimal places of the metric's display precision for ``value``: :data:`SCORE_DIGITS` significant digits of
     the largest magnitude among the score and its bounds (3 for a score near 1, 1 for a BLEU of 35); None when
     there is no finite, non-zero magnitude."""
-    magnitudes = [abs(v) for v in [value, *(ci or ())] if _finite(v) and v != 0]
+    magnitudes = [abs(v) for v in [value, *(ci or ())] if v is not None and _finite(v) and v != 0]
     if not magnitudes:
         return None
     return max(0, SCORE_DIGITS - 1 - math.floor(math.log10(max(magnitudes))))

@@ -105,6 +105,14 @@ def _sample(ids: list[str], columns: list[dict[str, Any]], systems: list[str], m
                           "max_outputs": max_outputs, "note": note}
 
 
+def _cell(value: float | None, decimals: int) -> float | int | None:
+    """A segment score at its display precision (an integer at 0 decimals); None when missing or not finite."""
+    if value is None or not math.isfinite(value):
+        return None
+    rounded = round(value, decimals)
+    return int(rounded) if decimals == 0 else rounded
+
+
 def explorer_payload(data: Mapping[str, Any], human: HumanSegments | None = None, *,
                      max_outputs: int = MAX_OUTPUTS, seed: int = 0,
                      figures: Sequence[Mapping[str, Any]] = ()) -> dict[str, Any]:
@@ -147,15 +155,9 @@ def explorer_payload(data: Mapping[str, Any], human: HumanSegments | None = None
         else:
             dec = _decimals(col["corpus"] or finite, binary)
 
-        def cell(v: float | None) -> float | None:
-            if v is None or not math.isfinite(v):
-                return None
-            r = round(v, dec)
-            return int(r) if dec == 0 else r
-
         metrics.append({"key": col["key"], "aspect": col["aspect"], "hib": col["hib"], "dec": dec,
                         "binary": binary, "note": col.get("note", ""),
-                        "v": [[cell(col["scores"].get(s, {}).get(i)) for i in kept_ids] for s in systems]})
+                        "v": [[_cell(col["scores"].get(s, {}).get(i), dec) for i in kept_ids] for s in systems]})
     keys = [m["key"] for m in metrics]
     roles = data.get("roles", {})
     settings = data.get("settings", {})

@@ -274,12 +274,15 @@ def content_security_policy(scripts: Sequence[str], styles: Sequence[str]) -> st
             + "script-src " + " ".join(_csp_hash(s) for s in scripts) + "; base-uri 'none'; form-action 'none'")
 
 
-def _figures(data: Mapping[str, Any]) -> list[tuple[str, bytes, str | None, list[dict[str, Any]]]]:
+Figure = tuple[str, bytes, "str | None", "list[dict[str, Any]]"]  # caption, PNG, element id, clickable points
+
+
+def _figures(data: Mapping[str, Any]) -> list[Figure]:
     """``(caption, png, element id, clickable points)``: the trade-off plot (a point per system) and the segment
     score distributions (a point per box plot outlier) open their segments in the explorer."""
     marks: list[plots.Mark] = []
     png, points = plots.png_and_points(plots.tradeoff_figure(data, marks=marks), marks)
-    figs = [("Style–content trade-off", png, "fig-tradeoff", points)]
+    figs: list[Figure] = [("Style–content trade-off", png, "fig-tradeoff", points)]
     if plots.naturalness_points(data) is not None:
         figs.append(("Naturalness–style intensity trade-off", plots.naturalness_plot(data), None, []))
     metrics = [m for aspect in ASPECTS for m in data["aspects"].get(aspect, [])]
@@ -326,9 +329,9 @@ def _explorer_html(payload: Mapping[str, Any]) -> str:
     if not payload.get("has_texts"):
         notes += ("<p class=\"sample-note\">This evaluation file holds no texts (written before texts were kept): "
                   "the explorer shows the segment scores by id only.</p>")
-    return ("<section id=\"explorer\"><h2>Segment explorer</h2><p>Every input with its source, references, each system's "
-            "output (insertions against the source <ins>underlined</ins>, deletions <del>struck</del>) and each "
-            "metric's segment score, coloured by aspect (a bar: the share of the metric's segments it beats). "
+    return ("<section id=\"explorer\"><h2>Segment explorer</h2><p>Every input with its source, references, each "
+            "system's output (insertions against the source <ins>underlined</ins>, deletions <del>struck</del>) "
+            "and each metric's segment score, coloured by aspect (a bar: the share of the metric's segments it beats). "
             "Sort and filter by metric, system, direction, decision or text; compare two systems; find the inputs "
             "where two metrics (or a metric and the humans) order the systems oppositely; click a point of the "
             "plots above to open its segments. Keys: <kbd>/</kbd> search, <kbd>[</kbd> <kbd>]</kbd> pages.</p>"
@@ -379,7 +382,7 @@ def render_html(evaluation: "Evaluation | Mapping[str, Any]", *, title: str = "s
     parts.append("<h2>Overall</h2>" + _html_table(overall_rows(data), systems, letters, confidence))
     parts.append("<p class=\"legend\">" + "<br>".join(html.escape(line) for line in legend(data).splitlines())
                  + "</p>")
-    extra = []
+    extra: list[Figure] = []
     if correlations:
         extra.append(("Correlation with human judgments", plots.correlation_heatmap(correlations), None, []))
     for caption, png, fid, points in figures + extra:
