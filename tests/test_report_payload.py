@@ -168,3 +168,26 @@ def test_note_beside_perplexity_for_a_lowercased_tokenized_release():
     data = _case_data(lowered)
     data["score"]["corpus"][0]["metric_id"]["name"] = "bleu"
     assert case_note(data) == ""  # no perplexity, no note
+
+
+def test_anchor_row_of_the_human_references():
+    import sacrebleu
+
+    ns = argparse.Namespace(example="formality", input=[], gyafc=None, system=[], systems_dir=None, source=None,
+                            reference=[], direction=None)
+    records = [r for r in load_records(ns) if r.system in ("rewrite", "tidy")]
+    ev = evaluate(records, fast=True, bootstrap=20, anchor=True)
+    assert ev.systems == ["rewrite", "tidy", "human-reference"] and ev.settings["anchor"] == "human-reference"
+    anchor = ev.result.get("bleu/ref", "human-reference")
+    firsts = {r.id: r for r in records}
+    expected = [sacrebleu.sentence_bleu(firsts[i].references[0], firsts[i].references[1:]).score for i in anchor.ids]
+    assert np.allclose(anchor.segment_scores, expected)
+    assert ev.texts["outputs"]["human-reference"] == [firsts[i].references[0] for i in ev.texts["ids"]]
+    page = render_html(ev)
+    summary = re.search(r'<ul class="summary">(.*?)</ul>', page, re.S).group(1)
+    assert "rewrite leads on" in summary and "human-reference" not in summary
+    assert "human-reference is an anchor, not a system" in page
+    one_ref = [Record(id="1", source="hi", output="Hello.", references=["Hello."], system="a",
+                      direction="informal->formal")]
+    with pytest.raises(InputError, match="fewer than two references, e.g. '1'"):
+        evaluate(one_ref, fast=True, anchor=True)

@@ -21,6 +21,7 @@ from ..records import Record
 from ..engine.options import StatisticsOptions
 from ..results import Comparison, ScoreResult
 from .overall import overall_metrics, split_overall
+from .anchor import ANCHOR_SYSTEM, anchor_records
 from .texts import segment_texts
 from .plan import (DEFAULT_CONTENT_MODEL, DEFAULT_FLUENCY, DEFAULT_LM, BatteryChoices, CorpusFacts, ModelCardFacts,
                    StyleModelFacts, plan_evaluation)
@@ -211,7 +212,7 @@ def evaluate(records: Sequence[Record], *, style_model: str = "auto", content_mo
              lm: str = DEFAULT_LM, style_lms: "str | Mapping[str, str] | None" = None,
              fluency: str = DEFAULT_FLUENCY, fluency_threshold: float | None = None, fast: bool = False,
              naturalness: "str | bool | None" = None, options: StatisticsOptions | None = None,
-             progress: Progress | None = None, **statistics: Any) -> Evaluation:
+             progress: Progress | None = None, anchor: bool = False, **statistics: Any) -> Evaluation:
     """Score ``records`` with the battery recommended for their transfer direction(s).
 
     * style: ``style_accuracy`` and ``style_emd`` with the best style classifier for the direction
@@ -234,6 +235,9 @@ def evaluate(records: Sequence[Record], *, style_model: str = "auto", content_mo
     ``fast=True`` leaves out the neural content and fluency models (lexical metrics and the style classifier only);
     SIM in J is then chrF/src ÷ 100 and J has no fluency factor.
 
+    ``anchor=True`` adds the human references as a row (:mod:`.anchor`): each input's first reference scored
+    against the other references, as the system ``human-reference``; every input needs two references or more.
+
     ``options``: intervals and paired tests (:class:`StatisticsOptions`; here the default test is the paired
     bootstrap); its fields may also be given as keywords (``bootstrap=0``, ``seed=7``). ``naturalness`` is fitted
     with its seed.
@@ -245,6 +249,11 @@ def evaluate(records: Sequence[Record], *, style_model: str = "auto", content_mo
     from ..scoring import build_metrics, score_records
 
     records = list(records)
+    texts = segment_texts(records)
+    if anchor:
+        anchors = anchor_records(records)
+        texts["outputs"][ANCHOR_SYSTEM] = [r.output for r in anchors]  # one per input id, in the same order
+        records += anchors
     opts = StatisticsOptions.given(options if options is not None else EVALUATE_STATISTICS, **statistics)
     choices = BatteryChoices(content_model=content_model, lm=lm,
                              style_lms=parse_style_lms(dict(style_lms) if isinstance(style_lms, Mapping)
@@ -285,6 +294,7 @@ def evaluate(records: Sequence[Record], *, style_model: str = "auto", content_mo
                            "overall score.")
     return Evaluation(result=result, overall=overall, rationale=rationale,
                       aspects={aspect: [mid.label for mid in ids] for aspect, ids in plan.aspects.items()},
-                      roles=roles, metric_specs=plan.specs, settings={**plan.settings, **result.settings},
-                      overall_comparisons=overall_comparisons, texts=segment_texts(records),
+                      roles=roles, metric_specs=plan.specs,
+                      settings={**plan.settings, **result.settings, **({"anchor": ANCHOR_SYSTEM} if anchor else {})},
+                      overall_comparisons=overall_comparisons, texts=texts,
                       overall_segments={"j": j_segments})

@@ -42,9 +42,10 @@ def _leaders(data: Mapping[str, Any]) -> list[tuple[str, str, str]]:
     for name in dict.fromkeys(o["score"] for o in data.get("overall", [])):
         scores = {o["system"]: o["value"] for o in data["overall"] if o["score"] == name}
         rows.append((name, scores, True, data.get("overall_comparisons", [])))
+    anchor = data.get("settings", {}).get("anchor")
     out = []
     for metric, scores, hib, comparisons in rows:
-        valid = {s: v for s, v in scores.items() if v is not None}
+        valid = {s: v for s, v in scores.items() if v is not None and s != anchor}
         if len(valid) < 2:
             continue
         best = max(valid, key=lambda s: valid[s] if hib else -valid[s])
@@ -53,7 +54,8 @@ def _leaders(data: Mapping[str, Any]) -> list[tuple[str, str, str]]:
                 "significantly better than the baseline" if beaten_letters(comparisons, letters, metric, best, hib)
                 else "not significantly better than the baseline")
         else:
-            beaten = [by_letter[c] for c in beaten_letters(comparisons, letters, metric, best, hib)]
+            beaten = [by_letter[c] for c in beaten_letters(comparisons, letters, metric, best, hib)
+                      if by_letter[c] != anchor]
             others = [s for s in valid if s != best]
             if not comparisons or not any(c["metric"] == metric for c in comparisons):
                 phrase = "untested"
@@ -74,10 +76,14 @@ def summary_html(data: Mapping[str, Any]) -> str:
     for metric, system, phrase in _leaders(data):
         grouped.setdefault(system, []).append(f"<b>{html.escape(metric)}</b>"
                                               + (f" ({html.escape(phrase)})" if phrase else ""))
-    if not grouped:
-        return ""
     items = "".join(f"<li>{html.escape(system)} leads on {', '.join(items)}</li>" for system, items in grouped.items())
-    return f"<h2>Summary</h2><ul class=\"summary\">{items}</ul>"
+    anchor = data.get("settings", {}).get("anchor")
+    if not (items or anchor):
+        return ""
+    note = (f"<p class=\"anchor\">{html.escape(anchor)} is an anchor, not a system: each input's first human "
+            "reference scored against the other references (one reference fewer than the systems had); it is left "
+            "out of the leads above.</p>") if anchor else ""
+    return f"<h2>Summary</h2><ul class=\"summary\">{items}</ul>{note}"
 
 
 def perplexity_labels(data: Mapping[str, Any]) -> list[str]:

@@ -274,5 +274,6 @@
   });
   head();
   render();
+  document.documentElement.setAttribute("data-explorer-ms", performance.now().toFixed(0));  // for benchmarks
   document.documentElement.setAttribute("data-explorer", "ready");
 })();
