@@ -71,12 +71,15 @@ def _leaders(data: Mapping[str, Any]) -> list[tuple[str, str, str]]:
 
 
 def summary_html(data: Mapping[str, Any]) -> str:
-    """One line per leading system: the metrics it leads on, each with whether its lead is significant."""
-    grouped: dict[str, list[str]] = {}
+    """One line per leading system: the metrics it leads on, grouped by whether its lead is significant."""
+    grouped: dict[str, dict[str, list[str]]] = {}
     for metric, system, phrase in _leaders(data):
-        grouped.setdefault(system, []).append(f"<b>{html.escape(metric)}</b>"
-                                              + (f" ({html.escape(phrase)})" if phrase else ""))
-    items = "".join(f"<li>{html.escape(system)} leads on {', '.join(items)}</li>" for system, items in grouped.items())
+        grouped.setdefault(system, {}).setdefault(phrase, []).append(f"<b>{html.escape(metric)}</b>")
+    items = "".join(
+        f"<li>{html.escape(system)} leads on "
+        + "; ".join(", ".join(metrics) + (f" ({html.escape(phrase)})" if phrase else "")
+                    for phrase, metrics in by_phrase.items()) + "</li>"
+        for system, by_phrase in grouped.items())
     anchor = data.get("settings", {}).get("anchor")
     if not (items or anchor):
         return ""
