@@ -1,14 +1,16 @@
 """Benchmark: size and opening time of the HTML report with its segment explorer, in headless Chromium.
 
-Three reports: the bundled example (3 systems x 30 inputs), yelp-dualrl's 10 first machine systems x 1,000 inputs
+Four reports: the bundled example (3 systems x 30 inputs), yelp-dualrl's 10 first machine systems x 1,000 inputs
 (``evaluate --fast``), and a synthetic 20 systems x 5,000 inputs built from that yelp evaluation (its texts and
 segment scores repeated under new ids and system names, each system's scores shuffled over the inputs) to
-exercise the explorer's budget (above it the report embeds a documented sample). Each report is written once;
+exercise the explorer's budget (above it the report embeds a documented sample), and that one again with every
+input embedded (the budget raised), to show what the sample saves. Each report is written once;
 the time is Chromium's, from navigation start to the explorer's first page drawn (``data-explorer-ms``, read
 after ``driver.get`` returns) and to the load event; median of --repeat loads in one browser.
 
 The "peer" of each figure is the same page without its explorer (the report as it was before the explorer):
 the ratio says what the explorer adds. Run: .venv/bin/python benchmarks/bench_report.py [--repeat 5]
+[--yelp-json yelp.ev.json] (the yelp evaluation is kept there and reused).
 """
 from __future__ import annotations
 
@@ -25,9 +27,10 @@ from typing import Any
 import numpy as np
 
 from styleval.datasets import read_yelp_dualrl
-from styleval.evaluation import evaluate
+from styleval.evaluation import evaluate, load_evaluation
 from styleval.examples import get
 from styleval.readers import read_system_dir
+from styleval.report.explorer import MAX_OUTPUTS
 from styleval.report.html import render_html
 
 ROOT = Path(__file__).resolve().parents[2] / "shared" / "data"
@@ -103,25 +106,36 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--out", type=Path, default=Path(tempfile.mkdtemp(prefix="bench-report-")))
+    parser.add_argument("--yelp-json", type=Path, default=None,
+                        help="reuse (or write, when absent) the yelp-dualrl evaluation as this JSON file")
     args = parser.parse_args()
     ex = get("formality")
     cases: list[tuple[str, Any]] = []
     t = time.perf_counter()
     example = evaluate(read_system_dir(ex.systems_dir, ex.source, ex.references, direction=ex.direction), fast=True)
     cases.append(("bundled example, 3 systems x 30 inputs", example.to_dict()))
-    systems = [s for s in sorted(p.name for p in (ROOT / "yelp-dualrl/outputs/yelp").iterdir())
-               if not s.startswith("Human")][:10]
-    yelp = evaluate(read_yelp_dualrl(ROOT, systems=systems, include_humans_as_systems=False), fast=True)
+    if args.yelp_json is not None and args.yelp_json.exists():
+        yelp = load_evaluation(args.yelp_json)
+    else:
+        systems = [s for s in sorted(p.name for p in (ROOT / "yelp-dualrl/outputs/yelp").iterdir())
+                   if not s.startswith("Human")][:10]
+        evaluation = evaluate(read_yelp_dualrl(ROOT, systems=systems, include_humans_as_systems=False), fast=True)
+        if args.yelp_json is not None:
+            evaluation.write_json(args.yelp_json)
+        yelp = evaluation.to_dict()
     print(f"evaluations: {time.perf_counter() - t:.0f} s")
-    cases.append(("yelp-dualrl, 10 systems x 1,000 inputs", yelp.to_dict()))
-    cases.append(("synthetic from yelp-dualrl, 20 systems x 5,000 inputs", scaled(yelp.to_dict(), 20, 5000)))
+    cases.append(("yelp-dualrl, 10 systems x 1,000 inputs", yelp))
+    big = scaled(yelp, 20, 5000)
+    cases.append(("synthetic from yelp-dualrl, 20 systems x 5,000 inputs", big))
+    cases.append(("the same, every input embedded (max_outputs=100,000)", (big, 100_000)))
     driver = _browser()
     try:
         print("| report | file | explorer data | opens (explorer drawn) | load event | peer file | peer load |")
         print("|---|---:|---:|---:|---:|---:|---:|")
-        for k, (name, data) in enumerate(cases):
+        for k, (name, case) in enumerate(cases):
+            data, budget = case if isinstance(case, tuple) else (case, MAX_OUTPUTS)
             t = time.perf_counter()
-            page = render_html(data)
+            page = render_html(data, max_outputs=budget)
             render_s = time.perf_counter() - t
             path, peer = args.out / f"report{k}.html", args.out / f"peer{k}.html"
             path.write_text(page, encoding="utf-8")

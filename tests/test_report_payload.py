@@ -96,13 +96,16 @@ def test_a_sample_above_the_budget(ev):
 def test_inputs_must_agree_across_systems():
     a = Record(id="1", source="hi there", output="Hello.", system="a")
     b = Record(id="1", source="hi their", output="Hello!", system="b")
-    with pytest.raises(InputError, match="segment '1': system 'b' has a different source"):
+    with pytest.raises(InputError, match="segment '1': system 'b' has a different source or direction than system 'a'"):
         segment_texts([a, b])
     with pytest.raises(InputError, match="appears twice for system 'a'"):
         segment_texts([a, a])
     texts = segment_texts([a, Record(id="2", source="yo", output="", system="a"),
                            Record(id="1", source="hi there", output="Hi.", system="b")])
     assert texts["outputs"] == {"a": ["Hello.", ""], "b": ["Hi.", None]}  # empty kept, absent marked
+    # a system scored against other references (a human rewrite against the other humans) keeps its own
+    c = Record(id="1", source="hi there", output="Hey.", references=["Hi."], system="c")
+    assert segment_texts([a, c])["system_references"] == {"c": {"1": ["Hi."]}}
 
 
 def test_content_security_policy(page):
@@ -184,10 +187,15 @@ def test_anchor_row_of_the_human_references():
     expected = [sacrebleu.sentence_bleu(firsts[i].references[0], firsts[i].references[1:]).score for i in anchor.ids]
     assert np.allclose(anchor.segment_scores, expected)
     assert ev.texts["outputs"]["human-reference"] == [firsts[i].references[0] for i in ev.texts["ids"]]
+    assert ev.texts["system_references"]["human-reference"] == {i: firsts[i].references[1:] for i in ev.texts["ids"]}
     page = render_html(ev)
     summary = re.search(r'<ul class="summary">(.*?)</ul>', page, re.S).group(1)
     assert "rewrite leads on" in summary and "human-reference" not in summary
     assert "human-reference is an anchor, not a system" in page
+    data = _payload(page)
+    own = data["sysrefs"][str(data["systems"].index("human-reference"))]
+    assert {data["ids"][int(k)]: [data["strings"][j] for j in v] for k, v in own.items()} == {
+        i: firsts[i].references[1:] for i in data["ids"]}
     one_ref = [Record(id="1", source="hi", output="Hello.", references=["Hello."], system="a",
                       direction="informal->formal")]
     with pytest.raises(InputError, match="fewer than two references, e.g. '1'"):

@@ -249,11 +249,9 @@ def evaluate(records: Sequence[Record], *, style_model: str = "auto", content_mo
     from ..scoring import build_metrics, score_records
 
     records = list(records)
-    texts = segment_texts(records)
     if anchor:
-        anchors = anchor_records(records)
-        texts["outputs"][ANCHOR_SYSTEM] = [r.output for r in anchors]  # one per input id, in the same order
-        records += anchors
+        records += anchor_records(records)
+    texts = segment_texts(records)
     opts = StatisticsOptions.given(options if options is not None else EVALUATE_STATISTICS, **statistics)
     choices = BatteryChoices(content_model=content_model, lm=lm,
                              style_lms=parse_style_lms(dict(style_lms) if isinstance(style_lms, Mapping)

@@ -139,11 +139,17 @@ def explorer_payload(data: Mapping[str, Any], human: HumanSegments | None = None
         refs = [[ref(r) for r in texts["references"][k]] for k in keep]
         dir_index = [directions.setdefault(texts["direction"][k], len(directions)) for k in keep]
         out = [[ref(texts["outputs"].get(s, [None] * len(ids))[k]) for k in keep] for s in systems]
+        own = texts.get("system_references", {})
+        position = {i: k for k, i in enumerate(kept_ids)}
+        sysrefs = {str(systems.index(s)): {str(position[i]): [ref(r) for r in refs_]
+                                           for i, refs_ in per_id.items() if i in position}
+                   for s, per_id in own.items() if s in systems}
     else:
         src = [None] * len(keep)
         refs = [[] for _ in keep]
         dir_index = [directions.setdefault(None, 0) for _ in keep]
         out = [[None] * len(keep) for _ in systems]
+        sysrefs = {}
     metrics = []
     for col in columns:
         values = [v for s in systems for v in col["scores"].get(s, {}).values()]
@@ -185,6 +191,7 @@ def explorer_payload(data: Mapping[str, Any], human: HumanSegments | None = None
             points.append(q)
         figs.append({"img": fig["img"], "points": points})
     return {"systems": systems, "ids": kept_ids, "strings": list(strings), "src": src, "refs": refs,
+            "sysrefs": sysrefs,
             "dir": dir_index, "dirs": list(directions), "out": out, "metrics": metrics, "decisions": decisions,
             "sample": sample, "has_texts": bool(texts), "figures": figs}
 

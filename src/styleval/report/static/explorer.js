@@ -175,6 +175,12 @@
     if (o === null) td.appendChild(el("span", "missing", "(no output)"));
     else if (S[o] === "") td.appendChild(el("span", "missing", "(empty output)"));
     else td.appendChild(editNode(D.src[i] === null ? null : S[D.src[i]], S[o]));
+    var own = (D.sysrefs[s] || {})[i];
+    if (own) {  // this system was scored against other references than the input's (a human rewrite, the anchor)
+      var r = el("div", "ownrefs", "scored against: ");
+      own.forEach(function (k, n) { if (n) r.appendChild(document.createTextNode(" | ")); r.appendChild(el("span", null, S[k])); });
+      td.appendChild(r);
+    }
     tr.appendChild(td);
     M.forEach(function (m, k) {
       var v = val(k, s, i), c = el("td", "sc a-" + m.aspect, fmt(k, v));
