@@ -2,9 +2,13 @@
 
 The report reads the JSON form of an evaluation, so it is the same whether it is written from an
 :class:`~styleval.evaluation.Evaluation` or from ``styleval evaluate --json`` output; its numbers are the corpus
-scores and intervals of :func:`styleval.score`, printed as ``styleval score`` prints them (``57.31 ±2.8``,
+scores and intervals of :func:`styleval.score`, printed as ``styleval score`` prints them (``57.3 ±2.8``,
 :func:`styleval.evaluation.summary.estimate`; the interval's bounds in each cell's tooltip). Figures are PNGs
-embedded as base64 data URIs, so the HTML file needs nothing else.
+embedded as base64 data URIs, and the segment explorer (:mod:`.explorer`, ``static/explorer.js``) is inline script
+over an inline JSON block, so the HTML file needs nothing else; its Content-Security-Policy allows only those
+(``default-src 'none'``, the script and style sheets by hash, ``data:`` images). The page opens with the run
+(command, input files with hashes, date) and a summary of the leads (:mod:`.header`); the rationale and signatures
+are folded away at the bottom.
 
 With human judgments (``human=``, ``styleval report --human FILE``) the report adds how well every metric agrees
 with every human aspect (:func:`human_correlations`): a heatmap and table of system-level Pearson and segment-level
