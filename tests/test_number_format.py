@@ -8,7 +8,7 @@ import pytest
 
 import styleval
 from styleval.cli.score_table import format_table
-from styleval.evaluation.summary import aspect_rows, estimate, estimate_decimals
+from styleval.evaluation.summary import aspect_rows, display_decimals, estimate, estimate_decimals
 from styleval.examples import get
 from styleval.readers import read_system_dir
 
@@ -24,6 +24,12 @@ from styleval.readers import read_system_dir
     (100.0, (100.0, 100.0), "100 ±0"),        # zero width
     (0.5, None, "0.5"),                       # no interval: .4g
     (float("nan"), (1.0, 2.0), "nan"),
+    # an interval narrower than the display precision (four significant digits) prints at that precision
+    (1.000000062, (1.00000004, 1.000000084), "1.000 ±0.000"),   # the copy system's cosine (issue #45)
+    (0.99789, (0.99741, 0.99837), "0.9979 ±0.0005"),            # ... and its METEOR: four digits, as .4g
+    (35.71234, (35.7, 35.72), "35.71 ±0.01"),                   # a BLEU: two decimals at most
+    (0.0123456, (0.01234, 0.01236), "0.01235 ±0.00001"),        # a small score keeps its four digits
+    (1234.5678, (1234.5, 1234.6), "1235 ±0"),                   # whole numbers at four digits
 ])
 def test_estimate(value, ci, text):
     assert estimate(value, ci) == text
@@ -32,6 +38,8 @@ def test_estimate(value, ci, text):
 def test_decimals_follow_the_half_width():
     assert [estimate_decimals((0, 2 * h)) for h in (0.0123, 0.5, 2.8, 12.0)] == [3, 2, 1, 0]
     assert estimate_decimals(None) is None and estimate_decimals((math.nan, 1.0)) is None
+    assert estimate_decimals((0.9999, 1.0001), 1.0) == 3 and estimate_decimals((0.9999, 1.0001)) == 3
+    assert display_decimals(0.5) == 4 and display_decimals(35.7) == 2 and display_decimals(0.0, (0.0, 0.0)) is None
 
 
 def test_score_and_evaluation_tables_print_the_same_cell():

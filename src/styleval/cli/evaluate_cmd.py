@@ -44,6 +44,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     b.add_argument("--fluency-threshold", type=float, default=None,
                    help="pass threshold of J's fluency factor: acceptability at or above it (default 0.5), or "
                         "perplexity at or below it (default 200)")
+    b.add_argument("--anchor", action="store_true",
+                   help="add the human references as an anchor row (system 'human-reference'): each input's first "
+                        "reference scored against the others; every input needs two references or more")
     b.add_argument("--naturalness", nargs="?", const="unigram", choices=("unigram", "embedding"), default=None,
                    help="also compute Mir et al.'s adversarial naturalness (share of outputs a classifier trained to "
                         "tell inputs from outputs finds more human-like than their input) with a unigram (default) "
@@ -92,7 +95,13 @@ def run(args: argparse.Namespace) -> int:
     with progress.make(not (args.no_progress or args.quiet)) as bar:
         ev = evaluate(records, style_model=args.style_model, content_model=args.content_model, lm=args.lm,
                       style_lms=style_lms or None, fluency=args.fluency, fluency_threshold=args.fluency_threshold,
-                      fast=args.fast, naturalness=args.naturalness, options=statistics_options(args), progress=bar)
+                      fast=args.fast, naturalness=args.naturalness, options=statistics_options(args), progress=bar,
+                      anchor=args.anchor)
+        from ..outputs import input_files
+        from ..report.provenance import run_facts
+
+        ev.settings["run"] = run_facts(getattr(args, "argv", []), score_cmd.input_files(args)
+                                       + [f for d in style_lms.values() for f in input_files("--style-lm", d)])
         if args.json:
             ev.write_json(args.json)
         if args.html or args.markdown:

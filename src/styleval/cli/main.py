@@ -62,6 +62,7 @@ def missing_dependency(exc: ModuleNotFoundError) -> MissingDependencyError | Non
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    args.argv = list(sys.argv[1:] if argv is None else argv)  # the command as given, for a report's header
     progress.configure(force=getattr(args, "progress", False), off=getattr(args, "no_progress", False) or args.quiet)
     try:
         try:

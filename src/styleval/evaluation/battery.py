@@ -22,6 +22,8 @@ from ..records import Record
 from ..engine.options import StatisticsOptions
 from ..results import Comparison, ScoreResult
 from .overall import overall_metrics, split_overall
+from .anchor import ANCHOR_SYSTEM, anchor_records
+from .texts import segment_texts
 from .plan import (DEFAULT_CONTENT_MODEL, DEFAULT_FLUENCY, DEFAULT_LM, BatteryChoices, CorpusFacts, ModelCardFacts,
                    StyleModelFacts, plan_evaluation)
 from ..progress import Progress, reporting
@@ -52,6 +54,12 @@ class Evaluation:
     settings: dict[str, Any] = field(default_factory=dict)
     overall_comparisons: list[Comparison] = field(default_factory=list)
     timing: dict[str, Any] = field(default_factory=dict)  # where the time went (``battery.timing_facts``)
+    #: the inputs and outputs scored (:func:`.texts.segment_texts`), for the report's segment explorer; None
+    #: when not kept
+    texts: dict[str, Any] | None = None
+    #: per-segment values of the overall scores that have them (``j``: STA·SIM·FL per segment), as
+    #: ``{score: {system: {segment id: value}}}``
+    overall_segments: dict[str, dict[str, dict[str, float | None]]] = field(default_factory=dict)
 
     @property
     def systems(self) -> list[str]:
@@ -89,7 +97,11 @@ class Evaluation:
                 "aspects": {k: list(v) for k, v in self.aspects.items()}, "roles": dict(self.roles),
                 "overall": overall, "overall_comparisons": [c.to_dict() for c in self.overall_comparisons],
                 "rationale": list(self.rationale), "score": self.result.to_dict(),
-                **({"timing": self.timing} if self.timing else {})}
+                **({"timing": self.timing} if self.timing else {}),
+                "overall_segments": [{"score": name, "system": system, "scores": scores}
+                                     for name, per_system in self.overall_segments.items()
+                                     for system, scores in per_system.items()],
+                **({"texts": self.texts} if self.texts is not None else {})}
 
     def write_json(self, path: str | Path) -> None:
         """Everything as JSON (``styleval report`` reads it), written atomically."""
@@ -204,7 +216,7 @@ def evaluate(records: Sequence[Record], *, style_model: str = "auto", content_mo
              lm: str = DEFAULT_LM, style_lms: "str | Mapping[str, str] | None" = None,
              fluency: str = DEFAULT_FLUENCY, fluency_threshold: float | None = None, fast: bool = False,
              naturalness: "str | bool | None" = None, options: StatisticsOptions | None = None,
-             progress: Progress | None = None, **statistics: Any) -> Evaluation:
+             progress: Progress | None = None, anchor: bool = False, **statistics: Any) -> Evaluation:
     """Score ``records`` with the battery recommended for their transfer direction(s).
 
     * style: ``style_accuracy`` and ``style_emd`` with the best style classifier for the direction
@@ -227,6 +239,9 @@ def evaluate(records: Sequence[Record], *, style_model: str = "auto", content_mo
     ``fast=True`` leaves out the neural content and fluency models (lexical metrics and the style classifier only);
     SIM in J is then chrF/src ÷ 100 and J has no fluency factor.
 
+    ``anchor=True`` adds the human references as a row (:mod:`.anchor`): each input's first reference scored
+    against the other references, as the system ``human-reference``; every input needs two references or more.
+
     ``options``: intervals and paired tests (:class:`StatisticsOptions`; here the default test is the paired
     bootstrap); its fields may also be given as keywords (``bootstrap=0``, ``seed=7``). ``naturalness`` is fitted
     with its seed.
@@ -240,7 +255,7 @@ def evaluate(records: Sequence[Record], *, style_model: str = "auto", content_mo
     with time_log() as log:
         started = time.perf_counter()
         evaluation = _evaluate(list(records), style_model, content_model, lm, style_lms, fluency, fluency_threshold,
-                               fast, naturalness, options, progress, statistics)
+                               fast, naturalness, options, progress, statistics, anchor)
         evaluation.timing = timing_facts(log, time.perf_counter() - started)
     return evaluation
 
@@ -257,10 +272,14 @@ def timing_facts(log: Any, total: float) -> dict[str, Any]:
 def _evaluate(records: list[Record], style_model: str, content_model: str, lm: str,
               style_lms: "str | Mapping[str, str] | None", fluency: str, fluency_threshold: float | None, fast: bool,
               naturalness: "str | bool | None", options: StatisticsOptions | None, progress: Progress | None,
-              statistics: dict[str, Any]) -> Evaluation:
+              statistics: dict[str, Any], anchor: bool) -> Evaluation:
     from ..metrics.fluency.perplexity import parse_style_lms
     from ..scoring import build_metrics, score_records
 
+    records = list(records)
+    if anchor:
+        records += anchor_records(records)
+    texts = segment_texts(records)
     opts = StatisticsOptions.given(options if options is not None else EVALUATE_STATISTICS, **statistics)
     choices = BatteryChoices(content_model=content_model, lm=lm,
                              style_lms=parse_style_lms(dict(style_lms) if isinstance(style_lms, Mapping)
@@ -276,6 +295,9 @@ def _evaluate(records: list[Record], style_model: str, content_model: str, lm: s
     built += overall_metrics({role: by_id[mid] for role, mid in plan.roles.items()}, threshold)
     scored = score_records(records, built, options=opts, progress=progress)
     result, overall, overall_comparisons = split_overall(scored)
+    j_segments = {system: {i: (float(v) if np.isfinite(v) else None)
+                           for i, v in zip(scored.get("j", system).ids, scored.get("j", system).segment_scores)}
+                  for system in scored.systems}
 
     roles = {role: mid.label for role, mid in plan.roles.items()}
     rationale = list(plan.rationale)
@@ -298,5 +320,7 @@ def _evaluate(records: list[Record], style_model: str, content_model: str, lm: s
                            "overall score.")
     return Evaluation(result=result, overall=overall, rationale=rationale,
                       aspects={aspect: [mid.label for mid in ids] for aspect, ids in plan.aspects.items()},
-                      roles=roles, metric_specs=plan.specs, settings={**plan.settings, **result.settings},
-                      overall_comparisons=overall_comparisons)
+                      roles=roles, metric_specs=plan.specs,
+                      settings={**plan.settings, **result.settings, **({"anchor": ANCHOR_SYSTEM} if anchor else {})},
+                      overall_comparisons=overall_comparisons, texts=texts,
+                      overall_segments={"j": j_segments})

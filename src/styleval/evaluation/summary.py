@@ -25,22 +25,38 @@ def fmt(value: float | None) -> str:
 
 #: significant digits of an interval's half-width; the score is rounded to the same decimal place
 HALF_WIDTH_DIGITS = 2
+#: a metric's display precision: this many significant digits of the score's magnitude (``.4g``, as :func:`fmt`
+#: prints a score without an interval); an interval narrower than that is shown at that precision, never finer
+SCORE_DIGITS = 4
 
 
 def _finite(value: float | None) -> bool:
     return value is not None and not math.isnan(value) and not math.isinf(value)
 
 
-def estimate_decimals(ci: Sequence[float] | None) -> int | None:
+def display_decimals(value: float | None, ci: Sequence[float] | None = None) -> int | None:
+    """Decimal places of the metric's display precision for ``value``: :data:`SCORE_DIGITS` significant digits of
+    the largest magnitude among the score and its bounds (3 for a score near 1, 1 for a BLEU of 35); None when
+    there is no finite, non-zero magnitude."""
+    magnitudes = [abs(v) for v in [value, *(ci or ())] if v is not None and _finite(v) and v != 0]
+    if not magnitudes:
+        return None
+    return max(0, SCORE_DIGITS - 1 - math.floor(math.log10(max(magnitudes))))
+
+
+def estimate_decimals(ci: Sequence[float] | None, value: float | None = None) -> int | None:
     """Decimal places that show the half-width of ``ci`` to :data:`HALF_WIDTH_DIGITS` significant digits (0 for a
-    half-width of 10 or more); None without a usable interval (none, not finite, or zero width)."""
+    half-width of 10 or more), but no more than the display precision of the score (:func:`display_decimals`, from
+    ``value`` and the bounds); None without a usable interval (none, not finite, or zero width)."""
     if not ci or not (_finite(ci[0]) and _finite(ci[1])):
         return None
     half = abs(ci[1] - ci[0]) / 2
     if half == 0:
         return None
     rounded = float(f"{half:.{HALF_WIDTH_DIGITS}g}")  # 9.96 -> 10: one digit fewer after the point
-    return max(0, HALF_WIDTH_DIGITS - 1 - math.floor(math.log10(rounded)))
+    decimals = max(0, HALF_WIDTH_DIGITS - 1 - math.floor(math.log10(rounded)))
+    cap = display_decimals(value, ci)
+    return decimals if cap is None else min(decimals, cap)
 
 
 def _fixed(value: float, decimals: int) -> str:
@@ -54,10 +70,16 @@ def estimate_parts(value: float | None, ci: Sequence[float] | None) -> tuple[str
         return fmt(value), None
     if ci and _finite(ci[0]) and _finite(ci[1]) and ci[0] == ci[1]:
         return fmt(value), "±0"
-    decimals = estimate_decimals(ci)
+    decimals = estimate_decimals(ci, value)
     if decimals is None or ci is None:
         return fmt(value), None
     return _fixed(value, decimals), f"±{_fixed(abs(ci[1] - ci[0]) / 2, decimals)}"
+
+
+def bounds_text(value: float | None, ci: Sequence[float]) -> tuple[str, str]:
+    """An interval's bounds at the decimals of :func:`estimate` (``.4g`` without usable decimals)."""
+    decimals = estimate_decimals(ci, value)
+    return tuple(fmt(b) if decimals is None else _fixed(b, decimals) for b in ci[:2])  # type: ignore[return-value]
 
 
 def estimate(value: float | None, ci: Sequence[float] | None) -> str:
@@ -65,7 +87,9 @@ def estimate(value: float | None, ci: Sequence[float] | None) -> str:
 
     The half-width of the interval, ``(high - low) / 2``, keeps :data:`HALF_WIDTH_DIGITS` significant digits
     and the score is rounded to the same decimal place (trailing zeros kept), so the digits shown are the ones the
-    interval supports. A zero-width interval is ``±0``; without an interval the score is printed ``.4g``."""
+    interval supports; an interval narrower than the score's display precision (:func:`display_decimals`, four
+    significant digits) prints at that precision (``1.000 ±0.000``, not ``1.000000062 ±0.000000022``). A
+    zero-width interval is ``±0``; without an interval the score is printed ``.4g``."""
     text, half = estimate_parts(value, ci)
     return text if half is None else f"{text} {half}"
 

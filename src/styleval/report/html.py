@@ -2,9 +2,13 @@
 
 The report reads the JSON form of an evaluation, so it is the same whether it is written from an
 :class:`~styleval.evaluation.Evaluation` or from ``styleval evaluate --json`` output; its numbers are the corpus
-scores and intervals of :func:`styleval.score`, printed as ``styleval score`` prints them (``57.31 ±2.8``,
+scores and intervals of :func:`styleval.score`, printed as ``styleval score`` prints them (``57.3 ±2.8``,
 :func:`styleval.evaluation.summary.estimate`; the interval's bounds in each cell's tooltip). Figures are PNGs
-embedded as base64 data URIs, so the HTML file needs nothing else.
+embedded as base64 data URIs, and the segment explorer (:mod:`.explorer`, ``static/explorer.js``) is inline script
+over an inline JSON block, so the HTML file needs nothing else; its Content-Security-Policy allows only those
+(``default-src 'none'``, the script and style sheets by hash, ``data:`` images). The page opens with the run
+(command, input files with hashes, date) and a summary of the leads (:mod:`.header`); the rationale and signatures
+are folded away at the bottom.
 
 With human judgments (``human=``, ``styleval report --human FILE``) the report adds how well every metric agrees
 with every human aspect (:func:`human_correlations`): a heatmap and table of system-level Pearson and segment-level
@@ -19,6 +23,8 @@ Fig. 2); with naturalness scores (``evaluate --naturalness``) a naturalness–st
 """
 from __future__ import annotations
 
+import base64
+import hashlib
 import html
 from pathlib import Path
 from typing import Any, Mapping, Sequence
@@ -27,24 +33,19 @@ from ..errors import InputError
 from ..evaluation.battery import Evaluation, as_dict
 from ..meta.conventions import LAI2022_SEGMENT, LAI2022_SYSTEM
 from ..outputs import write_text
-from ..evaluation.summary import (ASPECTS, aspect_rows, estimate_decimals, estimate_parts, fmt, legend, overall_rows,
+from ..evaluation.summary import (ASPECTS, aspect_rows, bounds_text, estimate_parts, fmt, legend, overall_rows,
                                   system_letters, systems_of)
 from . import plots
+from .explorer import MAX_OUTPUTS, explorer_payload, payload_json
+from .header import case_note, perplexity_labels, run_html, summary_html
 
 CSS = """body{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}
 table{border-collapse:collapse;margin:0.5em 0 1.5em}th,td{border:1px solid #ccc;padding:4px 8px;text-align:right}
 th:first-child,td:first-child{text-align:left}th{background:#f3f3f3}sup{color:#a33}
 .ci{color:#777;font-size:0.85em}.unrated{color:#a33;font-size:0.85em}img{max-width:100%;height:auto}
-.rationale li{margin:0.3em 0}code{font-size:0.85em;word-break:break-all}"""
-
-
-def _figures(data: Mapping[str, Any]) -> list[tuple[str, bytes]]:
-    figs = [("Style–content trade-off", plots.tradeoff_plot(data))]
-    if plots.naturalness_points(data) is not None:
-        figs.append(("Naturalness–style intensity trade-off", plots.naturalness_plot(data)))
-    metrics = [m for aspect in ASPECTS for m in data["aspects"].get(aspect, [])]
-    figs.append(("Segment score distributions", plots.distribution_plot(data, metrics)))
-    return figs
+.rationale li{margin:0.3em 0}code{font-size:0.85em;word-break:break-all}
+details>summary h2{display:inline}.run{color:#333}.case-note{font-size:0.9em;color:#555}
+table.inputs td,table.inputs th{text-align:left}"""
 
 
 def _html_cell(cell: Mapping[str, Any], confidence: float) -> str:
@@ -55,8 +56,7 @@ def _html_cell(cell: Mapping[str, Any], confidence: float) -> str:
     value, half = estimate_parts(cell["score"], cell.get("ci"))
     out = html.escape(value)
     if half is not None:
-        decimals = estimate_decimals(cell["ci"])
-        low, high = (fmt(b) if decimals is None else f"{b:.{decimals}f}" for b in cell["ci"])
+        low, high = bounds_text(cell["score"], cell["ci"])
         out += (f' <span class="ci" title="{confidence:.0%} CI [{html.escape(low)}, {html.escape(high)}]">'
                 f"{html.escape(half)}</span>")
     if cell.get("unrated"):  # segments left out of the score (llm_judge:unrated=skip)
@@ -67,9 +67,11 @@ def _html_cell(cell: Mapping[str, Any], confidence: float) -> str:
 
 
 def _html_table(rows: list[dict[str, Any]], systems: list[str], letters: Mapping[str, str],
-                confidence: float = 0.95) -> str:
+                confidence: float = 0.95, marked: "set[str] | frozenset[str]" = frozenset()) -> str:
+    """One aspect's table; the rows of ``marked`` metrics carry a † pointing to the note under the table."""
     head = "<tr><th>metric</th>" + "".join(f"<th>{html.escape(s)} ({letters[s]})</th>" for s in systems) + "</tr>"
-    body = "".join("<tr><td>" + html.escape(f"{r['metric']} {'↑' if r['higher_is_better'] else '↓'}") + "</td>"
+    body = "".join("<tr><td>" + html.escape(f"{r['metric']} {'↑' if r['higher_is_better'] else '↓'}"
+                                            + (" †" if r["metric"] in marked else "")) + "</td>"
                    + "".join(_html_cell(r["cells"][s], confidence) for s in systems) + "</tr>" for r in rows)
     return f"<table>{head}{body}</table>"
 
@@ -152,7 +154,8 @@ def human_correlations(evaluation: "Evaluation | Mapping[str, Any]", human: Huma
     Returns ``{"aspects", "metrics", "system": {metric: {aspect: r}}, "segment": {metric: {aspect: tau}},
     "curves": {aspect: {metric: {"top": [(N, r)...], "last": [...]}}}, "tasks": {level: {aspect: task name}},
     "notes": [text...], "negated": [metric...], "n_segments": {aspect: n}, "excluded": [system...],
-    "systems": [system...]}`` (``systems``: those the correlations use).
+    "systems": [system...], "segment_means": {aspect: {system: {segment: mean}}}}`` (``systems``: those the
+    correlations use; ``segment_means``: every judged segment, excluded systems included, for the explorer).
     """
     from ..meta import MetaRunOptions, MetaTask, run
     from ..meta.scores import lower_is_better_from_score_dict, metric_table_from_score_dict
@@ -174,7 +177,8 @@ def human_correlations(evaluation: "Evaluation | Mapping[str, Any]", human: Huma
     out: dict[str, Any] = {"aspects": aspects, "metrics": metrics, "system": {m: {} for m in metrics},
                            "segment": {m: {} for m in metrics}, "curves": {}, "tasks": {"system": {}, "segment": {}},
                            "notes": [], "negated": [m for m in metrics if m in lower], "n_segments": {},
-                           "excluded": list(exclude), "systems": kept}
+                           "excluded": list(exclude), "systems": kept,
+                           "segment_means": segment_means(judgments)}
     for aspect in aspects:
         for level, choices in (("system", SYSTEM_TASK), ("segment", SEGMENT_TASK)):
             task = MetaTask(aspect=aspect, exclude=exclude, **choices)
@@ -189,6 +193,15 @@ def human_correlations(evaluation: "Evaluation | Mapping[str, Any]", human: Huma
                 out["curves"][aspect] = {m: {"top": list(c["top"]), "last": list(c["last"])}
                                          for m, c in res.curves.items()}
                 out["n_segments"][aspect] = max(u["n_segments"] for u in res.options["metrics"].values())
+    return out
+
+
+def segment_means(judgments) -> dict[str, dict[str, dict[str, float]]]:
+    """The mean human score per aspect, system and segment (over annotators): the human columns of the explorer."""
+    means = judgments.frame.groupby(["aspect", "system", "segment"], sort=False)["score"].mean()
+    out: dict[str, dict[str, dict[str, float]]] = {}
+    for (aspect, system, segment), value in means.items():
+        out.setdefault(str(aspect), {}).setdefault(str(system), {})[str(segment)] = float(value)
     return out
 
 
@@ -248,53 +261,164 @@ def _human_html(corr: Mapping[str, Any]) -> tuple[str, list[tuple[str, bytes]]]:
     return text, figures
 
 
+#: the page's own script and style sheets, shipped beside this module
+_STATIC = Path(__file__).with_name("static")
+
+
+def _static(name: str) -> str:
+    return (_STATIC / name).read_text(encoding="utf-8")
+
+
+def _csp_hash(text: str) -> str:
+    return "'sha256-" + base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode("ascii") + "'"
+
+
+def content_security_policy(scripts: Sequence[str], styles: Sequence[str]) -> str:
+    """Nothing is allowed but the page's own inline scripts and style sheets (by hash) and its embedded images:
+    no network, no other script, no plugin, no form target."""
+    return ("default-src 'none'; img-src data:; " + "style-src " + " ".join(_csp_hash(s) for s in styles) + "; "
+            + "script-src " + " ".join(_csp_hash(s) for s in scripts) + "; base-uri 'none'; form-action 'none'")
+
+
+Figure = tuple[str, bytes, "str | None", "list[dict[str, Any]]"]  # caption, PNG, element id, clickable points
+
+
+def _figures(data: Mapping[str, Any]) -> list[Figure]:
+    """``(caption, png, element id, clickable points)``: the trade-off plot (a point per system) and the segment
+    score distributions (a point per box plot outlier) open their segments in the explorer."""
+    marks: list[plots.Mark] = []
+    png, points = plots.png_and_points(plots.tradeoff_figure(data, marks=marks), marks)
+    figs: list[Figure] = [("Style–content trade-off", png, "fig-tradeoff", points)]
+    if plots.naturalness_points(data) is not None:
+        figs.append(("Naturalness–style intensity trade-off", plots.naturalness_plot(data), None, []))
+    metrics = [m for aspect in ASPECTS for m in data["aspects"].get(aspect, [])]
+    marks = []
+    png, points = plots.png_and_points(plots.distribution_figure(data, metrics, marks=marks), marks)
+    figs.append(("Segment score distributions", png, "fig-distribution", points))
+    return figs
+
+
+def _segment_humans(corr: Mapping[str, Any] | None) -> "dict[str, Any] | None":
+    return None if corr is None else corr.get("segment_means")
+
+
+_EXPLORER_CONTROLS = """<div class="controls">
+<label>view<select id="sv-view"><option value="all">all inputs</option>
+<option value="diff">two systems: where they differ most</option>
+<option value="disagree">metrics disagree</option></select></label>
+<label>system<select id="sv-system"></select></label>
+<label>direction<select id="sv-dir"></select></label>
+<label>decision<select id="sv-decision"></select></label>
+<label>text<input id="sv-text" type="search" placeholder="search (press /)"></label>
+</div><div class="controls">
+<label>sort by<select id="sv-sort"></select></label>
+<label>of<select id="sv-sortsys"></select></label>
+<label>order<select id="sv-order"><option value="worst">worst first</option><option value="best">best first
+</option></select></label>
+<label>min<input id="sv-min" type="number" step="any" size="6"></label>
+<label>max<input id="sv-max" type="number" step="any" size="6"></label>
+</div>
+<div class="box" id="sv-diffbox" hidden><label>system A<select id="sv-a"></select></label>
+<label>system B<select id="sv-b"></select></label><label>on<select id="sv-dm"></select></label></div>
+<div class="box" id="sv-disbox" hidden><label>metric 1<select id="sv-m1"></select></label>
+<label>metric 2<select id="sv-m2"></select></label></div>
+<p><button type="button" id="sv-prev">◀ previous</button> <button type="button" id="sv-next">next ▶</button>
+<button type="button" id="sv-clear" hidden>show every input</button> <span id="sv-count" role="status"></span></p>
+<div class="tablewrap"><table class="segments" id="sv-table"><thead id="sv-head"></thead></table></div></section>"""
+
+
+def _explorer_html(payload: Mapping[str, Any]) -> str:
+    sample = payload.get("sample")
+    notes = ""
+    if sample:
+        notes += f"<p class=\"sample-note\">{html.escape(sample['note'])}</p>"
+    if not payload.get("has_texts"):
+        notes += ("<p class=\"sample-note\">This evaluation file holds no texts (written before texts were kept): "
+                  "the explorer shows the segment scores by id only.</p>")
+    return ("<section id=\"explorer\"><h2>Segment explorer</h2><p>Every input with its source, references, each "
+            "system's output (insertions against the source <ins>underlined</ins>, deletions <del>struck</del>) "
+            "and each metric's segment score, coloured by aspect (a bar: the share of the metric's segments it beats). "
+            "Sort and filter by metric, system, direction, decision or text; compare two systems; find the inputs "
+            "where two metrics (or a metric and the humans) order the systems oppositely; click a point of the "
+            "plots above to open its segments. Keys: <kbd>/</kbd> search, <kbd>[</kbd> <kbd>]</kbd> pages.</p>"
+            + notes + _EXPLORER_CONTROLS)
+
+
 def render_html(evaluation: "Evaluation | Mapping[str, Any]", *, title: str = "styleval evaluation",
                 correlations: "Mapping[str, Mapping[str, float]] | None" = None, human: HumanInput = None,
-                exclude_systems: "Sequence[str]" = ()) -> str:
+                exclude_systems: "Sequence[str]" = (), max_outputs: int = MAX_OUTPUTS) -> str:
     """The whole report as one HTML document. ``correlations``: optional metric × human-aspect table
     (e.g. from ``styleval.meta``), drawn as a heatmap. ``human``: judgments (a :class:`~styleval.meta.Judgments`,
-    a judgments file, or :func:`human_correlations` output) for the section "Agreement with human judgments";
-    ``exclude_systems``: systems left out of those correlations (see :func:`human_correlations`)."""
+    a judgments file, or :func:`human_correlations` output) for the section "Agreement with human judgments" and
+    the human scores in the explorer; ``exclude_systems``: systems left out of those correlations (see
+    :func:`human_correlations`); ``max_outputs``: the explorer's budget (:mod:`.explorer`)."""
     data = as_dict(evaluation)
     corr = None if human is None else _human_data(data, human, exclude_systems)
     systems = systems_of(data)
     letters = system_letters(systems)
     confidence = data["score"]["settings"].get("confidence", 0.95)
-    parts = [f"<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>{html.escape(title)}</title>"
-             f"<style>{CSS}</style></head><body><h1>{html.escape(title)}</h1>"]
+    figures = _figures(data)
+    payload = explorer_payload(data, _segment_humans(corr), max_outputs=max_outputs,
+                               seed=int(data["score"]["settings"].get("seed") or 0),
+                               figures=[{"img": fid, "points": pts} for _, _, fid, pts in figures if fid])
+    note = case_note(data)
+    perplexities = set(perplexity_labels(data)) if note else set()
+    for metric in payload["metrics"]:
+        if metric["key"] in perplexities:
+            metric["note"] = note
+    script, css, explorer_css = _static("explorer.js"), CSS, _static("explorer.css")
+    csp = content_security_policy([script], [css, explorer_css])
+    parts = [f"<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">"
+             f"<meta http-equiv=\"Content-Security-Policy\" content=\"{html.escape(csp, quote=False)}\">"
+             "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+             f"<title>{html.escape(title)}</title><style>{css}</style><style>{explorer_css}</style></head><body>"
+             f"<h1>{html.escape(title)}</h1>", run_html(data)]
     settings = data["settings"]
     parts.append(f"<p>Direction(s): {html.escape(', '.join(settings.get('directions', [])))}; systems: "
                  f"{html.escape(', '.join(systems))}; "
                  f"{html.escape(settings.get('size') or str(settings.get('n_records', '?')) + ' records')}"
                  f"{'; fast mode' if settings.get('fast') else ''}.</p>")
+    parts.append(summary_html(data))
     for aspect in ASPECTS:
         rows = aspect_rows(data, aspect)
         if rows:
-            parts.append(f"<h2>{aspect.capitalize()}</h2>" + _html_table(rows, systems, letters, confidence))
+            parts.append(f"<h2>{aspect.capitalize()}</h2>" + _html_table(rows, systems, letters, confidence,
+                                                                          marked=perplexities))
+            if note and any(r["metric"] in perplexities for r in rows):
+                parts.append(f"<p class=\"case-note\">† {html.escape(note)}</p>")
     parts.append("<h2>Overall</h2>" + _html_table(overall_rows(data), systems, letters, confidence))
     parts.append("<p class=\"legend\">" + "<br>".join(html.escape(line) for line in legend(data).splitlines())
                  + "</p>")
-    figures = _figures(data)
+    extra: list[Figure] = []
     if correlations:
-        figures.append(("Correlation with human judgments", plots.correlation_heatmap(correlations)))
-    for caption, png in figures:
-        parts.append(_figure_html(caption, png))
+        extra.append(("Correlation with human judgments", plots.correlation_heatmap(correlations), None, []))
+    for caption, png, fid, points in figures + extra:
+        parts.append(_figure_html(caption, png, element_id=fid, clickable=bool(points)))
+    parts.append(_explorer_html(payload))
     if corr is not None:
         text, human_figures = _human_html(corr)
         parts.append("<h2 id=\"human\">Agreement with human judgments</h2>" + text)
         for caption, png in human_figures:
             parts.append(_figure_html(caption, png, level=3))
-    parts.append("<h2>Why these metrics</h2><ul class=\"rationale\">"
-                 + "".join(f"<li>{html.escape(line)}</li>" for line in data["rationale"]) + "</ul>")
+    parts.append("<details class=\"rationale\"><summary><h2>Why these metrics</h2></summary><ul>"
+                 + "".join(f"<li>{html.escape(line)}</li>" for line in data["rationale"]) + "</ul></details>")
     sigs = {c["metric"]: c["signature_string"] for c in data["score"]["corpus"]}
-    parts.append("<h2>Signatures</h2><ul>" + "".join(f"<li><b>{html.escape(m)}</b>: <code>{html.escape(s)}</code></li>"
-                                                     for m, s in sigs.items()) + "</ul></body></html>")
+    parts.append("<details class=\"signatures\"><summary><h2>Signatures</h2></summary><ul>"
+                 + "".join(f"<li><b>{html.escape(m)}</b>: <code>{html.escape(s)}</code></li>" for m, s in sigs.items())
+                 + "</ul></details>")
+    parts.append(f"<script type=\"application/json\" id=\"sv-data\">{payload_json(payload)}</script>"
+                 f"<script>{script}</script></body></html>")
     return "\n".join(parts)
 
 
-def _figure_html(caption: str, png: bytes, level: int = 2) -> str:
-    return (f"<h{level}>{html.escape(caption)}</h{level}><figure><img alt=\"{html.escape(caption)}\" "
-            f"src=\"{plots.data_uri(png)}\"><figcaption>{html.escape(caption)}</figcaption></figure>")
+def _figure_html(caption: str, png: bytes, level: int = 2, element_id: str | None = None,
+                 clickable: bool = False) -> str:
+    ident = f" id=\"{element_id}\"" if element_id else ""
+    points = (f"<details><summary>open the segments behind a point</summary><div class=\"points\" "
+              f"id=\"{element_id}-points\"></div></details>") if clickable and element_id else ""
+    hint = " Click a point to open its segments in the explorer." if clickable else ""
+    return (f"<h{level}>{html.escape(caption)}</h{level}><figure><img{ident} alt=\"{html.escape(caption)}\" "
+            f"src=\"{plots.data_uri(png)}\"><figcaption>{html.escape(caption)}.{hint}</figcaption></figure>{points}")
 
 
 def _md_escape(text: str) -> str:

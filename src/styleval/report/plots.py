@@ -33,6 +33,29 @@ def _png(fig) -> bytes:
     return buf.getvalue()
 
 
+#: a clickable mark of a figure: the axes, the point in data coordinates, and what a click on it opens
+Mark = tuple[Any, float, float, "dict[str, Any]"]
+
+
+def png_and_points(fig, marks: "list[Mark]") -> "tuple[bytes, list[dict[str, Any]]]":
+    """The figure as PNG (cropped as ``bbox_inches="tight"`` crops it) and each mark's position in that PNG's
+    pixels (``x`` from the left, ``y`` from the top), with the mark's facts: what the report's explorer needs to
+    open the segments behind a clicked point."""
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    box = fig.get_tightbbox(renderer).padded(0.1)  # inches, as savefig's default pad_inches
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", bbox_inches=box)
+    dpi = fig.dpi
+    points = []
+    for ax, x, y, facts in marks:
+        px, py = ax.transData.transform((x, y))
+        if not (np.isfinite(px) and np.isfinite(py)):
+            continue
+        points.append({"x": round(float(px - box.x0 * dpi), 1), "y": round(float(box.y1 * dpi - py), 1), **facts})
+    return buf.getvalue(), points
+
+
 def data_uri(png: bytes) -> str:
     return "data:image/png;base64," + base64.b64encode(png).decode("ascii")
 
@@ -85,7 +108,8 @@ Point = tuple[float, "list[float] | None"]  # (score, [low, high] or None)
 
 
 def _tradeoff_figure(points_x: Mapping[str, Point], points_y: Mapping[str, Point], systems: list[str], *,
-                     xlabel: str, ylabel: str, title: str, ylim: tuple[float, float] | None = None):
+                     xlabel: str, ylabel: str, title: str, ylim: tuple[float, float] | None = None,
+                     marks: "list[Mark] | None" = None, metric: str | None = None):
     """Each system a point with its intervals as error bars; a model with several settings is one line through
     its settings in setting order (``gid="curve:<model>"``), each point labelled with its setting."""
     fig = _figure(5.8, 4.4)
@@ -106,6 +130,8 @@ def _tradeoff_figure(points_x: Mapping[str, Point], points_y: Mapping[str, Point
             xs.append(x)
             ys.append(y)
             labels.append(system if setting is None or len(members) == 1 else setting)
+            if marks is not None:
+                marks.append((ax, x, y, {"label": f"{system}: every segment", "system": system, "metric": metric}))
         if not xs:
             continue
         if len(xs) > 1:
@@ -127,9 +153,11 @@ def _metric_points(data: Mapping[str, Any], metric: str) -> dict[str, Point]:
     return {system: (c["score"], c.get("ci")) for (m, system), c in _corpus(data).items() if m == metric}
 
 
-def tradeoff_figure(data: Mapping[str, Any], style: str | None = None, content: str | None = None):
+def tradeoff_figure(data: Mapping[str, Any], style: str | None = None, content: str | None = None,
+                    marks: "list[Mark] | None" = None):
     """The style–content trade-off as a matplotlib Figure: style (x) against content (y), one point per system
-    with its bootstrap intervals, one line per model through its settings (``model@setting`` systems)."""
+    with its bootstrap intervals, one line per model through its settings (``model@setting`` systems). ``marks``,
+    when given, receives each system's point (a click on it opens that system's segments)."""
     style = style or data["roles"]["style"]
     content = content or data["roles"]["content"]
     systems = list(data["score"]["settings"]["systems"])
@@ -138,7 +166,8 @@ def tradeoff_figure(data: Mapping[str, Any], style: str | None = None, content: 
         if system not in xs or system not in ys:
             raise InputError(f"trade-off plot: no {style!r} or {content!r} score for system {system!r}")
     return _tradeoff_figure(xs, ys, systems, xlabel=f"{style} (style, higher is better)",
-                            ylabel=f"{content} (content, higher is better)", title="style–content trade-off")
+                            ylabel=f"{content} (content, higher is better)", title="style–content trade-off",
+                            marks=marks, metric=style)
 
 
 def tradeoff_plot(data: Mapping[str, Any], style: str | None = None, content: str | None = None) -> bytes:
@@ -229,11 +258,12 @@ def _mean_bars(ax, values: "list[np.ndarray]", corpus: "list[Mapping[str, Any] |
     ax.set_ylabel("mean (share of 1s)", fontsize=8)
 
 
-def distribution_figure(data: Mapping[str, Any], metrics: list[str]):
+def distribution_figure(data: Mapping[str, Any], metrics: list[str], marks: "list[Mark] | None" = None):
     """Segment-score distributions as a matplotlib Figure: one panel per metric, three a row within
     :data:`MAX_FIGURE_WIDTH`. A box per system; a metric scored 0 or 1 per segment (:func:`is_binary`) gets bars
     of the mean with the interval instead, and one whose scores span orders of magnitude (:func:`needs_log_scale`)
-    a log axis."""
+    a log axis. ``marks``, when given, receives every box plot outlier (one mark per system and value, with the
+    segments that have it)."""
     if not metrics:
         raise InputError("distribution plot: no metric given")
     systems = list(data["score"]["settings"]["systems"])
@@ -245,17 +275,25 @@ def distribution_figure(data: Mapping[str, Any], metrics: list[str]):
     fig = _figure(MAX_FIGURE_WIDTH / 3 * cols, 3.0 * rows)
     for i, metric in enumerate(metrics):
         ax = fig.add_subplot(rows, cols, i + 1)
-        values = []
+        values, owners = [], []
         for system in systems:
             scores = segs.get((metric, system), {})
-            arr = np.array([v for v in scores.values() if v is not None], dtype=float)
-            values.append(arr[np.isfinite(arr)])
+            kept = [(i, float(v)) for i, v in scores.items() if v is not None and np.isfinite(v)]
+            values.append(np.array([v for _, v in kept], dtype=float))
+            owners.append(kept)
         if is_binary(values):
             _mean_bars(ax, values, [corpus.get((metric, s)) for s in systems])
         else:
-            ax.boxplot(values, showmeans=True)
+            drawn = ax.boxplot(values, showmeans=True)
             if needs_log_scale(values):
                 ax.set_yscale("log")
+            if marks is not None:
+                for k, (system, flier) in enumerate(zip(systems, drawn["fliers"])):
+                    for value in sorted(set(float(v) for v in flier.get_ydata())):
+                        ids = [i for i, v in owners[k] if v == value]
+                        marks.append((ax, k + 1, value, {"label": f"{metric} = {value:.4g} ({system}, {len(ids)} "
+                                                                  f"segment{'s' if len(ids) != 1 else ''})",
+                                                         "system": system, "metric": metric, "ids": ids}))
         ax.set_xticks(range(1, len(systems) + 1))
         ax.set_xticklabels(systems, rotation=30, ha="right", fontsize=8)
         ax.set_title(metric, fontsize=10)

@@ -1,0 +1,336 @@
+"""The report's segment explorer driven in a real headless Chromium: sorting, filtering, the two-system difference,
+the disagreement view (metric against metric and against human scores), a click on a plot point, keyboard use,
+an output holding markup shown as text, and the page opening from ``file://`` with no network request.
+
+Expected values come from the evaluation itself (its segment scores and texts), computed here in Python beside
+the page's JavaScript. Screenshots go to ``$STYLEVAL_SCREENSHOTS`` when set.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+
+webdriver = pytest.importorskip("selenium.webdriver")
+
+from selenium.common.exceptions import NoAlertPresentException  # noqa: E402
+from selenium.webdriver.chrome.service import Service  # noqa: E402
+from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
+from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
+
+from styleval.cli.score_cmd import load_records  # noqa: E402
+from styleval.evaluation import evaluate  # noqa: E402
+from styleval.meta.judgments import Judgments  # noqa: E402
+from styleval.records import Record  # noqa: E402
+from styleval.report.html import render_html  # noqa: E402
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+CHROMEDRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
+EVIL = '<script>alert(1)</script><img src=x onerror="window.__pwned=1"> thanks'
+
+pytestmark = pytest.mark.skipif(not (os.path.exists(CHROMIUM) and os.path.exists(CHROMEDRIVER)),
+                                reason="Debian's chromium and chromium-driver are not installed "
+                                       "(run scripts/setup_human_eval_deps.sh)")
+
+
+def _records() -> list[Record]:
+    ns = argparse.Namespace(example="formality", input=[], gyafc=None, system=[], systems_dir=None, source=None,
+                            reference=[], direction=None)
+    records = load_records(ns)
+    for r in records:  # an untrusted output: markup and an event handler
+        if r.system == "tidy" and r.id == "2":
+            r.output = EVIL
+    return records
+
+
+def _human(records: list[Record]) -> Judgments:
+    """Two annotators' fluency scores: 1-5 by output length in words (a stand-in rater with a clear rule)."""
+    rows = []
+    for r in records:
+        words = len(r.output.split())
+        for annotator, shift in (("a1", 0), ("a2", 1)):
+            rows.append({"system": r.system, "segment": r.id, "annotator": annotator, "aspect": "fluency",
+                         "score": float(min(5, 1 + (words + shift) // 3))})
+    return Judgments.from_records(rows)
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory) -> dict[str, Any]:
+    records = _records()
+    human = _human(records)
+    ev = evaluate(records, fast=True, bootstrap=50)
+    page = render_html(ev, human=human)
+    path = tmp_path_factory.mktemp("explorer") / "report.html"
+    path.write_text(page, encoding="utf-8")
+    payload = json.loads(re.search(r'<script type="application/json" id="sv-data">(.*?)</script>', page,
+                                   re.S).group(1))
+    means = human.frame.groupby(["system", "segment"])["score"].mean()
+    scores = {r.metric: {r.system: {}} for r in ev.result}
+    for r in ev.result:
+        scores[r.metric][r.system] = dict(zip(r.ids, map(float, r.segment_scores)))
+    scores["human fluency"] = {s: {g: float(v) for (s2, g), v in means.items() if s2 == s} for s in ev.systems}
+    return {"ev": ev, "records": records, "path": path, "url": path.as_uri(), "payload": payload,
+            "scores": scores, "ids": list(dict.fromkeys(r.id for r in records)), "systems": ev.systems}
+
+
+def _options(extra: tuple[str, ...] = (), width: int = 1300, logs: bool = False):
+    opts = webdriver.ChromeOptions()
+    opts.binary_location = CHROMIUM
+    for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-dev-shm-usage",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                 f"--window-size={width},1000", *extra):
+        opts.add_argument(flag)
+    if logs:
+        opts.set_capability("goog:loggingPrefs", {"performance": "ALL", "browser": "ALL"})
+    return opts
+
+
+@pytest.fixture()
+def browser(report) -> Iterator:
+    profile = tempfile.mkdtemp(prefix="styleval-chromium-")
+    driver = webdriver.Chrome(service=Service(CHROMEDRIVER),
+                              options=_options((f"--user-data-dir={profile}",), logs=True))
+    driver.set_page_load_timeout(30)
+    try:
+        driver.get(report["url"])
+        WebDriverWait(driver, 20).until(
+            lambda d: d.execute_script("return document.documentElement.getAttribute('data-explorer')") == "ready")
+        yield driver
+    finally:
+        driver.quit()
+        shutil.rmtree(profile, ignore_errors=True)
+
+
+def _select(driver, element_id: str, text: str) -> None:
+    Select(driver.find_element(By.ID, element_id)).select_by_visible_text(text)
+
+
+def _shown(driver) -> list[str]:
+    """The ids of the inputs on the current page, in order."""
+    return driver.execute_script(
+        "return Array.from(document.querySelectorAll('#sv-table tr.input td > b')).map(b => b.textContent)")
+
+
+def _matching(driver) -> int:
+    return int(re.match(r"(\d+) of \d+ inputs match", driver.find_element(By.ID, "sv-count").text).group(1))
+
+
+def _dec(report, metric: str) -> int:
+    return next(m["dec"] for m in report["payload"]["metrics"] if m["key"] == metric)
+
+
+def _shot(driver, name: str) -> None:
+    folder = os.environ.get("STYLEVAL_SCREENSHOTS")
+    if folder:
+        Path(folder).mkdir(parents=True, exist_ok=True)
+        driver.save_screenshot(str(Path(folder) / name))
+
+
+def test_sort_by_a_metric_of_one_system(report, browser):
+    values = report["scores"]["chrf/src"]["rewrite"]
+    dec = _dec(report, "chrf/src")
+    _select(browser, "sv-sort", "chrf/src (content)")
+    _select(browser, "sv-sortsys", "rewrite")
+    shown = [round(values[i], dec) for i in _shown(browser)]
+    assert len(shown) == 20 and shown == sorted(shown) and shown[0] == round(min(values.values()), dec)
+    _select(browser, "sv-order", "best first")
+    shown = [round(values[i], dec) for i in _shown(browser)]
+    assert shown == sorted(shown, reverse=True) and shown[0] == round(max(values.values()), dec)
+    _shot(browser, "explorer-sorted.png")
+
+
+def test_filters_text_decision_and_range(report, browser):
+    records = report["records"]
+    by_id: dict[str, list[str]] = {}
+    for r in records:
+        by_id.setdefault(r.id, [r.id, r.source, *r.references]).append(r.output)
+    browser.find_element(By.ID, "sv-text").send_keys("lol")
+    assert _matching(browser) == sum(any("lol" in t.lower() for t in texts) for texts in by_id.values()) > 0
+    browser.find_element(By.ID, "sv-text").clear()
+    browser.execute_script("document.getElementById('sv-text').dispatchEvent(new Event('input'))")
+    assert _matching(browser) == len(by_id)
+    # style fail of one system: its classifier decision is 0
+    _select(browser, "sv-system", "rewrite")
+    _select(browser, "sv-decision", "style fail")
+    acc = report["scores"]["style_accuracy"]["rewrite"]
+    assert _matching(browser) == sum(v == 0 for v in acc.values()) > 0
+    rows = browser.find_elements(By.CSS_SELECTOR, "#sv-table tr.sys th")
+    assert {r.text for r in rows} == {"rewrite"}
+    # J = 0
+    _select(browser, "sv-decision", "J = 0")
+    j = report["ev"].overall_segments["j"]["rewrite"]
+    assert _matching(browser) == sum(v == 0 for v in j.values())
+    _select(browser, "sv-decision", "any decision")
+    # a range of the sort metric (bleu/ref of rewrite)
+    _select(browser, "sv-sort", "bleu/ref (content)")
+    _select(browser, "sv-sortsys", "rewrite")
+    browser.find_element(By.ID, "sv-min").send_keys("50")
+    browser.find_element(By.ID, "sv-max").send_keys("90")
+    dec = _dec(report, "bleu/ref")
+    bleu = report["scores"]["bleu/ref"]["rewrite"]
+    assert _matching(browser) == sum(50 <= round(v, dec) <= 90 for v in bleu.values()) > 0
+
+
+def test_two_systems_where_they_differ_most(report, browser):
+    _select(browser, "sv-view", "two systems: where they differ most")
+    _select(browser, "sv-a", "copy")
+    _select(browser, "sv-b", "rewrite")
+    _select(browser, "sv-dm", "bleu/ref (content)")
+    dec = _dec(report, "bleu/ref")
+    a, b = report["scores"]["bleu/ref"]["copy"], report["scores"]["bleu/ref"]["rewrite"]
+    gaps = {i: abs(round(a[i], dec) - round(b[i], dec)) for i in report["ids"]}
+    differing = [i for i in report["ids"] if gaps[i] != 0]
+    assert _matching(browser) == len(differing)
+    shown = _shown(browser)
+    assert [gaps[i] for i in shown] == sorted((gaps[i] for i in differing), reverse=True)[:len(shown)]
+    assert {r.text for r in browser.find_elements(By.CSS_SELECTOR, "#sv-table tr.sys th")} == {"copy", "rewrite"}
+    note = browser.find_element(By.CSS_SELECTOR, "#sv-table tr.input .note").text
+    assert f"by {gaps[shown[0]]:.{dec}f}" in note
+
+
+def _discordance(report, m1: str, m2: str) -> dict[str, float]:
+    """Per input: the share of system pairs that ``m1`` and ``m2`` order oppositely (both higher is better here)."""
+    systems = report["systems"]
+    d1, d2 = _dec(report, m1), _dec(report, m2)
+    out = {}
+    for i in report["ids"]:
+        c = n = 0
+        for k, s in enumerate(systems):
+            for t in systems[k + 1:]:
+                x = round(report["scores"][m1][s][i], d1) - round(report["scores"][m1][t][i], d1)
+                y = round(report["scores"][m2][s][i], d2) - round(report["scores"][m2][t][i], d2)
+                n += 1
+                c += x * y < 0
+        if c:
+            out[i] = c / n
+    return out
+
+
+@pytest.mark.parametrize("m1,m2", [("bleu/ref", "chrf/src"), ("meteor/ref", "human fluency")])
+def test_metrics_disagree(report, browser, m1, m2):
+    _select(browser, "sv-view", "metrics disagree")
+    _select(browser, "sv-m1", f"{m1} ({'human' if m1.startswith('human') else 'content'})")
+    _select(browser, "sv-m2", f"{m2} ({'human' if m2.startswith('human') else 'content'})")
+    expected = _discordance(report, m1, m2)
+    assert _matching(browser) == len(expected) > 0
+    shown = _shown(browser)
+    assert [expected[i] for i in shown] == sorted(expected.values(), reverse=True)[:len(shown)]
+    _shot(browser, f"explorer-disagree-{m2.replace(' ', '-').replace('/', '-')}.png")
+
+
+def _click_point(driver, img_id: str, point: dict[str, Any]) -> None:
+    img = driver.find_element(By.ID, img_id)
+    driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", img)
+    size = driver.execute_script("return [arguments[0].naturalWidth, arguments[0].clientWidth, "
+                                 "arguments[0].clientHeight]", img)
+    scale = size[1] / size[0]
+    ActionChains(driver).move_to_element_with_offset(
+        img, int(point["x"] * scale - size[1] / 2), int(point["y"] * scale - size[2] / 2)).click().perform()
+
+
+def test_clicking_plot_points_opens_their_segments(report, browser):
+    figures = {f["img"]: f["points"] for f in report["payload"]["figures"]}
+    rewrite = report["systems"].index("rewrite")
+    point = next(p for p in figures["fig-tradeoff"] if p["system"] == rewrite)
+    _click_point(browser, "fig-tradeoff", point)
+    assert "from the plot: rewrite" in browser.find_element(By.ID, "sv-count").text
+    assert _matching(browser) == len(report["ids"])
+    assert browser.find_element(By.CSS_SELECTOR, "#sv-table tr.hit th").text == "rewrite"
+    browser.find_element(By.ID, "sv-clear").click()
+    # a box plot outlier: exactly the segments with that value
+    outlier = max(figures["fig-distribution"], key=lambda p: len(p["ids"]))
+    metric = report["payload"]["metrics"][outlier["metric"]]["key"]
+    system = report["systems"][outlier["system"]]
+    _click_point(browser, "fig-distribution", outlier)
+    assert _matching(browser) == len(outlier["ids"])
+    assert set(_shown(browser)) == set(outlier["ids"])
+    value = float(re.search(r"= ([-0-9.e+]+) \(", outlier["label"]).group(1))
+    assert all(abs(report["scores"][metric][system][i] - value) <= 5e-4 * max(1, abs(value))
+               for i in outlier["ids"])
+
+
+def test_keyboard(report, browser):
+    body = browser.find_element(By.TAG_NAME, "body")
+    body.send_keys("/")
+    active = browser.switch_to.active_element
+    assert active.get_attribute("id") == "sv-text"
+    active.send_keys("formal")
+    browser.find_element(By.ID, "sv-text").clear()
+    browser.execute_script("document.getElementById('sv-text').dispatchEvent(new Event('input'))")
+    browser.find_element(By.TAG_NAME, "h1").click()
+    first = _shown(browser)
+    body.send_keys("]")
+    assert _shown(browser) != first and "page 2 of 2" in browser.find_element(By.ID, "sv-count").text
+    body.send_keys("[")
+    assert _shown(browser) == first
+
+
+def test_markup_in_an_output_is_text(report, browser):
+    browser.find_element(By.ID, "sv-text").send_keys("alert(1)")
+    assert _matching(browser) == 1
+    cells = browser.find_elements(By.CSS_SELECTOR, "#sv-table td.o")
+    assert any("<script>alert(1)</script>" in c.text for c in cells)
+    assert not browser.find_elements(By.CSS_SELECTOR, "#sv-table script, #sv-table img")
+    assert browser.execute_script("return window.__pwned === undefined")
+    with pytest.raises(NoAlertPresentException):
+        browser.switch_to.alert.text  # noqa: B018
+    _shot(browser, "explorer-markup.png")
+
+
+def test_opens_offline_with_no_request(report):
+    """Every request must go nowhere: a proxy on a closed port and every host resolving to nothing. The page must
+    still render its explorer, and the performance log must show no request but the file itself and its data:
+    images; no console message may report a blocked resource (the CSP lets the page's own code run)."""
+    profile = tempfile.mkdtemp(prefix="styleval-chromium-")
+    options = _options((f"--user-data-dir={profile}", "--proxy-server=http://127.0.0.1:9",
+                        "--host-resolver-rules=MAP * ~NOTFOUND"), logs=True)
+    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+    try:
+        driver.get(report["url"])
+        WebDriverWait(driver, 20).until(
+            lambda d: d.execute_script("return document.documentElement.getAttribute('data-explorer')") == "ready")
+        requests = []  # (the document asking, the URL asked for)
+        for entry in driver.get_log("performance"):
+            message = json.loads(entry["message"])["message"]
+            if message["method"] == "Network.requestWillBeSent":
+                requests.append((message["params"].get("documentURL"), message["params"]["request"]["url"]))
+        ours = [u for doc, u in requests if doc == report["url"]]
+        assert report["url"] in ours and all(u == report["url"] or u.startswith("data:") for u in ours), ours
+        # nothing at all went to a network (the browser's own chrome:// pages are not network requests)
+        assert not [u for _, u in requests if not u.startswith(("file:", "data:", "chrome:"))], requests
+        console = [e["message"] for e in driver.get_log("browser")]
+        assert not [m for m in console if "Content Security Policy" in m or "ERR_" in m], console
+        assert len(_shown(driver)) == 20
+    finally:
+        driver.quit()
+        shutil.rmtree(profile, ignore_errors=True)
+
+
+@pytest.mark.parametrize("width", [1300, 420])
+def test_readable_at_1300_px_and_narrow(report, width):
+    profile = tempfile.mkdtemp(prefix="styleval-chromium-")
+    driver = webdriver.Chrome(service=Service(CHROMEDRIVER),
+                              options=_options((f"--user-data-dir={profile}",), width=width))
+    try:
+        driver.get(report["url"])
+        WebDriverWait(driver, 20).until(
+            lambda d: d.execute_script("return document.documentElement.getAttribute('data-explorer')") == "ready")
+        # the page never scrolls sideways: the wide segment table scrolls inside its own box
+        inner = driver.execute_script("return window.innerWidth")
+        assert inner <= max(width, 500)  # headless Chromium's narrowest window is about 500 px
+        assert driver.execute_script("return document.documentElement.scrollWidth") <= inner
+        wrap = driver.find_element(By.CSS_SELECTOR, ".tablewrap")
+        assert wrap.size["width"] <= inner
+        driver.execute_script("document.getElementById('explorer').scrollIntoView()")
+        _shot(driver, f"explorer-{width}px.png")
+    finally:
+        driver.quit()
+        shutil.rmtree(profile, ignore_errors=True)
