@@ -199,7 +199,7 @@ def test_lm_option_that_changes_outputs_misses(smollm, one_torch_thread, tmp_pat
     score_stream(table, ["perplexity"], cache=cache, options=NO_CI)
     forget_in_memory()
     count_lm_texts.clear()
-    short = score_stream(table, ["mean_logprob:max_tokens=5"], cache=cache, options=NO_CI)
+    short = score_stream(table, ["mean_logprob:max_tokens=5;normalize=none"], cache=cache, options=NO_CI)
     assert sum(map(len, count_lm_texts)) == 8 and short.model_cache_hits == 0
     forget_in_memory()
     count_lm_texts.clear()

@@ -64,6 +64,10 @@ _MAX_CACHED_TEXTS = 200_000
 
 class _WordVectorMetric(ContentMetric):
     libraries: ClassVar[tuple[str, ...]] = ("numpy",)
+    parameter_help: ClassVar[dict[str, str]] = {
+        "normalize_vectors": "unit-normalise word vectors (gensim 4's wmdistance)",
+        "remove_stopwords": "leave English stop words out",
+    }
     n_stats: ClassVar[int] = 5
 
     def _init_common(self, against: str | Against, vectors: str, lowercase: bool, tokenize: str) -> None:
@@ -157,6 +161,7 @@ class _WordVectorMetric(ContentMetric):
 @register
 class WMD(_WordVectorMetric):
     name = "wmd"
+    reference = "gensim 4's wmdistance (POT emd2 exact transport)"
     version = "1"
     higher_is_better = False
     value_range = (0.0, float("inf"))
@@ -246,6 +251,7 @@ class _NlgEvalMetric(_WordVectorMetric):
 @register
 class EmbeddingAverage(_NlgEvalMetric):
     name = "embedding_average"
+    reference = "nlg-eval's embedding average (Sharma et al. 2017)"
     version = "1"
     description = "cosine of the averaged word vectors (nlg-eval); GloVe by default; max over references"
 
@@ -267,6 +273,7 @@ def extrema(vecs: np.ndarray) -> np.ndarray:
 @register
 class VectorExtrema(_NlgEvalMetric):
     name = "vector_extrema"
+    reference = "nlg-eval's vector extrema"
     version = "1"
     description = ("cosine of vector extrema (Forgues et al. 2014; per dimension the value of largest magnitude, "
                    "nlg-eval); GloVe by default; max over references")
@@ -282,6 +289,7 @@ class VectorExtrema(_NlgEvalMetric):
 @register
 class GreedyMatching(_NlgEvalMetric):
     name = "greedy_matching"
+    reference = "nlg-eval's greedy matching (Rus & Lintean 2012)"
     version = "1"
     description = ("greedy matching (Rus & Lintean 2012, nlg-eval): mean of the two directions' average best "
                    "word cosine; GloVe by default; max over references")
@@ -302,6 +310,7 @@ class GreedyMatching(_NlgEvalMetric):
 @register
 class SentenceCosine(ContentMetric):
     name = "sentence_cosine"
+    reference = "sentence-transformers embeddings, cosine"
     n_stats = 2
     version = "1"
     higher_is_better = True

@@ -6,6 +6,7 @@ import math
 from typing import Any, Generic, TypeVar
 
 from ...errors import InputError
+from ..content._common import check_number
 from ...judges.request_cache import public_url
 from ...judges.server import ServerConfig, Usage
 
@@ -55,6 +56,10 @@ class JudgeBackendParams:
             raise InputError("base_url must not hold a user name or password; put the API key in the environment "
                              "variable that api_key_env names")
         self.api_key_env = str(api_key_env)
+        for param, value, low, integer in (("concurrency", concurrency, 1, True), ("timeout", timeout, 1e-3, False),
+                                           ("retries", retries, 0, True), ("backoff", backoff, 0, False),
+                                           ("batch_tokens", batch_tokens, 1, True)):
+            check_number(self.name, param, value, low=low, integer=integer)  # type: ignore[attr-defined]
         self.concurrency = int(concurrency)
         self.timeout = float(timeout)
         self.retries = int(retries)
