@@ -31,7 +31,7 @@ def test_evaluate_with_empty_output_lines_gives_a_table(emptied, fast, tmp_path,
     out = tmp_path / "ev.json"
     argv = ["evaluate", "--systems-dir", str(folder / "systems"), "--source", str(folder / "source.txt"),
             "--reference", str(folder / "ref0.txt"), "--reference", str(folder / "ref1.txt"),
-            "--direction", "informal:formal", "--bootstrap", "0", "--no-progress", "--json", str(out)]
+            "--direction", "informal:formal", "--bootstrap", "50", "--no-progress", "--json", str(out)]
     assert main(argv + (["--fast"] if fast else [])) == 0
     printed = capsys.readouterr().out
     assert system in printed and "style_accuracy" in printed and "Traceback" not in printed
