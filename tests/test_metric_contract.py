@@ -329,9 +329,21 @@ def documented_empty_values() -> dict[str, dict[str, str]]:
     return out
 
 
+def _empty_cells(name: str) -> dict[str, str]:
+    """The documented cells of a built-in metric; a plugin states its own as ``empty_values`` on its class."""
+    documented = documented_empty_values()
+    if name in documented:
+        return documented[name]
+    own = getattr(registry.metric_class(name), "empty_values", None)
+    if not own:
+        pytest.skip(f"{name}: a plugin without empty_values (output/source/reference -> value) on its class")
+    return dict(own)
+
+
 def test_every_metric_has_a_documented_empty_value():
     documented = documented_empty_values()
-    missing = [name for name in NAMES if name not in documented]
+    missing = [name for name in NAMES if name not in documented
+               and registry.metric_class(name).__module__.startswith("styleval.")]
     assert not missing, f"docs/metrics.md, '## Empty texts': no row for {missing}"
 
 
@@ -371,7 +383,7 @@ def _check_cell(cell: str, score: float, metric: Metric, label: str) -> None:
 @pytest.mark.parametrize("name", NAMES)
 def test_empty_texts_get_the_documented_value(name, field):
     _skip_not_scored(name)
-    cell = documented_empty_values()[name][field]
+    cell = _empty_cells(name)[field]
     records = _emptied(field)
     if cell == "error":
         with pytest.raises(InputError) as error:
