@@ -313,13 +313,14 @@ def test_fault_progress_counts_requests_sent_cached_and_left(srv, tmp_path):
 # -- 8. the statistics cache trusts no byte -----------------------------------------------------------------------
 @pytest.mark.parametrize("damage", ["float", "torn", "flags"])
 def test_fault_stats_cache_changed_or_torn_row_is_recomputed(tmp_path, damage):
-    from styleval.engine import StatsCache, score_stream
+    from styleval.engine import StreamOptions, StatsCache, score_stream
 
     table = tmp_path / "t.tsv"
     table.write_text("id\tsystem\tsource\toutput\n" + "".join(
         f"{i}\tA\tthe cat sat on mat {i}\tthe cat sat on the mat {i}\n" for i in range(8)), encoding="utf-8")
     cache = tmp_path / "stats.sqlite"
-    clean = score_stream(table, ["chrf:against=source"], cache=cache, bootstrap=0, keep_stats=True)
+    clean = score_stream(table, ["chrf:against=source"], bootstrap=0,
+                         stream=StreamOptions(cache=cache, keep_stats=True))
     with sqlite3.connect(cache) as db:
         segment, row = db.execute("SELECT segment, row FROM segment_stats LIMIT 1").fetchone()
         if damage == "float":
@@ -331,7 +332,8 @@ def test_fault_stats_cache_changed_or_torn_row_is_recomputed(tmp_path, damage):
         else:
             db.execute("UPDATE segment_stats SET flags = '{not json' WHERE segment = ?", (segment,))
     with StatsCache(cache) as stats:
-        again = score_stream(table, ["chrf:against=source"], cache=stats, bootstrap=0, keep_stats=True)
+        again = score_stream(table, ["chrf:against=source"], bootstrap=0,
+                             stream=StreamOptions(cache=stats, keep_stats=True))
         assert stats.rejected == 1
     assert again.cache_hits == 7 and again.cache_misses == 1 and again.cache_rejected == 1
     np.testing.assert_array_equal(again.result.results[0].stats, clean.result.results[0].stats)

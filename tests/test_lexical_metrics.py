@@ -122,7 +122,7 @@ def test_params_read_back():
     assert p["tokenize"] == "intl" and p["lowercase"] is True and p["smooth_method"] == "floor"
     assert p["smooth_value"] == 0.2 and p["sentence_smooth_method"] == "exp" and p["against"] is Against.REFERENCES
     assert create("chrf++").get_params()["word_order"] == 2 and create("chrf").get_params()["word_order"] == 0
-    name, params = parse_spec("rougeL:measure=recall,use_stemmer=true")
+    name, params = parse_spec("rougeL:measure=recall;use_stemmer=true")
     assert create(name, **params).get_params()["use_stemmer"] is True
 
 

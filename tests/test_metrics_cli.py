@@ -66,6 +66,25 @@ def test_every_shipped_parameter_has_a_meaning_and_lexical_metrics_a_reference()
         assert reference(registry.metric_class(name))
 
 
+def test_help_and_capabilities_are_read_from_the_class(capsys):
+    from styleval.metrics.content.chrf import CHRF
+    from styleval.metrics.guide import parameter_help
+
+    class Sharper(CHRF):  # a subclass (a plugin, say) overrides one meaning and inherits the others
+        parameter_help = {"beta": "how much more recall counts"}
+        reference = "nothing but itself"
+
+    assert parameter_help(Sharper, "beta") == "how much more recall counts"
+    assert parameter_help(Sharper, "char_order") == CHRF.parameter_help["char_order"]
+    assert parameter_help(Sharper, "lowercase") == "lower-case both texts first"  # the shared meaning
+    assert reference(Sharper) == "nothing but itself"
+    chunks = "scored in chunks (score --stream, --cache):"
+    assert f"{chunks} yes" in _run(capsys, "bleu", "--width", "200")[1]
+    out = _run(capsys, "naturalness", "--width", "200")[1]
+    assert f"{chunks} no (its classifiers are fitted on the run's own sources and outputs)" in out
+    assert "with idf=true it weights words by idf" in _run(capsys, "bertscore", "--width", "200")[1]
+
+
 def test_preservation_in_full(capsys):
     code, out, _ = _run(capsys, "preservation")
     assert code == 0

@@ -219,7 +219,8 @@ def test_lm_option_that_changes_outputs_misses(smollm, one_torch_thread, tmp_pat
     score_stream(table, ["perplexity"], options=NO_CI, stream=StreamOptions(cache=cache))
     forget_in_memory()
     count_lm_texts.clear()
-    short = score_stream(table, ["mean_logprob:max_tokens=5"], options=NO_CI, stream=StreamOptions(cache=cache))
+    short = score_stream(table, ["mean_logprob:max_tokens=5;normalize=none"], options=NO_CI,
+                         stream=StreamOptions(cache=cache))
     assert sum(map(len, count_lm_texts)) == 8 and short.model_cache_hits == 0
     forget_in_memory()
     count_lm_texts.clear()

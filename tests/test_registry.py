@@ -29,7 +29,7 @@ def test_unknown_metric_error_lists_names():
 
 
 def test_spec_parsing_coerces_values():
-    assert registry.parse_spec("chrf:word_order=2,lowercase=true,tokenize=intl") == (
+    assert registry.parse_spec("chrf:word_order=2;lowercase=true;tokenize=intl") == (
         "chrf", {"word_order": 2, "lowercase": True, "tokenize": "intl"})
     assert registry.parse_spec("bleu") == ("bleu", {})
 

@@ -24,7 +24,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                                    "evaluate` relies on). With NAME: the metric in full: every parameter with its "
                                    "default and meaning, the reference implementation its scores equal, its "
                                    "signature format and, for a metric backed by a shipped model, that model's "
-                                   "figures on human judgments from its card.")
+                                   "figures on human judgments from its card. A metric is asked for by its spec, "
+                                   "NAME:key=value;key=value (',' separates metrics in a list; a value holding ';', "
+                                   "',', '\"' or '\\' is written in double quotes, with \\\" and \\\\ inside: "
+                                   "style_emd:ground=\"0 1; 1 0\"); the same grammar in Python (registry.parse_spec), "
+                                   "JSON and signatures (docs/metrics.md).")
     p.add_argument("name", nargs="?", metavar="NAME", help="a metric name (e.g. bleu, preservation, style_accuracy)")
     p.add_argument("--width", type=int, metavar="N",
                    help=f"table width (default: the terminal's, {MIN_WIDTH}-{MAX_WIDTH}; {WIDTH} when not a terminal)")
@@ -201,11 +205,18 @@ def detail_lines(name: str, width: int) -> list[str]:
         " (the CLI and styleval.score compute both sides unless --against narrows them: columns NAME/src and "
         "NAME/ref)" if registry.accepts_against(cls) else ""), width)
     params = parameters(cls)
-    lines.append("parameters (NAME:key=value;key=value on the command line):" if params else "parameters: none")
+    lines.append("parameters (NAME:key=value;key=value; a value holding ';' or ',' in double quotes):" if params
+                 else "parameters: none")
     for p in params:
         shown = "required" if p.required else f"default {p.default!r}"
         lines += textwrap.wrap(f"{p.name} ({shown}): {p.meaning or 'no description'}", width,
                                initial_indent="  ", subsequent_indent="      ")
+    batch_independent = cls.batch_independent
+    if isinstance(batch_independent, bool):
+        chunks = "yes" if batch_independent else f"no ({cls.batch_dependence})"
+    else:  # a property: the instance's parameters decide
+        chunks = f"it depends on the parameters: {cls.batch_dependence}"
+    lines += textwrap.wrap(f"scored in chunks (score --stream, --cache): {chunks}", width, subsequent_indent="  ")
     ref = reference(cls)
     if ref:
         lines += textwrap.wrap(f"reference implementation: {ref}", width, subsequent_indent="  ")

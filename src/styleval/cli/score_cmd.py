@@ -51,7 +51,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     m = p.add_argument_group("metrics")
     m.add_argument("--metrics", "-m", default=DEFAULT_METRICS,
                    help=f"comma-separated metric specs, name or name:key=value;... (default: {DEFAULT_METRICS}). "
-                        "Parameters inside a spec are separated by ';'")
+                        "Parameters inside a spec are separated by ';'; a value holding ';' or ',' goes in double "
+                        "quotes (style_emd:ground=\"0 1; 1 0\"); docs/metrics.md, Metric specs")
     m.add_argument("--against", default="source,references",
                    help="compare content metrics with the source, the references or both (default: both)")
     m.add_argument("--style-mask", metavar="LEXICON",

@@ -26,8 +26,11 @@ def statistics_options(args: argparse.Namespace) -> StatisticsOptions:
 
 
 def split_specs(text: str) -> list[str]:
-    """Split ``bleu,chrf:word_order=2;lowercase=true`` into specs; ';' separates parameters inside a spec."""
-    return [spec.strip().replace(";", ",") for spec in text.split(",") if spec.strip()]
+    """Split ``bleu,chrf:word_order=2;lowercase=true`` into specs (the grammar of
+    :mod:`styleval.metrics.spec`: ',' separates metrics, ';' parameters, double quotes keep both in a value)."""
+    from ..metrics.spec import split_list
+
+    return split_list(text)
 
 
 def build_modifiers(args: argparse.Namespace) -> list[Modifier]:

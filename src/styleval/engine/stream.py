@@ -74,9 +74,10 @@ class StreamResult:
 
 def _refuse_batch_dependent(metrics: Sequence[Metric]) -> None:
     for m in metrics:
-        if getattr(m, "idf", False):
-            raise InputError(f"metric {m.display_name!r} weights words by idf computed over the whole batch; its "
-                             "segment statistics depend on the other segments and cannot be streamed")
+        if not m.streamable:
+            why = m.batch_dependence or "its segment statistics depend on the other segments scored with them"
+            raise InputError(f"metric {m.display_name!r} cannot be streamed: {why}; score it in memory "
+                             "(styleval score without --stream)")
 
 
 def _local_groups(first: Chunk, chunks: Iterator[Chunk], metrics: list[Metric], cache: CachedStats | None,

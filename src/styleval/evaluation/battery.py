@@ -42,7 +42,8 @@ class Evaluation:
     ``overall``: rows ``system, score, value, ci_low, ci_high, ci_excluded_segments`` (``hm``, ``gm``, ``j``;
     intervals from the joint bootstrap over segments, NaN without one); ``overall_comparisons``: paired tests of
     the overall scores between the systems the metrics' tests compare; ``rationale``: one sentence per choice;
-    ``metric_specs``: the specs given to :func:`styleval.score` (re-run them to reproduce every number).
+    ``metric_specs``: the specs given to :func:`styleval.score` (re-run them to reproduce every number; the JSON
+    writes an instance as its ``metric_id.spec()``, which ``parse_spec`` builds again).
     """
 
     result: ScoreResult
@@ -93,7 +94,7 @@ class Evaluation:
                 entry["ci_excluded_segments"] = int(r["ci_excluded_segments"])
             overall.append(entry)
         return {"format": FORMAT, "settings": self.settings,
-                "metric_specs": [s if isinstance(s, str) else repr(s) for s in self.metric_specs],
+                "metric_specs": [s if isinstance(s, str) else s.metric_id.spec() for s in self.metric_specs],
                 "aspects": {k: list(v) for k, v in self.aspects.items()}, "roles": dict(self.roles),
                 "overall": overall, "overall_comparisons": [c.to_dict() for c in self.overall_comparisons],
                 "rationale": list(self.rationale), "score": self.result.to_dict(),

@@ -237,9 +237,9 @@ class EvaluationPlan:
 
 
 def _against_source(spec: str) -> str:
-    """``spec`` (``name`` or ``name:k=v,...``) scored against the source."""
+    """``spec`` (``name`` or ``name:k=v;...``) scored against the source."""
     name, _, params = spec.partition(":")
-    return f"{name}:against=source" + (f",{params}" if params else "")
+    return f"{name}:against=source" + (f";{params}" if params else "")
 
 
 class _Built:

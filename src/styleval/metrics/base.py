@@ -16,7 +16,7 @@ import numpy as np
 from ..errors import InputError
 from ..records import Direction, Record
 from ..signature import Signature, library_version
-from .identity import MetricId, freeze_params
+from .identity import MetricId, freeze_params, spec_tokens
 
 
 class Aspect(str, Enum):
@@ -72,6 +72,16 @@ class Batch:
 
     def __len__(self) -> int:
         return len(self.outputs)
+
+    def blanks_emptied(self) -> "Batch":
+        """This batch with every whitespace-only output, source and reference made empty, for metrics that would
+        otherwise read the whitespace (a language model's prompt) and score it apart from an empty text."""
+        def blank(text: str) -> str:
+            return text if text.strip() else ""
+
+        return Batch(ids=self.ids, outputs=[blank(t) for t in self.outputs], sources=[blank(t) for t in self.sources],
+                     references=[[blank(t) for t in refs] for refs in self.references], directions=self.directions,
+                     system=self.system)
 
     @property
     def nrefs(self) -> int:
@@ -156,6 +166,21 @@ class Metric(ABC):
     libraries: ClassVar[tuple[str, ...]] = ()
     #: True when the run facts are counts that add up over batches (then a streamed run reports them too)
     facts_add_up: ClassVar[bool] = False
+    #: parameter -> what it means (``styleval metrics NAME``); inherited, and shared meanings live in ``guide.COMMON``
+    parameter_help: ClassVar[dict[str, str]] = {}
+    #: the implementation this metric's scores equal, and the test that checks it ('' when none)
+    reference: ClassVar[str] = ""
+    #: True when a segment's statistics depend on that segment alone, not on the others scored with it (an
+    #: instance may say otherwise, e.g. BERTScore with idf); only then may a corpus be scored in chunks
+    batch_independent: ClassVar[bool] = True
+    #: why it is not batch-independent (shown when a streamed run refuses it)
+    batch_dependence: ClassVar[str] = ""
+
+    @property
+    def streamable(self) -> bool:
+        """Whether ``score_stream`` (chunks, a statistics cache, Ray) gives this metric the numbers of one pass:
+        exactly when its segment statistics are batch-independent."""
+        return self.batch_independent
 
     # -- parameters -------------------------------------------------------------------------
     @classmethod
@@ -176,7 +201,8 @@ class Metric(ABC):
         against = getattr(self, "against", None)
         params = {k: v for k, v in self.get_params().items() if k != "against"}
         return MetricId(name=self.name, params=freeze_params(params),
-                        against=against.value if isinstance(against, Against) else None)
+                        against=against.value if isinstance(against, Against) else None,
+                        tokens=spec_tokens({k: v for k, v in params.items() if k in self.param_names()}))
 
     @property
     def display_name(self) -> str:

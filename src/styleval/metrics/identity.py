@@ -8,11 +8,12 @@ twice is an error naming both requests.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any, Sequence
 
 from ..errors import InputError
 from ..signature import format_value
+from .spec import quote, render_token
 
 Params = tuple[tuple[str, str], ...]
 
@@ -29,6 +30,12 @@ def freeze_params(params: dict[str, Any]) -> Params:
     return tuple(sorted((k, render_value(v)) for k, v in params.items()))
 
 
+def spec_tokens(params: dict[str, Any]) -> Params:
+    """Parameters as :func:`~styleval.metrics.spec.parse_spec` reads them back (quoted where needed, floats in
+    full); a parameter set to None is left out, so the class default (None) applies when the spec is read."""
+    return tuple(sorted((k, render_token(v)) for k, v in params.items() if v is not None))
+
+
 @dataclass(frozen=True)
 class MetricId:
     """The identity of a configured metric.
@@ -36,7 +43,8 @@ class MetricId:
     ``name``: the registered name of the (inner) metric; ``params``: every effective parameter but ``against``,
     rendered as strings; ``against``: ``"source"``/``"references"`` for content metrics, else None;
     ``modifiers``: the modifiers wrapped around it, innermost first, each as (suffix, its own parameters);
-    ``shown``: the parameter names the label displays (set by :func:`assign_labels` to tell metrics apart).
+    ``shown``: the parameter names the label displays (set by :func:`assign_labels` to tell metrics apart);
+    ``tokens``: the parameters written for :meth:`spec` (no part of the identity; ``params`` quoted when empty).
     """
 
     name: str
@@ -44,6 +52,7 @@ class MetricId:
     against: str | None = None
     modifiers: tuple[tuple[str, Params], ...] = ()
     shown: tuple[str, ...] = ()
+    tokens: Params = field(default=(), compare=False)
 
     def identity(self) -> tuple[Any, ...]:
         """What makes two ids the same metric (the label's display choices excluded)."""
@@ -67,15 +76,19 @@ class MetricId:
             text += "/" + ("src" if self.against == "source" else "ref")
         return text
 
-    def spec(self) -> str:
-        """The full identity as text: a spec that builds the metric again (``name:key=value;…``), followed by its
-        modifiers and their parameters (``+ne[ne_score=coverage]``)."""
-        params = ";".join(f"{k}={v}" for k, v in self.params)
+    def spec(self, modifiers: bool = True) -> str:
+        """The full identity as text: a spec that builds the metric again (``name:key=value;…``, values quoted
+        where needed, parameters set to None left out), followed by its modifiers and their parameters
+        (``+ne[ne_score=coverage]``). ``parse_spec`` reads the part before the modifiers back into the same metric
+        and refuses a modifier by name; ``modifiers=False`` gives that part alone."""
+        pairs = self.tokens or tuple((k, quote(v)) for k, v in self.params)
+        params = ";".join(f"{k}={v}" for k, v in pairs)
         against = f"against={self.against}" if self.against else ""
         rest = ";".join(p for p in (params, against) if p)
         text = f"{self.name}:{rest}" if rest else self.name
-        for suffix, mod_params in self.modifiers:
-            text += f"+{suffix}" + ("[" + ";".join(f"{k}={v}" for k, v in mod_params) + "]" if mod_params else "")
+        for suffix, mod_params in self.modifiers if modifiers else ():
+            text += f"+{suffix}" + ("[" + ";".join(f"{k}={quote(v)}" for k, v in mod_params) + "]"
+                                    if mod_params else "")
         return text
 
     def to_dict(self) -> dict[str, Any]:

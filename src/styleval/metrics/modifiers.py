@@ -57,9 +57,17 @@ class ContentModifier(ContentMetric):
         return self.inner.value_range
 
     @property
+    def batch_independent(self) -> bool:  # type: ignore[override]
+        return self.inner.batch_independent
+
+    @property
+    def batch_dependence(self) -> str:  # type: ignore[override]
+        return self.inner.batch_dependence
+
+    @property
     def metric_id(self) -> MetricId:
         inner = self.inner.metric_id
-        return MetricId(name=inner.name, params=inner.params, against=inner.against,
+        return MetricId(name=inner.name, params=inner.params, against=inner.against, tokens=inner.tokens,
                         modifiers=(*inner.modifiers, (self.suffix, freeze_params(self.modifier_params()))))
 
     def modifier_params(self) -> dict[str, Any]:

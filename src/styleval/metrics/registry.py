@@ -6,6 +6,7 @@ from typing import Any, TypeVar
 
 from ..errors import InputError, UnknownNameError
 from .base import Against, Metric
+from .spec import parse_spec
 
 ENTRY_POINT_GROUP = "styleval.metrics"
 
@@ -60,37 +61,17 @@ def create(name: str, **params: Any) -> Metric:
     """Instantiate a registered metric with keyword parameters; unknown parameters are an error."""
     cls = metric_class(name)
     allowed = cls.param_names()
+    fixed = getattr(cls, "fixed_against", None)
+    if "against" in params and "against" not in allowed and fixed is not None:  # PINC: always the source
+        if Against.parse(params["against"]) is not fixed:
+            raise InputError(f"metric {name!r} is always scored against the {fixed.value}, not "
+                             f"{Against.parse(params['against']).value}")
+        params = {k: v for k, v in params.items() if k != "against"}
     unknown = sorted(set(params) - set(allowed))
     if unknown:
         raise InputError(f"metric {name!r} has no parameter(s) {', '.join(unknown)}; "
                          f"its parameters: {', '.join(allowed) or '(none)'}")
     return cls(**params)
-
-
-def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
-    """Parse ``name`` or ``name:key=value,key=value`` (values parsed as int/float/bool when they look so)."""
-    name, _, rest = spec.partition(":")
-    params: dict[str, Any] = {}
-    for item in filter(None, (p.strip() for p in rest.split(","))):
-        key, sep, value = item.partition("=")
-        if not sep:
-            raise InputError(f"metric spec {spec!r}: parameter {item!r} is not key=value")
-        params[key.strip()] = _coerce(value.strip())
-    return name.strip(), params
-
-
-def _coerce(value: str) -> Any:
-    low = value.lower()
-    if low in ("true", "yes"):
-        return True
-    if low in ("false", "no"):
-        return False
-    for cast in (int, float):
-        try:
-            return cast(value)
-        except ValueError:
-            pass
-    return value
 
 
 def accepts_against(cls: type[Metric]) -> bool:

@@ -1,6 +1,7 @@
 """Helpers shared by the lexical content metrics: a small cache of per-reference work, tokenizers."""
 from __future__ import annotations
 
+import math
 import re
 from collections import OrderedDict
 from typing import Any, Callable, Hashable, Sequence
@@ -78,9 +79,9 @@ def check_bool(metric: str, param: str, value: Any) -> None:
 def check_number(metric: str, param: str, value: Any, *, low: float | None = None, high: float | None = None,
                  integer: bool = False) -> None:
     ok_type = isinstance(value, int) if integer else isinstance(value, (int, float))
-    if isinstance(value, bool) or not ok_type or (low is not None and value < low) \
+    if isinstance(value, bool) or not ok_type or not math.isfinite(value) or (low is not None and value < low) \
             or (high is not None and value > high):
-        what = "an integer" if integer else "a number"
+        what = "an integer" if integer else "a finite number"
         bounds = f" in [{low}, {high}]" if low is not None and high is not None else (
             f" >= {low}" if low is not None else (f" <= {high}" if high is not None else ""))
         raise InputError(f"metric {metric!r}: {param} must be {what}{bounds}, got {value!r}")

@@ -87,8 +87,10 @@ class TokenEmbedder:
         """Token ids as bert_score's ``sent_encode``, and whether the text was truncated."""
         tok = self.tokenizer
         text = text.strip()
-        if text == "":
-            return list(tok.build_inputs_with_special_tokens([])), False
+        if text == "":  # only the special tokens, as bert_score (transformers 5 lacks build_inputs_with_special_tokens)
+            build = getattr(tok, "build_inputs_with_special_tokens", None)
+            ids = build([]) if build is not None else tok("", add_special_tokens=True)["input_ids"]
+            return list(ids), False
         kwargs: dict[str, Any] = {"add_special_tokens": True}
         if type(tok).__name__.startswith(("GPT2Tokenizer", "RobertaTokenizer")):
             kwargs["add_prefix_space"] = True
@@ -199,6 +201,17 @@ def greedy_prf(h_emb: np.ndarray, h_w: np.ndarray, r_emb: np.ndarray, r_w: np.nd
 @register
 class BERTScore(ContentMetric):
     name = "bertscore"
+    parameter_help: ClassVar[dict[str, str]] = {
+        "model": "the encoder: catalog name or sentence-transformers/transformers folder",
+        "num_layers": "the encoder layer whose token vectors are matched (default: the last)",
+        "component": "which BERTScore is reported: precision, recall or f1",
+        "idf": "weight tokens by inverse document frequency over the comparison texts",
+        "rescale_with_baseline": "rescale with the baseline numbers of models/baselines/ (or baseline_path) "
+                                 "so unrelated pairs score about 0",
+        "baseline_path": "a baseline file of one's own for rescale_with_baseline",
+    }
+    reference = ("the bert-score package: equal within 1e-6 where batch padding does not intervene "
+                 "(tests/test_embedding_metrics.py, docs/metrics.md)")
     n_stats = 4
     version = "1"
     higher_is_better = True
@@ -231,6 +244,12 @@ class BERTScore(ContentMetric):
         self.cache_dir = cache_dir
         self._embedder: TokenEmbedder | None = None
         self._baseline: np.ndarray | None = None
+
+    batch_dependence = "with idf=true it weights words by idf computed over the whole batch's comparison texts"
+
+    @property
+    def batch_independent(self) -> bool:  # type: ignore[override]
+        return not self.idf
 
     def get_params(self) -> dict[str, Any]:  # batch size and cache do not change scores
         params = super().get_params()

@@ -18,6 +18,7 @@ from ._optional import require_checkpoint, require_library
 @register
 class BLEURT(ContentMetric):
     name = "bleurt"
+    reference = "the bleurt package with the user's checkpoint"
     version = "1"
     higher_is_better = True
     value_range = (-2.0, 2.0)

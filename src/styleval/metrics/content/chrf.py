@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections import Counter
 from functools import lru_cache
-from typing import Any, Sequence
+from typing import Any, ClassVar, Sequence
 
 import numpy as np
 
@@ -72,6 +72,15 @@ def _match_stats(hyp: _Ngrams, ref: _Ngrams) -> list[int]:
 @register
 class CHRF(SacrebleuMetric):
     name = "chrf"
+    parameter_help: ClassVar[dict[str, str]] = {
+        "char_order": "longest character n-gram",
+        "word_order": "longest word n-gram (0: chrF, 2: chrF++)",
+        "beta": "recall weight of the F-score",
+        "whitespace": "keep whitespace in character n-grams",
+        "eps_smoothing": "sacrebleu's epsilon smoothing instead of chrF++'s effective order",
+    }
+    reference = ("sacrebleu CHRF (word_order=0): sentence_chrf and corpus_chrf; equal within 1e-9 "
+                 "(tests/test_lexical_metrics.py)")
     version = "1"
     higher_is_better = True
     value_range = (0.0, 100.0)
@@ -168,6 +177,7 @@ class CHRF(SacrebleuMetric):
 @register
 class CHRFPlusPlus(CHRF):
     name = "chrf++"
+    reference = "sacrebleu CHRF (word_order=2); equal within 1e-9 (tests/test_lexical_metrics.py)"
     description = ("sacrebleu chrF++ (0-100): chrF with word unigrams and bigrams (word_order=2); "
                    "multi-reference (best reference)")
 

@@ -7,7 +7,7 @@ when it is made. COMET reads the source too: each triple is (source, output, ref
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -21,6 +21,10 @@ from ._optional import require_checkpoint, require_library
 @register
 class COMET(ContentMetric):
     name = "comet"
+    parameter_help: ClassVar[dict[str, str]] = {
+        "gpus": "GPUs for COMET (0: CPU)",
+    }
+    reference = "the unbabel-comet package with the user's checkpoint"
     version = "1"
     higher_is_better = True
     value_range = (-1.5, 1.5)

@@ -6,6 +6,8 @@ With several references a segment gets the smallest (normalized) distance. Corpu
 """
 from __future__ import annotations
 
+from typing import ClassVar
+
 import numpy as np
 
 from ..base import Against, ContentMetric
@@ -16,6 +18,10 @@ from ._common import check_bool, check_lengths
 @register
 class Levenshtein(ContentMetric):
     name = "levenshtein"
+    parameter_help: ClassVar[dict[str, str]] = {
+        "normalized": "divide the distance by the longer text's length",
+    }
+    reference = "rapidfuzz Levenshtein.distance on characters"
     version = "1"
     higher_is_better = False
     value_range = (0.0, float("inf"))

@@ -20,7 +20,7 @@ stemmer and WordNet look-ups are memoized (pure functions of the word), which ch
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -76,6 +76,12 @@ class _MemoWordNet:
 @register
 class Meteor(ContentMetric):
     name = "meteor"
+    parameter_help: ClassVar[dict[str, str]] = {
+        "alpha": "NLTK's alpha: the precision-recall weight",
+        "beta": "NLTK's beta: the shape of the fragmentation penalty",
+        "gamma": "NLTK's gamma: the weight of the fragmentation penalty",
+    }
+    reference = "NLTK meteor_score with WordNet 3.0; equal within 1e-9 (tests/test_lexical_metrics.py)"
     version = "1"
     higher_is_better = True
     value_range = (0.0, 1.0)

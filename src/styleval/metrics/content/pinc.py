@@ -11,6 +11,8 @@ parameter: it is always scored against the source.
 """
 from __future__ import annotations
 
+from typing import ClassVar
+
 import numpy as np
 
 from ...errors import InputError
@@ -40,18 +42,24 @@ def pinc(source_tokens: list[str], output_tokens: list[str], max_n: int = 4) -> 
 @register
 class PINC(ContentMetric):
     name = "pinc"
+    parameter_help: ClassVar[dict[str, str]] = {
+        "max_n": "longest n-gram whose novelty is averaged",
+    }
+    reference = "Chen & Dolan 2011, written here"
     version = "1"
     higher_is_better = True
     value_range = (0.0, 1.0)
     description = ("PINC (Chen & Dolan 2011): share of output n-grams (n=1..4, sets) not in the source, "
                    "averaged over orders; always against the source; higher = more novel")
     libraries = ()
+    #: the side PINC is always scored against (a spec may name it: ``pinc:against=source``)
+    fixed_against: ClassVar[Against] = Against.SOURCE
 
     def __init__(self, *, max_n: int = 4, lowercase: bool = True, tokenize: str = "whitespace") -> None:
         check_number(self.name, "max_n", max_n, low=1, high=20, integer=True)
         check_bool(self.name, "lowercase", lowercase)
         check_choice(self.name, "tokenize", tokenize, WORD_TOKENIZERS)
-        self.against = Against.SOURCE  # fixed: PINC is defined against the source
+        self.against = self.fixed_against  # fixed: PINC is defined against the source
         self.max_n = max_n
         self.lowercase = lowercase
         self.tokenize = tokenize

@@ -19,7 +19,7 @@ it.
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -32,6 +32,10 @@ from ._common import check_lengths
 @register
 class Preservation(ContentMetric):
     name = "preservation"
+    parameter_help: ClassVar[dict[str, str]] = {
+        "model": "the preservation model: shipped name (`styleval models`) or a `train-content` folder",
+        "backend": "encoder runtime: auto (ONNX Runtime when installed, else torch), onnx or torch",
+    }
     n_stats = 2
     version = "3"  # 2: the default model averages the feature head with a cross-encoder; 3: and the plain cosine
     higher_is_better = True

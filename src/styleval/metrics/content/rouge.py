@@ -25,6 +25,10 @@ MEASURES = ("precision", "recall", "fmeasure")
 
 class _Rouge(ContentMetric):
     rouge_type: ClassVar[str]
+    parameter_help: ClassVar[dict[str, str]] = {
+        "measure": "which ROUGE figure: fmeasure, precision or recall",
+        "use_stemmer": "Porter-stem words before matching",
+    }
     n_stats = 3
     libraries: ClassVar[tuple[str, ...]] = ("rouge-score", "nltk")
     version = "1"
@@ -78,6 +82,8 @@ class _Rouge(ContentMetric):
 @register
 class Rouge1(_Rouge):
     name = "rouge1"
+    reference = ("rouge-score RougeScorer, score_multi over references; equal within 1e-9 "
+                 "(tests/test_lexical_metrics.py)")
     rouge_type = "rouge1"
     description = "ROUGE-1 (rouge-score; F-measure by default), unigram overlap; multi-reference: best-F reference"
 
@@ -85,6 +91,7 @@ class Rouge1(_Rouge):
 @register
 class Rouge2(_Rouge):
     name = "rouge2"
+    reference = "rouge-score RougeScorer (tests/test_lexical_metrics.py)"
     rouge_type = "rouge2"
     description = "ROUGE-2 (rouge-score; F-measure by default), bigram overlap; multi-reference: best-F reference"
 
@@ -92,6 +99,7 @@ class Rouge2(_Rouge):
 @register
 class Rouge3(_Rouge):
     name = "rouge3"
+    reference = "rouge-score RougeScorer (tests/test_lexical_metrics.py)"
     rouge_type = "rouge3"
     description = "ROUGE-3 (rouge-score; F-measure by default), trigram overlap; multi-reference: best-F reference"
 
@@ -99,6 +107,7 @@ class Rouge3(_Rouge):
 @register
 class RougeL(_Rouge):
     name = "rougeL"
+    reference = "rouge-score RougeScorer (tests/test_lexical_metrics.py)"
     rouge_type = "rougeL"
     description = ("ROUGE-L (rouge-score; F-measure by default), longest common subsequence; "
                    "multi-reference: best-F reference")

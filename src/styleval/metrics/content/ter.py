@@ -11,6 +11,8 @@ outputs repeated across systems or segments, and outputs equal to their source, 
 """
 from __future__ import annotations
 
+from typing import ClassVar
+
 import numpy as np
 
 from ..base import Against
@@ -38,6 +40,14 @@ def pair_edits(hyp: str, ref: str) -> int:
 @register
 class TER(SacrebleuMetric):
     name = "ter"
+    parameter_help: ClassVar[dict[str, str]] = {
+        "normalized": "sacrebleu's TER normalisation",
+        "no_punct": "remove punctuation first",
+        "asian_support": "sacrebleu's tokenisation of Asian scripts",
+        "case_sensitive": "keep case",
+    }
+    reference = ("sacrebleu TER: sentence_ter and corpus_ter; equal within 1e-9 "
+                 "(tests/test_lexical_metrics.py)")
     version = "1"
     higher_is_better = False
     value_range = (0.0, float("inf"))

@@ -11,11 +11,12 @@ unigram model.
 """
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any, Callable, ClassVar
 
 import numpy as np
 
 from ..base import Aspect, Batch, Metric, SegmentStats
+from ..content._common import check_number
 from ..registry import register
 from .lm_shared import scored_texts
 
@@ -27,6 +28,11 @@ class Acceptability(Metric):
     """Share of outputs that the shipped acceptability classifier finds acceptable English (segment: P)."""
 
     name = "acceptability"
+    parameter_help: ClassVar[dict[str, str]] = {
+        "model": "the acceptability classifier: shipped name or model folder",
+        "normalize": "auto: detokenize and true-case only lower-cased or tokenized releases; detok+truecase "
+                     "always; none",
+    }
     n_stats = 3
     version = "1"
     aspect = Aspect.FLUENCY
@@ -43,9 +49,17 @@ class Acceptability(Metric):
 
         self.model = model
         self.normalize = check_mode(normalize)
+        check_number(self.name, "batch_tokens", batch_tokens, low=1, integer=True)
         self.batch_tokens = int(batch_tokens)
         self._model = load_acceptability(model)
         self.progress: Callable[[str, int, int], None] | None = None
+
+    batch_dependence = ("normalize=auto decides the text normalisation from each batch's outputs; give normalize=none, "
+                        "detok, truecase or detok+truecase to score in chunks")
+
+    @property
+    def batch_independent(self) -> bool:  # type: ignore[override]
+        return self.normalize != "auto"
 
     def get_params(self) -> dict[str, Any]:
         params = super().get_params()

@@ -78,7 +78,7 @@ def scored_texts(lm_name: str, texts: Sequence[str], *, normalize: str = "none",
     from ...lm.causal import token_logprobs
     from ...lm.loading import load_causal_lm
 
-    shown = normalize_all(texts, normalize)
+    shown = [t if t.strip() else "" for t in normalize_all(texts, normalize)]  # whitespace only: an empty text
     lm = load_causal_lm(lm_name, progress=progress)
     if backends is not None:
         backends.add(lm.backend)

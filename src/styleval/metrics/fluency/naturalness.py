@@ -12,9 +12,12 @@ with the same ``folds`` and ``seed``, and on the same inputs.
 """
 from __future__ import annotations
 
+from typing import ClassVar
+
 import numpy as np
 
 from ...errors import InputError
+from ..content._common import check_number
 from ..base import Aspect, Batch, Metric
 from ..registry import register
 
@@ -24,6 +27,13 @@ class Naturalness(Metric):
     """Share of outputs that a cross-fitted input-vs-output classifier finds more human-like than their input."""
 
     name = "naturalness"
+    parameter_help: ClassVar[dict[str, str]] = {
+        "classifier": "the adversarial classifier: unigram (bag of words) or embedding (MiniLM)",
+        "folds": "cross-fitting folds: each output is judged by a classifier not trained on it",
+        "seed": "seed of the folds and the classifier",
+        "encoder": "the encoder of the embedding classifier",
+    }
+    reference = "Mir et al. 2019's adversarial classifiers, refitted per run"
     n_stats = 3
     version = "1"
     aspect = Aspect.FLUENCY
@@ -33,14 +43,16 @@ class Naturalness(Metric):
     description = ("adversarial naturalness (Mir et al. 2019): share of outputs judged more human-like than their "
                    "input by a cross-fitted classifier (classifier=unigram|embedding)")
     libraries = ("scikit-learn",)
+    batch_independent = False
+    batch_dependence = "its classifiers are fitted on the run's own sources and outputs"
 
     def __init__(self, *, classifier: str = "unigram", folds: int = 5, seed: int = 0, encoder: str = "minilm") -> None:
         from ...naturalness.adversarial import CLASSIFIERS
 
         if classifier not in CLASSIFIERS:
             raise InputError(f"naturalness: classifier must be one of {', '.join(CLASSIFIERS)}, not {classifier!r}")
-        if int(folds) < 2:
-            raise InputError(f"naturalness: folds must be at least 2, not {folds!r}")
+        check_number(self.name, "folds", folds, low=2, integer=True)
+        check_number(self.name, "seed", seed, low=0, integer=True)
         self.classifier = classifier
         self.folds = int(folds)
         self.seed = int(seed)

@@ -21,6 +21,11 @@ class NgramPerplexity(Perplexity):
     """Perplexity under a modified Kneser-Ney n-gram LM (KenLM), per target style when style LMs are given."""
 
     name = "ngram-perplexity"
+    parameter_help: ClassVar[dict[str, str]] = {
+        "model": "the ARPA n-gram LM (required unless style_lms covers every target)",
+        "corpus": "corpus score: tokens (exp of total NLL / total tokens) or mean of segments",
+    }
+    reference = "KenLM scoring of ARPA models"
     version = "1"
     description = "n-gram (modified Kneser-Ney, KenLM) perplexity; corpus: exp(sum NLL / sum tokens)"
     libraries: ClassVar[tuple[str, ...]] = ("ufal.kenlm",)

@@ -24,6 +24,7 @@ import numpy as np
 
 from ...errors import InputError
 from ...models.catalog import DEFAULT_CAUSAL_LM
+from ..content._common import check_number
 from ..base import Aspect, Batch, Metric, SegmentStats
 from ..registry import register
 from .lm_shared import StyleLMs, scored_texts
@@ -32,8 +33,9 @@ NLL, NTOK, TRUNC = 0, 1, 2
 
 
 def parse_style_lms(value: "str | dict[str, str] | None") -> dict[str, str]:
-    """``{"formal": dir, ...}`` from a dict or ``"formal=DIR;informal=DIR"`` (the CLI spec form)."""
-    if value is None or value == "":
+    """``{"formal": dir, ...}`` from a dict or ``"formal=DIR;informal=DIR"`` (the CLI spec form); ``none`` (what the
+    signature writes for no style LMs) is none."""
+    if value is None or value == "" or (isinstance(value, str) and value.strip().lower() == "none"):
         return {}
     if isinstance(value, dict):
         return {str(k).strip().lower(): str(v) for k, v in value.items()}
@@ -51,6 +53,12 @@ class Perplexity(StyleLMs, Metric):
     """Perplexity under a causal LM (default SmolLM2-135M), per target style when style LMs are given."""
 
     name = "perplexity"
+    parameter_help: ClassVar[dict[str, str]] = {
+        "corpus": "corpus score: tokens (exp of total NLL / total tokens) or mean of segments",
+        "model": "the generic causal LM: catalog name or folder",
+    }
+    reference = ("transformers causal LM loop: corpus perplexity within 1.4e-5 (relative; "
+                 "benchmarks/bench_perplexity.py)")
     n_stats = 3
     version = "1"
     aspect = Aspect.FLUENCY
@@ -69,6 +77,8 @@ class Perplexity(StyleLMs, Metric):
         self.model = model
         self.style_lms = style_lms
         self.corpus = corpus
+        check_number(self.name, "batch_tokens", batch_tokens, low=1, integer=True)
+        check_number(self.name, "max_tokens", max_tokens, low=0, integer=True)
         self.batch_tokens = int(batch_tokens)
         self.max_tokens = int(max_tokens)
         self._style_lms = parse_style_lms(style_lms)

@@ -18,12 +18,12 @@ Target-style LMs (``style_lms``) work as in ``perplexity``.
 from __future__ import annotations
 
 import math
-from typing import Any, Callable
+from typing import Any, Callable, ClassVar
 
 import numpy as np
 
-from ...errors import InputError
 from ...models.catalog import DEFAULT_CAUSAL_LM
+from ..content._common import check_number
 from ..base import Aspect, Batch, Metric, SegmentStats
 from ..registry import register
 from .lm_shared import StyleLMs, lm_params, scored_texts
@@ -37,6 +37,12 @@ class _LMScore(StyleLMs, Metric):
     higher_is_better = True
     value_range = (-math.inf, math.inf)
     libraries = ("torch", "sacremoses")
+    batch_dependence = ("normalize=auto decides the text normalisation from each batch's outputs; give normalize=none, "
+                        "detok, truecase or detok+truecase to score in chunks")
+
+    @property
+    def batch_independent(self) -> bool:  # type: ignore[override]
+        return self.normalize != "auto"
 
     def __init__(self, *, model: str = DEFAULT_CAUSAL_LM, style_lms: "str | dict[str, str] | None" = None,
                  normalize: str = "auto", batch_tokens: int = 4096, max_tokens: int = 0) -> None:
@@ -45,10 +51,10 @@ class _LMScore(StyleLMs, Metric):
         self.model = model
         self.style_lms = style_lms
         self.normalize = check_mode(normalize)
+        check_number(self.name, "batch_tokens", batch_tokens, low=1, integer=True)
+        check_number(self.name, "max_tokens", max_tokens, low=0, integer=True)
         self.batch_tokens = int(batch_tokens)
         self.max_tokens = int(max_tokens)
-        if self.batch_tokens < 1 or self.max_tokens < 0:
-            raise InputError(f"{self.name}: batch_tokens must be positive and max_tokens non-negative")
         self._style_lms = parse_style_lms(style_lms)
         self.progress: Callable[[str, int, int], None] | None = None
 
@@ -81,6 +87,10 @@ class MeanLogprob(_LMScore):
     """Mean token log-probability of each output under a causal LM (default SmolLM2-135M)."""
 
     name = "mean_logprob"
+    parameter_help: ClassVar[dict[str, str]] = {
+        "model": "the causal LM: catalog name or folder",
+    }
+    reference = "the same LM pass as perplexity"
     n_stats = 3
     version = "1"
     description = "mean token log-probability log P_LM(s)/|s| (natural log); corpus: mean over segments"
@@ -106,6 +116,11 @@ class Slor(_LMScore):
     """SLOR (Kann et al. 2018): LM log-probability minus unigram log-probability, per token."""
 
     name = "slor"
+    parameter_help: ClassVar[dict[str, str]] = {
+        "model": "the causal LM: catalog name or folder",
+        "unigram": "the unigram counts over the LM's tokens (shipped name or file)",
+    }
+    reference = "Kann et al. 2018's formula over the LM's tokens"
     n_stats = 4
     version = "1"
     description = ("SLOR (Kann et al. 2018): (log P_LM(s) - log P_unigram(s)) / |s| with a unigram model over the "

@@ -6,6 +6,7 @@ import math
 from typing import Any, ClassVar, Generic, TypeVar
 
 from ...errors import InputError
+from ..content._common import check_number
 from ...judges.request_cache import public_url
 from ...judges.server import ServerConfig, Usage, check_base_url
 
@@ -55,10 +56,14 @@ class JudgeBackendParams:
             check_base_url(str(base_url))  # before public_url: a refused credential never reaches a signature
         self.base_url = public_url(str(base_url).strip()) if str(base_url).strip() else ""
         self.api_key_env = str(api_key_env)
-        self.concurrency = whole(self.name, "concurrency", concurrency)
-        self.timeout = number(self.name, "timeout", timeout)
-        self.retries = whole(self.name, "retries", retries)
-        self.backoff = number(self.name, "backoff", backoff)
+        for param, value, low, integer in (("concurrency", concurrency, 1, True), ("timeout", timeout, 1e-3, False),
+                                           ("retries", retries, 0, True), ("backoff", backoff, 0, False),
+                                           ("batch_tokens", batch_tokens, 1, True)):
+            check_number(self.name, param, value, low=low, integer=integer)  # type: ignore[attr-defined]
+        self.concurrency = int(concurrency)
+        self.timeout = float(timeout)
+        self.retries = int(retries)
+        self.backoff = float(backoff)
         self.request_cache = str(request_cache)
         self.price = str(price)
         self.batch_tokens = whole(self.name, "batch_tokens", batch_tokens)

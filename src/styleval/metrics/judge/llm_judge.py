@@ -33,6 +33,7 @@ from typing import Any, ClassVar, Sequence
 import numpy as np
 
 from ...errors import InputError
+from ..content._common import check_number
 from ...judges import local as local_backend
 from ...judges import server as server_backend
 from ...judges.rating import parse_rating, weighted_rating
@@ -61,6 +62,29 @@ class LLMJudge(JudgeBackendParams, Metric):
     """A prompted rating of style, content or fluency by a local causal LM or an OpenAI-compatible server."""
 
     name = "llm_judge"
+    parameter_help: ClassVar[dict[str, str]] = {
+        "aspect": "style (how strongly the output shows the target style), content (the source's meaning "
+                  "kept, the style change excepted) or fluency",
+        "model": "the judging LM: a catalog name or local folder (base_url empty), or the model name the "
+                 "server knows",
+        "base_url": "an OpenAI-compatible server's address (ending in /v1); empty: run model locally through "
+                    "transformers",
+        "template": "a prompt template file of one's own (default: the shipped one; docs/llm-judges.md)",
+        "scoring": "probability (ratings weighted by their first-token probabilities), parsed (the greedy "
+                   "answer's digit) or auto (weighted where possible)",
+        "top_logprobs": "how many first-token alternatives are read for the weighted rating",
+        "max_tokens": "length of the greedy answer a parsed rating is read from",
+        "api_key_env": "the environment variable holding the server's API key (never written anywhere)",
+        "concurrency": "server requests in flight at once",
+        "timeout": "seconds for one server request",
+        "retries": "retries of a request that failed for a transient reason (connection, 429, 5xx)",
+        "backoff": "seconds before the first retry, doubled for each further one",
+        "request_cache": "SQLite file of server answers, so that a rerun or resumed run sends nothing twice "
+                         "(none: this process only)",
+        "price": "IN/OUT currency per million prompt / completion tokens, for a cost estimate in the run "
+                 "facts",
+        "batch_tokens": "tokens per local batch (speed and memory only)",
+    }
     version = "1"
     n_stats = 3
     aspect = InstanceFact(Aspect.STYLE)  # type: ignore[assignment]
@@ -81,10 +105,8 @@ class LLMJudge(JudgeBackendParams, Metric):
             raise InputError(f"llm_judge: aspect must be one of {', '.join(JUDGE_ASPECTS)}, not {aspect!r}")
         if scoring not in SCORINGS:
             raise InputError(f"llm_judge: scoring must be one of {', '.join(SCORINGS)}, not {scoring!r}")
-        if not 1 <= whole("llm_judge", "top_logprobs", top_logprobs) <= 20:
-            raise InputError(f"llm_judge: top_logprobs must be 1 to 20 (the OpenAI API's limit), not {top_logprobs}")
-        if whole("llm_judge", "max_tokens", max_tokens) < 1:
-            raise InputError(f"llm_judge: max_tokens must be at least 1, not {max_tokens}")
+        check_number(self.name, "top_logprobs", top_logprobs, low=1, high=20, integer=True)  # the OpenAI API's limit
+        check_number(self.name, "max_tokens", max_tokens, low=1, integer=True)
         if unrated not in UNRATED:
             raise InputError(f"llm_judge: unrated must be one of {', '.join(UNRATED)} (what to do with segments the "
                              f"judge gave no rating), not {unrated!r}")
@@ -129,6 +151,7 @@ class LLMJudge(JudgeBackendParams, Metric):
         return out
 
     def segment_stats(self, batch: Batch) -> SegmentStats:
+        batch = batch.blanks_emptied()  # a whitespace-only text is rated as the empty text it is
         labels = [segment_label(batch.system, i) for i in batch.ids]
         messages = self._messages(batch)
         if self.on_server:

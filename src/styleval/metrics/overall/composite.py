@@ -27,6 +27,7 @@ import numpy as np
 
 from ...errors import InputError
 from ..base import Aspect, Batch, Metric, SegmentStats
+from ..content._common import check_number
 from ..registry import register
 from .combine import RT_SCALES, geometric_mean, harmonic_mean, rao_tetreault_combined
 
@@ -34,7 +35,8 @@ Aggregate = Callable[[np.ndarray], float]
 
 
 def component(value: "Metric | str") -> Metric:
-    """A component from an instance or a spec: ``name``, ``name/src``, ``name/ref`` or ``name:key=value;…``."""
+    """A component from an instance or a spec: ``name``, ``name/src``, ``name/ref`` or ``name:key=value;…`` (inside
+    a composite's own spec, quoted: ``hm:style=style_accuracy;content="bleu:lowercase=true/ref"``)."""
     if isinstance(value, Metric):
         return value
     from ..registry import create, parse_spec
@@ -44,7 +46,7 @@ def component(value: "Metric | str") -> Metric:
     for suffix, side in (("/src", "source"), ("/ref", "references")):
         if text.endswith(suffix):
             text, against = text[: -len(suffix)], side
-    name, params = parse_spec(text.replace(";", ","))
+    name, params = parse_spec(text)
     if against is not None:
         params["against"] = against
     return create(name, **params)
@@ -73,6 +75,15 @@ class CompositeMetric(Metric):
     aspect = Aspect.OVERALL
     roles: ClassVar[tuple[str, ...]]
     optional_roles: ClassVar[tuple[str, ...]] = ()
+
+    @property
+    def batch_independent(self) -> bool:  # type: ignore[override]
+        return all(m.batch_independent for m in self.components().values())
+
+    @property
+    def batch_dependence(self) -> str:  # type: ignore[override]
+        return "; ".join(f"{role} {m.name}: {m.batch_dependence}" for role, m in self.components().items()
+                         if not m.batch_independent)
 
     # -- components ------------------------------------------------------------------------------
     def components(self) -> dict[str, Metric]:
@@ -198,6 +209,11 @@ class HarmonicMean(_StyleContentMean):
     """Harmonic mean of style and content (Lai et al. 2022)."""
 
     name = "hm"
+    parameter_help: ClassVar[dict[str, str]] = {
+        "style": "the column (metric label) giving the style score",
+        "content": "the column giving the content score (÷ 100 when on 0-100)",
+    }
+    reference = "Lai et al. 2022's harmonic mean of style accuracy and content"
     description = "harmonic mean of corpus style and content scores mapped to [0, 1] (Lai et al. 2022)"
     mean = staticmethod(harmonic_mean)  # type: ignore[assignment]
 
@@ -207,6 +223,11 @@ class GeometricMean(_StyleContentMean):
     """Geometric mean of style and content (Lai et al. 2022)."""
 
     name = "gm"
+    parameter_help: ClassVar[dict[str, str]] = {
+        "style": "the column (metric label) giving the style score",
+        "content": "the column giving the content score (÷ 100 when on 0-100)",
+    }
+    reference = "geometric mean of style accuracy and content (Lai et al. 2022)"
     description = "geometric mean of corpus style and content scores mapped to [0, 1] (Lai et al. 2022)"
     mean = staticmethod(geometric_mean)  # type: ignore[assignment]
 
@@ -216,6 +237,14 @@ class JointScore(CompositeMetric):
     """J = mean over segments of STA·SIM·FL (Logacheva et al. 2022)."""
 
     name = "j"
+    parameter_help: ClassVar[dict[str, str]] = {
+        "style": "the column giving each segment's style decision (0/1)",
+        "similarity": "the column giving each segment's content similarity (clipped to 0-1)",
+        "fluency": "the column giving each segment's fluency (none: no fluency factor)",
+        "fluency_threshold": "a segment is fluent when its fluency is at or past this (acceptability: >= 0.5; "
+                             "perplexity: <= 200)",
+    }
+    reference = "ParaDetox's J (Logacheva et al. 2022): mean over segments of STA x SIM x FL"
     description = "mean over segments of style x similarity x fluency, each in [0, 1] (ParaDetox J)"
     roles = ("style", "similarity", "fluency")
 
@@ -224,6 +253,8 @@ class JointScore(CompositeMetric):
         self.style = component(style)
         self.similarity = component(similarity)
         self.fluency = None if fluency in (None, "", "none") else component(fluency)  # type: ignore[arg-type]
+        if fluency_threshold is not None:
+            check_number(self.name, "fluency_threshold", fluency_threshold)
         self.fluency_threshold = None if fluency_threshold is None else float(fluency_threshold)
 
     def fluency_factor(self, scores: np.ndarray) -> np.ndarray:
@@ -275,6 +306,13 @@ class RaoTetreaultCombined(CompositeMetric):
     """Rao & Tetreault's (2018) combined score over corpus formality, fluency and meaning scores."""
 
     name = "rt_combined"
+    parameter_help: ClassVar[dict[str, str]] = {
+        "formality": "the column giving formality on Rao & Tetreault's scale (required)",
+        "fluency": "the column giving fluency on their scale (required)",
+        "meaning": "the column giving meaning preservation on their scale (required)",
+    }
+    reference = ("Rao & Tetreault 2018, Table 4: all twelve combined values within 0.05 "
+                 "(tests/test_overall.py)")
     description = ("Rao & Tetreault 2018 combined score f/3 + g/2 + 2m/5 + 1.5 of formality (-3..3), fluency (1..5) "
                    "and meaning (1..6) scores (reconstructed from their Table 4)")
     roles = ("formality", "fluency", "meaning")

@@ -15,9 +15,8 @@ parameter every one of them takes.
 
 The decision goes into the signature's resources (``case_as``) and, with the detector's shares, into the run facts
 (``extra["case"]``). A batch holds one system's segments, whose sources and references all systems share, so in
-``score`` and ``evaluate`` the decision is the same for every system; ``score --stream`` decides per chunk, and a
-statistics cache (``--cache``) keeps the decision of the run that computed each cached segment: pass ``case=`` to fix
-it there.
+``score`` and ``evaluate`` the decision is the same for every system. A chunk could decide otherwise than the whole
+corpus, so ``case=auto`` makes the metric batch-dependent and ``score --stream`` refuses it: pass ``case=`` there.
 """
 from __future__ import annotations
 
@@ -78,6 +77,12 @@ class StyleModelMetric(Metric):
     model_kind: ClassVar[str] = CLASSIFIER
     model: str
     case: str
+    batch_dependence = ("case=auto decides case-blind or case-sensitive reading from each batch's sources and "
+                        "references; give case=blind or case=sensitive to score in chunks")
+
+    @property
+    def batch_independent(self) -> bool:  # type: ignore[override]
+        return self.case != AUTO
 
     def get_params(self) -> dict:
         params = super().get_params()

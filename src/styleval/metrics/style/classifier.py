@@ -39,6 +39,10 @@ class StyleAccuracy(_TargetDecisionMetric):
     ``sensitive`` or ``blind`` (see :mod:`styleval.metrics.style._model`). Statistics: ``[correct, p_target]``."""
 
     name = "style_accuracy"
+    parameter_help: ClassVar[dict[str, str]] = {
+        "model": "the style classifier: auto (the shipped one covering the direction's styles), a shipped "
+                 "name or a `train-style` folder",
+    }
     n_stats = 2
     description = "target-style accuracy of a style classifier (shipped name, model folder, or auto), calibrated"
 
@@ -53,6 +57,9 @@ class StyleProbability(_TargetDecisionMetric):
     Statistics: ``[p_target]``."""
 
     name = "style_probability"
+    parameter_help: ClassVar[dict[str, str]] = {
+        "model": "the style classifier: auto, a shipped name or a folder",
+    }
     description = "mean target-style probability of a style classifier (calibrated when the card says how)"
 
     def segment_stats(self, batch: Batch) -> np.ndarray:
@@ -67,6 +74,12 @@ class StyleEMD(StyleModelMetric):
     (source and output are seen alike). Statistics: ``[score, p_target(source), p_target(output)]``."""
 
     name = "style_emd"
+    parameter_help: ClassVar[dict[str, str]] = {
+        "model": "the style classifier: auto, a shipped name or a folder",
+        "ground": "ground distance between labels: unit (Mir et al.), ordinal, or a matrix '0 1; 1 0'",
+    }
+    reference = ("Mir et al. 2019's direction-corrected EMD: their stored TextCNN figures reproduce "
+                 "(tests/test_meta_reproduction.py)")
     n_stats = 3
     description = "direction-corrected Earth Mover's Distance between source and output style distributions"
     needs: ClassVar[frozenset[str]] = frozenset({"source", "target_style"})

@@ -21,6 +21,12 @@ class StyleRegression(StyleModelMetric):
     score when ``relative``. ``case`` as for ``style_accuracy`` (blind: the text is normalised before the model)."""
 
     name = "style_regression"
+    parameter_help: ClassVar[dict[str, str]] = {
+        "model": "the style regressor: shipped name or folder",
+        "relative": "subtract the source's score (the change made, not the output's level)",
+        "scale": "score: the regressor's score from its decision point; probability: the calibrated "
+                 "probability of the target style (both directions on one axis)",
+    }
     description = "style regressor score oriented by the direction (default: PT16 formality regressor)"
     model_kind = REGRESSOR
     value_range = (-float("inf"), float("inf"))
@@ -84,6 +90,11 @@ class FormalityFScore(Metric):
     Texts without words score NaN and are left out of the mean. Statistics: ``[score, F]``."""
 
     name = "formality_fscore"
+    parameter_help: ClassVar[dict[str, str]] = {
+        "pipeline": "the spaCy pipeline (catalog name) whose part-of-speech tags count",
+        "oriented": "sign flipped for formal->informal, so higher is always toward the target",
+    }
+    reference = "Heylighen & Dewaele 1999's formula over spaCy part-of-speech tags"
     n_stats = 2
     aspect = Aspect.STYLE
     description = "Heylighen & Dewaele formality F-score from POS frequencies (spaCy), oriented by direction"
