@@ -195,8 +195,8 @@ def test_fault_broken_reply_names_the_segment_in_one_line(srv, tmp_path, capsys,
 
 
 @pytest.mark.parametrize("param, said", [("timeout=nan", "timeout must be a finite number"),
-                                         ("top_logprobs=abc", "top_logprobs must be a whole number"),
-                                         ("retries=1.5", "retries must be a whole number"),
+                                         ("top_logprobs=abc", "top_logprobs must be an integer in [1, 20]"),
+                                         ("retries=1.5", "retries must be an integer >= 0"),
                                          ("unrated=lowest", "unrated must be one of fail, skip")])
 def test_fault_bad_parameter_is_one_line(srv, tmp_path, capsys, param, said):
     spec = f"llm_judge:base_url={srv.base_url};{param}"

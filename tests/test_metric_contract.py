@@ -71,7 +71,8 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "hm": {"content": 'chrf:beta=1;lowercase=true/ref'},
     "j": {"fluency": "none"},
     "llm_judge": {"base_url": "http://127.0.0.1:8000/v1", "model": "m;x", "price": "1.5/2"},
-    "logprop": {"base_url": "http://127.0.0.1:8000/v1", "api_key_env": "KEY", "chat_template": "smollm2-135m"},
+    "logprop": {"base_url": "http://127.0.0.1:8000/v1", "model": "served,1", "api_key_env": "KEY",
+                "chat_template": "smollm2-135m"},
 }
 #: parameter values outside the range a metric accepts, beyond NaN and infinities
 OUT_OF_RANGE: dict[str, dict[str, Any]] = {
@@ -487,9 +488,9 @@ def _bert_score(outputs: list[str], comparisons: list[list[str]]) -> tuple[list[
     import bert_score
 
     from styleval.models.encoder import transformers_dir
-    from styleval.models.resolve import resolve
+    from styleval.models.spec import model_spec
 
-    model = str(transformers_dir(resolve("minilm")))
+    model = str(transformers_dir(model_spec("minilm")))
     best = np.full(len(outputs), -np.inf)
     for k in range(max(len(c) for c in comparisons)):  # max F1 over references, as the metric
         pairs = [(i, o, c[k]) for i, (o, c) in enumerate(zip(outputs, comparisons)) if k < len(c)]
