@@ -9,7 +9,8 @@ a figure computed with missing scores left out carries that note and ``partial=T
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from dataclasses import fields as dataclass_fields
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -173,14 +174,35 @@ def dry_run(metrics: Sequence[str], sets: Sequence[str | BenchSet] | None = None
     return out
 
 
+@dataclass(frozen=True)
+class BenchStatistics:
+    """The statistics of a benchmark: ``ci`` bootstrap resamples of each figure's interval at ``confidence`` (0:
+    none); ``n_permutations`` resamples of each pairwise test behind the clusters at level ``alpha`` (0: no test,
+    rank by figure); ``seed`` seeds both."""
+
+    ci: int = 200
+    confidence: float = 0.95
+    n_permutations: int = 200
+    alpha: float = 0.05
+    seed: int = 0
+
+    @classmethod
+    def given(cls, **fields: Any) -> "BenchStatistics":
+        unknown = sorted(set(fields) - {f.name for f in dataclass_fields(cls)})
+        if unknown:
+            raise InputError(f"benchmark has no statistics option(s) {', '.join(unknown)}; its options: "
+                             f"{', '.join(f.name for f in dataclass_fields(cls))}")
+        return cls(**fields)
+
+
 def benchmark(metrics: Sequence[str] = (), sets: Sequence[str | BenchSet] | None = None, *,
               root: str | Path | None = None, scores: Sequence[str] = (), stored: bool = True,
-              cache_dir: StrPath | None = None, ci: int = 200, confidence: float = 0.95, n_permutations: int = 200,
-              alpha: float = 0.05, seed: int = 0, progress: Progress | None = None) -> BenchmarkResult:
+              cache_dir: StrPath | None = None, progress: Progress | None = None,
+              **statistics: Any) -> BenchmarkResult:
     """Benchmark metric specs (and a user's scores files ``NAME:KIND=FILE``) on the sets (default: every built-in
-    set), next to the stored scores (``stored``). ``ci``: bootstrap resamples of each figure's interval (0: none);
-    ``n_permutations``: resamples of each pairwise test behind the clusters (0: no test, rank by figure);
-    ``cache_dir``: where scores are kept between runs."""
+    set), next to the stored scores (``stored``). ``statistics``: the fields of :class:`BenchStatistics` (``ci``,
+    ``confidence``, ``n_permutations``, ``alpha``, ``seed``); ``cache_dir``: where scores are kept between runs."""
+    stats = BenchStatistics.given(**statistics)
     kinds_of = {spec: _kinds_of(spec) for spec in metrics}
     user = [read_user_scores(s) for s in scores]
     bench_sets = plan_sets(sets, root)
@@ -221,14 +243,13 @@ def benchmark(metrics: Sequence[str] = (), sets: Sequence[str | BenchSet] | None
             if not names and not failed:
                 skipped.append(f"{bt.label}: no metric judges {bt.kind}")
                 continue
-            results.append(_task(bt, bench_set, table[table["metric"].isin(names)], names, origin, lower, failed,
-                                 ci=ci, confidence=confidence, n_permutations=n_permutations, alpha=alpha,
-                                 seed=seed, progress=progress))
+            chosen = TaskMetrics(table[table["metric"].isin(names)], names, origin, lower, failed)
+            results.append(_task(bt, bench_set, chosen, stats, progress))
     if progress:
         progress("benchmark [sets]", len(bench_sets), len(bench_sets))
     settings = {"metrics": list(metrics), "scores": list(scores), "sets": [s.name for s in bench_sets],
-                "stored": stored, "ci": ci, "confidence": confidence, "n_permutations": n_permutations,
-                "alpha": alpha, "seed": seed, "scoring": log,
+                "stored": stored, "ci": stats.ci, "confidence": stats.confidence,
+                "n_permutations": stats.n_permutations, "alpha": stats.alpha, "seed": stats.seed, "scoring": log,
                 "clusters": "sorted by figure; a metric opens a new cluster when one of the current cluster is "
                             "better by a one-sided paired permutation test (p < alpha)"}
     return BenchmarkResult(results, signatures, settings, skipped)
@@ -251,14 +272,16 @@ def _scores_of(bench_set: BenchSet, metrics: Sequence[str], user: Sequence[tuple
     return scored, failures
 
 
-def _meta_results(bt: BenchTask, bench_set: BenchSet, table: pd.DataFrame, names: list[str], lower: set[str], *,
-                  ci: int, confidence: float, seed: int, progress: Progress | None) -> dict[str, MetaResult | str]:
+def _meta_results(bt: BenchTask, bench_set: BenchSet, chosen: "TaskMetrics", stats: BenchStatistics,
+                  progress: Progress | None) -> dict[str, MetaResult | str]:
     """Every metric's :class:`MetaResult` on the task from one ``meta.run``; when that fails, each metric on its
     own, so the one that cannot be correlated fails alone (its reason in place of a result). The figures,
     intervals (one seed per metric) and notes do not depend on which metrics run together."""
+    names = chosen.names
     try:
-        res = meta_run(bt.task, bench_set.judgments, table, metrics=names, lower_is_better=lower,
-                       options=MetaRunOptions(unmatched="report", ci=ci, confidence=confidence, seed=seed),
+        res = meta_run(bt.task, bench_set.judgments, chosen.table, metrics=names, lower_is_better=chosen.lower,
+                       options=MetaRunOptions(unmatched="report", ci=stats.ci, confidence=stats.confidence,
+                                              seed=stats.seed),
                        progress=progress)
         return {m: res for m in names}
     except InputError as exc:
@@ -266,18 +289,28 @@ def _meta_results(bt: BenchTask, bench_set: BenchSet, table: pd.DataFrame, names
             return {names[0]: " ".join(str(exc).split())}
     out: dict[str, MetaResult | str] = {}
     for metric in names:
-        out.update(_meta_results(bt, bench_set, table, [metric], lower, ci=ci, confidence=confidence, seed=seed,
-                                 progress=progress))
+        out.update(_meta_results(bt, bench_set, replace(chosen, names=[metric]), stats, progress))
     return out
 
 
-def _task(bt: BenchTask, bench_set: BenchSet, table: pd.DataFrame, names: list[str], origin: dict[str, str],
-          lower: set[str], failed: list[Failure], *, ci: int, confidence: float, n_permutations: int, alpha: float,
-          seed: int, progress: Progress | None = None) -> TaskResult:
+@dataclass(frozen=True)
+class TaskMetrics:
+    """What one task correlates: the scores ``table`` of the metrics ``names``, where each came from (``origin``),
+    which are lower-is-better (``lower``) and the metrics that failed to score on the task's set (``failed``)."""
+
+    table: pd.DataFrame
+    names: list[str]
+    origin: dict[str, str]
+    lower: set[str]
+    failed: list[Failure]
+
+
+def _task(bt: BenchTask, bench_set: BenchSet, chosen: TaskMetrics, stats: BenchStatistics,
+          progress: Progress | None = None) -> TaskResult:
+    names, origin, failed = chosen.names, chosen.origin, chosen.failed
     per: dict[str, MetaResult] = {}
     rows: dict[str, Row] = {}
-    got = _meta_results(bt, bench_set, table, names, lower, ci=ci, confidence=confidence, seed=seed,
-                        progress=progress)
+    got = _meta_results(bt, bench_set, chosen, stats, progress)
     for metric in names:
         row = Row(metric, origin.get(metric, STORED))
         res = got[metric]
@@ -299,7 +332,7 @@ def _task(bt: BenchTask, bench_set: BenchSet, table: pd.DataFrame, names: list[s
         rows[metric] = row
     if progress:
         progress(f"significance clusters · {bt.label} [metrics]", len(names), len(names))
-    clusters = significance_clusters(per, n_permutations=n_permutations, alpha=alpha, seed=seed)
+    clusters = significance_clusters(per, n_permutations=stats.n_permutations, alpha=stats.alpha, seed=stats.seed)
     for metric, rank in clusters.ranks.items():
         rows[metric].rank = rank
     for f in failed:

@@ -255,8 +255,16 @@ def evaluate(records: Sequence[Record], *, style_model: str = "auto", content_mo
 
     with time_log() as log:
         started = time.perf_counter()
-        evaluation = _evaluate(list(records), style_model, content_model, lm, style_lms, fluency, fluency_threshold,
-                               fast, naturalness, options, progress, statistics, anchor)
+        from ..metrics.fluency.perplexity import parse_style_lms
+
+        opts = StatisticsOptions.given(options if options is not None else EVALUATE_STATISTICS, **statistics)
+        choices = BatteryChoices(content_model=content_model, lm=lm,
+                                 style_lms=parse_style_lms(dict(style_lms) if isinstance(style_lms, Mapping)
+                                                           else style_lms),
+                                 fluency=fluency, fluency_threshold=fluency_threshold, fast=fast,
+                                 naturalness="unigram" if naturalness is True else (naturalness or None),
+                                 seed=opts.seed)
+        evaluation = _evaluate(list(records), style_model, choices, opts, progress, anchor)
         evaluation.timing = timing_facts(log, time.perf_counter() - started)
     return evaluation
 
@@ -270,23 +278,13 @@ def timing_facts(log: Any, total: float) -> dict[str, Any]:
             "statistics": {k: t.to_dict() for k, t in log.of_kind("statistics").items()}}
 
 
-def _evaluate(records: list[Record], style_model: str, content_model: str, lm: str,
-              style_lms: "str | Mapping[str, str] | None", fluency: str, fluency_threshold: float | None, fast: bool,
-              naturalness: "str | bool | None", options: StatisticsOptions | None, progress: Progress | None,
-              statistics: dict[str, Any], anchor: bool) -> Evaluation:
-    from ..metrics.fluency.perplexity import parse_style_lms
+def _evaluate(records: list[Record], style_model: str, choices: BatteryChoices, opts: StatisticsOptions,
+              progress: Progress | None, anchor: bool) -> Evaluation:
     from ..scoring import build_metrics, score_records
 
-    records = list(records)
     if anchor:
-        records += anchor_records(records)
+        records = records + anchor_records(records)
     texts = segment_texts(records)
-    opts = StatisticsOptions.given(options if options is not None else EVALUATE_STATISTICS, **statistics)
-    choices = BatteryChoices(content_model=content_model, lm=lm,
-                             style_lms=parse_style_lms(dict(style_lms) if isinstance(style_lms, Mapping)
-                                                       else style_lms),
-                             fluency=fluency, fluency_threshold=fluency_threshold, fast=fast,
-                             naturalness="unigram" if naturalness is True else (naturalness or None), seed=opts.seed)
     corpus = CorpusFacts.of(records)
     with reporting(progress):  # a model loaded while planning is reported too
         plan = plan_evaluation(corpus, choices, style_model_facts(style_model, corpus.styles), shipped_model_cards())
@@ -305,8 +303,9 @@ def _evaluate(records: list[Record], style_model: str, content_model: str, lm: s
     rationale.append(f"overall: hm and gm of corpus style accuracy and {plan.content_note} (Lai et al. 2022); "
                      f"j = mean over segments of STA·SIM·FL (ParaDetox, Logacheva et al. 2022) with STA the "
                      f"classifier's 0/1 decision, SIM = {roles['similarity']}"
-                     + (" ÷ 100" if fast else " clipped to [0, 1]")
-                     + (f", FL = 1[{fluency} {'≥' if fluency == 'acceptability' else '≤'} {threshold:g}]."
+                     + (" ÷ 100" if choices.fast else " clipped to [0, 1]")
+                     + (f", FL = 1[{choices.fluency} {'≥' if choices.fluency == 'acceptability' else '≤'} "
+                        f"{threshold:g}]."
                         if "fluency" in roles
                         else ", no fluency factor (fast)."))
     if "fluency" in roles:
