@@ -5,7 +5,7 @@ outputs, four references each), the issue's profile. Each measurement runs in it
 
 * ``after``: this checkout's ``evaluate`` (default statistics: 1,000 resamples, paired bootstrap), outputs per second
   and its own account of where the time went (``Evaluation.timing``);
-* ``before``: the same with ``--old-src`` on ``PYTHONPATH`` (e.g. ``/work/main/src``, the code before #46);
+* ``before``: the same with ``--old-src`` on ``PYTHONPATH`` (``OLD/src``: a checkout of f58ce96, before #46);
 * ``floor``: each model's forward pass over the distinct texts it must read in the battery, timed alone (models
   loaded first, caches empty): SmolLM2 over the normalised outputs, the style classifier, MiniLM sentence embeddings
   and MiniLM token embeddings (BERTScore) over outputs and sources (the style classifier after the sentence
@@ -13,7 +13,7 @@ outputs, four references each), the issue's profile. Each measurement runs in it
 
 Prints medians of ``--repeat`` runs of each, the speed-up after/before and the ratio after/floor, all from this run.
 
-Run: STYLEVAL_THREADS=2 .venv/bin/python benchmarks/bench_evaluate.py --inputs 1000 --repeat 1 --old-src /work/main/src
+Run: STYLEVAL_THREADS=2 .venv/bin/python benchmarks/bench_evaluate.py --inputs 1000 --repeat 1 --old-src OLD/src
 """
 from __future__ import annotations
 

@@ -15,7 +15,7 @@ Parts (``--part``):
   memory  issue #46: peak RSS of the streamed lexical pair (``--metrics``, default bleu,chrf) on two aligned systems
           at each ``--sizes``, with the default statistics (1,000 bootstrap resamples and paired bootstrap tests; then
           approximate randomization) against the same run with ``--bootstrap 0`` and no tests; ``--old-src`` also runs
-          the default statistics with another checkout's code (e.g. /work/main/src, the one-shot resampling) for the
+          the default statistics with another checkout's code (OLD/src: f58ce96, one-shot resampling) for the
           before/after; corpus scores, intervals and p-values are compared between the runs;
   interval  one bootstrap interval and one paired bootstrap test over ``--sizes`` segments of BLEU-like statistics
           (10 integer columns, the statistics alone, no metric computed): peak RSS above the statistics arrays, time;
