@@ -4,7 +4,6 @@ studies using public names only."""
 from __future__ import annotations
 
 import ast
-import sys
 from pathlib import Path
 
 import pytest
@@ -17,46 +16,10 @@ grimp = pytest.importorskip("grimp")
 REGISTRY_CYCLE = "styleval.metrics.registry"
 
 
-def strongly_connected(graph: dict[str, set[str]]) -> list[list[str]]:
-    """Tarjan's components of size > 1 (the import cycles)."""
-    sys.setrecursionlimit(max(10000, sys.getrecursionlimit()))
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    stack: list[str] = []
-    on_stack: set[str] = set()
-    found: list[list[str]] = []
-
-    def visit(v: str) -> None:
-        index[v] = low[v] = len(index)
-        stack.append(v)
-        on_stack.add(v)
-        for w in graph[v]:
-            if w not in index:
-                visit(w)
-                low[v] = min(low[v], low[w])
-            elif w in on_stack:
-                low[v] = min(low[v], index[w])
-        if low[v] == index[v]:
-            component = []
-            while True:
-                w = stack.pop()
-                on_stack.discard(w)
-                component.append(w)
-                if w == v:
-                    break
-            if len(component) > 1:
-                found.append(sorted(component))
-
-    for v in graph:
-        if v not in index:
-            visit(v)
-    return found
-
-
 def test_no_import_cycle_but_the_registry():
     graph = grimp.build_graph("styleval", cache_dir=None)
     edges = {m: set(graph.find_modules_directly_imported_by(m)) for m in graph.modules}
-    cycles = [c for c in strongly_connected(edges) if REGISTRY_CYCLE not in c]
+    cycles = [c for c in code_shape().cycles(edges) if REGISTRY_CYCLE not in c]  # Tarjan's components
     assert cycles == []
 
 

@@ -17,6 +17,26 @@ T = TypeVar("T")
 RUN_ONLY = ("batch_tokens", "api_key_env", "concurrency", "timeout", "retries", "backoff", "request_cache", "price")
 
 
+#: what the parameters both judge metrics share mean (``styleval metrics llm_judge``, ``... logprop``)
+SERVER_PARAMETER_HELP: dict[str, str] = {
+    "model": "the judging LM: a catalog name or local folder (base_url empty), or the model name the "
+             "server knows",
+    "base_url": "an OpenAI-compatible server's address (ending in /v1); empty: run model locally through "
+                "transformers",
+    "template": "a prompt template file of one's own (default: the shipped one; docs/llm-judges.md)",
+    "api_key_env": "the environment variable holding the server's API key (never written anywhere)",
+    "concurrency": "server requests in flight at once",
+    "timeout": "seconds for one server request",
+    "retries": "retries of a request that failed for a transient reason (connection, 429, 5xx)",
+    "backoff": "seconds before the first retry, doubled for each further one",
+    "request_cache": "SQLite file of server answers, so that a rerun or resumed run sends nothing twice "
+                     "(none: this process only)",
+    "price": "IN/OUT currency per million prompt / completion tokens, for a cost estimate in the run "
+             "facts",
+    "batch_tokens": "tokens per local batch (speed and memory only)",
+}
+
+
 class InstanceFact(Generic[T]):
     """A class fact (``aspect``, ``value_range`` ...) that a parameter decides: the class default on the class (what
     ``styleval metrics`` lists), the instance's own value, set as ``_<name>``, on an instance."""

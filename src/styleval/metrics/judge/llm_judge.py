@@ -42,7 +42,7 @@ from ...signature import Signature
 from ..base import Aspect, Batch, Metric, MetricResult, SegmentStats
 from ..identity import MetricId
 from ..registry import register
-from ._common import InstanceFact, JudgeBackendParams, drop_run_only, segment_label, whole
+from ._common import SERVER_PARAMETER_HELP, InstanceFact, JudgeBackendParams, drop_run_only, segment_label, whole
 
 UNRATED = ("fail", "skip")
 
@@ -63,27 +63,13 @@ class LLMJudge(JudgeBackendParams, Metric):
 
     name = "llm_judge"
     parameter_help: ClassVar[dict[str, str]] = {
+        **SERVER_PARAMETER_HELP,
         "aspect": "style (how strongly the output shows the target style), content (the source's meaning "
                   "kept, the style change excepted) or fluency",
-        "model": "the judging LM: a catalog name or local folder (base_url empty), or the model name the "
-                 "server knows",
-        "base_url": "an OpenAI-compatible server's address (ending in /v1); empty: run model locally through "
-                    "transformers",
-        "template": "a prompt template file of one's own (default: the shipped one; docs/llm-judges.md)",
         "scoring": "probability (ratings weighted by their first-token probabilities), parsed (the greedy "
                    "answer's digit) or auto (weighted where possible)",
         "top_logprobs": "how many first-token alternatives are read for the weighted rating",
         "max_tokens": "length of the greedy answer a parsed rating is read from",
-        "api_key_env": "the environment variable holding the server's API key (never written anywhere)",
-        "concurrency": "server requests in flight at once",
-        "timeout": "seconds for one server request",
-        "retries": "retries of a request that failed for a transient reason (connection, 429, 5xx)",
-        "backoff": "seconds before the first retry, doubled for each further one",
-        "request_cache": "SQLite file of server answers, so that a rerun or resumed run sends nothing twice "
-                         "(none: this process only)",
-        "price": "IN/OUT currency per million prompt / completion tokens, for a cost estimate in the run "
-                 "facts",
-        "batch_tokens": "tokens per local batch (speed and memory only)",
     }
     version = "1"
     n_stats = 3

@@ -40,7 +40,7 @@ from ...judges.chat import ChatFormat, chat_format
 from ...judges.templates import LOGPROP_CONTEXTS, LogPropTemplate, logprop_template
 from ..base import Aspect, Batch, Metric, SegmentStats
 from ..registry import register
-from ._common import InstanceFact, JudgeBackendParams, drop_run_only, segment_label
+from ._common import SERVER_PARAMETER_HELP, InstanceFact, JudgeBackendParams, drop_run_only, segment_label
 
 CONTENT, STYLE, NTOK = 0, 1, 2
 PARTS = {"content": (Aspect.CONTENT, (-math.inf, 0.0)), "style": (Aspect.STYLE, (-1.0, 1.0))}
@@ -52,25 +52,11 @@ class LogProp(JudgeBackendParams, Metric):
 
     name = "logprop"
     parameter_help: ClassVar[dict[str, str]] = {
+        **SERVER_PARAMETER_HELP,
         "part": "content (mean log of the best of the three prompts' token probabilities) or style (rewrite "
                 "minus the best other)",
-        "model": "the judging LM: a catalog name or local folder (base_url empty), or the model name the "
-                 "server knows",
-        "base_url": "an OpenAI-compatible server's address (ending in /v1); empty: run model locally through "
-                    "transformers",
-        "template": "a prompt template file of one's own (default: the shipped one; docs/llm-judges.md)",
         "chat_template": "a local folder with the served model's chat template (logprop over a server)",
         "score_first_token": "also score the output's first token (the authors' script does not)",
-        "api_key_env": "the environment variable holding the server's API key (never written anywhere)",
-        "concurrency": "server requests in flight at once",
-        "timeout": "seconds for one server request",
-        "retries": "retries of a request that failed for a transient reason (connection, 429, 5xx)",
-        "backoff": "seconds before the first retry, doubled for each further one",
-        "request_cache": "SQLite file of server answers, so that a rerun or resumed run sends nothing twice "
-                         "(none: this process only)",
-        "price": "IN/OUT currency per million prompt / completion tokens, for a cost estimate in the run "
-                 "facts",
-        "batch_tokens": "tokens per local batch (speed and memory only)",
     }
     version = "1"
     n_stats = 3
