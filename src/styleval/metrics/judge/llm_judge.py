@@ -70,6 +70,8 @@ class LLMJudge(JudgeBackendParams, Metric):
                    "answer's digit) or auto (weighted where possible)",
         "top_logprobs": "how many first-token alternatives are read for the weighted rating",
         "max_tokens": "length of the greedy answer a parsed rating is read from",
+        "unrated": "segments the judge gave no rating: fail (default) stops the run naming them; skip scores the "
+                   "rest and shows how many were left out beside the score and in the signature",
     }
     version = "1"
     n_stats = 3
