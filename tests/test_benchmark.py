@@ -16,7 +16,6 @@ from styleval.errors import InputError
 from styleval.meta import run as meta_run
 from styleval.meta.evaluate import paired_matrices
 from styleval.metrics.base import ContentMetric
-from styleval.metrics.registry import register
 
 pytestmark = pytest.mark.shared_data
 TOL = 0.01
@@ -174,7 +173,6 @@ def test_assign_ranks_walks_the_clusters():
 
 
 # ------------------------------------------------------------------------------------------------ failures
-@register
 class _UnratedJudge(ContentMetric):
     """A judge that leaves segments unrated on Yelp: its scoring fails as the judges' run-failing error does."""
 
@@ -193,7 +191,12 @@ class _UnratedJudge(ContentMetric):
         raise InputError(f"the judge left {len(outputs)} segments unrated")
 
 
-def test_a_failed_metric_is_reported_not_dropped(shared_data, tmp_path, capsys):
+def test_a_failed_metric_is_reported_not_dropped(shared_data, tmp_path, capsys, monkeypatch):
+    # registered for this test only, so the contract test over the registry never sees a metric built to fail
+    from styleval.metrics import registry
+
+    registry.available()
+    monkeypatch.setitem(registry._REGISTRY, _UnratedJudge.name, _UnratedJudge)
     bench_set = _mir_caae_content(shared_data, ["style_masked:WMD"])
     result = benchmark(["unrated_judge_example"], [bench_set], ci=0, n_permutations=0)
     task = result.tasks[0]
