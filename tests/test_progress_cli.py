@@ -230,3 +230,31 @@ def test_python_api_shows_progress_and_no_library_bars() -> None:
     assert lines and all(line.startswith("styleval: [") for line in lines), lines
     assert any(line.endswith("scoring 1/2 bertscore/src · copy (30 segments)") for line in lines)
     assert any("loading encoder minilm" in line for line in lines)
+
+
+def test_a_library_s_bare_tqdm_bar_is_silenced_unless_verbose():
+    """transformers' GGUF reader (the first conversion of SmolLM2) calls tqdm itself, past transformers' own switch:
+    its bar is swapped for a disabled one while the conversion runs, and shows again with --verbose."""
+    import io
+    import types
+
+    from tqdm.auto import tqdm
+    from transformers import modeling_gguf_pytorch_utils
+
+    from styleval.models.encoder import plain_tqdm_silenced
+    from styleval.progress import library_output
+
+    assert modeling_gguf_pytorch_utils.tqdm is not None  # the name the conversion swaps still exists
+    reader = types.SimpleNamespace(tqdm=tqdm)
+
+    def drawn() -> str:
+        out = io.StringIO()
+        for _ in reader.tqdm(range(3), desc="Converting", file=out):
+            pass
+        return out.getvalue()
+
+    with plain_tqdm_silenced(reader):
+        assert drawn() == ""
+    assert reader.tqdm is tqdm and "Converting" in drawn()
+    with library_output(True), plain_tqdm_silenced(reader):
+        assert "Converting" in drawn()

@@ -136,11 +136,14 @@ def ensure_converted(spec: CausalLMSpec, progress: Progress | None = None) -> Pa
         import torch
         from transformers import AutoModelForCausalLM, AutoTokenizer
 
-        from ..models.encoder import quiet_transformers
+        from ..models.encoder import plain_tqdm_silenced, quiet_transformers
 
         folder = str(spec.path.parent)
         with quiet_transformers():  # progress goes through the callback
-            model = AutoModelForCausalLM.from_pretrained(folder, gguf_file=spec.path.name, dtype=torch.float32)
+            from transformers import modeling_gguf_pytorch_utils as gguf_reader
+
+            with plain_tqdm_silenced(gguf_reader):  # the GGUF reader draws a bare tqdm bar of its own
+                model = AutoModelForCausalLM.from_pretrained(folder, gguf_file=spec.path.name, dtype=torch.float32)
             if progress:
                 progress(f"converting {spec.name} from GGUF (once)", 1, 3)
             tok = AutoTokenizer.from_pretrained(folder, gguf_file=spec.path.name)

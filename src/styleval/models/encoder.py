@@ -13,6 +13,7 @@ loaded once per process through the model pool (:mod:`.pool`).
 from __future__ import annotations
 
 import contextlib
+import functools
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -82,6 +83,24 @@ def transformer(name: str = cat.DEFAULT_ENCODER, *, allow_hub: bool | None = Non
         return tok, model
 
     return get_pool().get("hf:" + spec.key, load, f"encoder {spec.display}")
+
+
+@contextlib.contextmanager
+def plain_tqdm_silenced(module: Any) -> Iterator[None]:
+    """No bar from ``module``'s own ``tqdm`` name inside the block (a library that calls tqdm directly, bypassing
+    transformers' switch), unless library output is allowed (``--verbose``). tqdm reads ``TQDM_DISABLE`` once, at
+    import, so the name is swapped for a disabled bar while the block runs, and put back after."""
+    from ..progress import library_output_allowed
+
+    bar = getattr(module, "tqdm", None)
+    if library_output_allowed() or bar is None:
+        yield
+        return
+    module.tqdm = functools.partial(bar, disable=True)
+    try:
+        yield
+    finally:
+        module.tqdm = bar
 
 
 @contextlib.contextmanager
