@@ -177,23 +177,23 @@ def explorer_payload(data: Mapping[str, Any], human: HumanSegments | None = None
                  "threshold": settings.get("fluency_threshold")}
     if decisions["threshold"] is None:
         decisions["fluency"] = None
-    figs = []
-    for fig in figures:
-        points = []
-        for p in fig["points"]:
-            q = {"x": p["x"], "y": p["y"], "label": p["label"]}
-            if p.get("system") in systems:
-                q["system"] = systems.index(p["system"])
-            if p.get("metric") in keys:
-                q["metric"] = keys.index(p["metric"])
-            if p.get("ids") is not None:
-                q["ids"] = list(p["ids"])
-            points.append(q)
-        figs.append({"img": fig["img"], "points": points})
+    figs = [{"img": fig["img"], "points": [_point(p, systems, keys) for p in fig["points"]]} for fig in figures]
     return {"systems": systems, "ids": kept_ids, "strings": list(strings), "src": src, "refs": refs,
             "sysrefs": sysrefs,
             "dir": dir_index, "dirs": list(directions), "out": out, "metrics": metrics, "decisions": decisions,
             "sample": sample, "has_texts": bool(texts), "figures": figs}
+
+
+def _point(p: Mapping[str, Any], systems: list[str], keys: list[str]) -> dict[str, Any]:
+    """A figure's clickable point with its system and metric as indices into the payload's lists."""
+    q = {"x": p["x"], "y": p["y"], "label": p["label"]}
+    if p.get("system") in systems:
+        q["system"] = systems.index(p["system"])
+    if p.get("metric") in keys:
+        q["metric"] = keys.index(p["metric"])
+    if p.get("ids") is not None:
+        q["ids"] = list(p["ids"])
+    return q
 
 
 def payload_json(payload: Mapping[str, Any]) -> str:
