@@ -86,7 +86,7 @@ class JudgeBackendParams:
         self.backoff = float(backoff)
         self.request_cache = str(request_cache)
         self.price = str(price)
-        self.batch_tokens = whole(self.name, "batch_tokens", batch_tokens)
+        self.batch_tokens = int(batch_tokens)
         self._prices = parse_price(self.price)
         if self.on_server:
             self.server_config()  # checked now, not at the first request
@@ -135,28 +135,6 @@ def parse_price(text: str) -> tuple[float, float] | None:
         raise InputError(f"price must be 'IN/OUT' (per million prompt / completion tokens) or one number, "
                          f"not {text!r}")
     return (values[0], values[-1])
-
-
-def whole(metric: str, name: str, value: Any) -> int:
-    """A whole-number parameter (``3``, ``"3"``), or an :class:`InputError` naming it."""
-    try:
-        as_float = float(value)
-        if isinstance(value, bool) or not as_float.is_integer():
-            raise ValueError
-        return int(as_float)
-    except (TypeError, ValueError, OverflowError):
-        raise InputError(f"{metric}: {name} must be a whole number, not {value!r}") from None
-
-
-def number(metric: str, name: str, value: Any) -> float:
-    """A finite number parameter, or an :class:`InputError` naming it."""
-    try:
-        out = float(value)
-        if isinstance(value, bool) or not math.isfinite(out):
-            raise ValueError
-        return out
-    except (TypeError, ValueError):
-        raise InputError(f"{metric}: {name} must be a finite number, not {value!r}") from None
 
 
 def drop_run_only(params: dict[str, Any]) -> dict[str, Any]:

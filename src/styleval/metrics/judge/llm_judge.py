@@ -42,7 +42,7 @@ from ...signature import Signature
 from ..base import Aspect, Batch, Metric, MetricResult, SegmentStats
 from ..identity import MetricId
 from ..registry import register
-from ._common import SERVER_PARAMETER_HELP, InstanceFact, JudgeBackendParams, drop_run_only, segment_label, whole
+from ._common import SERVER_PARAMETER_HELP, InstanceFact, JudgeBackendParams, drop_run_only, segment_label
 
 UNRATED = ("fail", "skip")
 
@@ -106,8 +106,8 @@ class LLMJudge(JudgeBackendParams, Metric):
         scale = self._template.scale
         self._value_range = self._unit_range = (float(scale[0]), float(scale[-1]))
         self.scoring = scoring
-        self.top_logprobs = whole("llm_judge", "top_logprobs", top_logprobs)
-        self.max_tokens = whole("llm_judge", "max_tokens", max_tokens)
+        self.top_logprobs = int(top_logprobs)  # checked above
+        self.max_tokens = int(max_tokens)
         self._set_backend(model=model, base_url=base_url, api_key_env=api_key_env, concurrency=concurrency,
                           timeout=timeout, retries=retries, backoff=backoff, request_cache=request_cache,
                           price=price, batch_tokens=batch_tokens)
