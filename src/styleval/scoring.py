@@ -29,16 +29,17 @@ def _check_unique_segments(records: Sequence[Record]) -> None:
     runs: two inputs under one system name would otherwise be mixed into one system's scores. A system name or id
     must be a non-blank label without control characters (:func:`name_problem`): an empty name or one holding a tab
     or a line break breaks every table printed or written."""
-    for system, recs in group_by_system(records).items():
-        problem = name_problem(system) if isinstance(system, str) else None
-        if problem:
-            raise InputError(f"record {recs[0].id!r}: {problem}")
-        bad = next((r for r in recs if isinstance(r.id, str) and name_problem(r.id, "segment id")), None)
-        if bad is not None:
-            raise InputError(f"system {system!r}: {name_problem(bad.id, 'segment id')}")
-    numbers: dict[str, list[int]] = {}
+    numbers: dict[str, list[int]] = {}  # system -> the 1-based numbers of its records, grouped once
     for k, r in enumerate(records, start=1):
         numbers.setdefault(r.system, []).append(k)
+    for system, lines in numbers.items():
+        problem = name_problem(system) if isinstance(system, str) else None
+        if problem:
+            raise InputError(f"record {records[lines[0] - 1].id!r}: {problem}")
+        bad = next((records[k - 1].id for k in lines
+                    if isinstance(records[k - 1].id, str) and name_problem(records[k - 1].id, "segment id")), None)
+        if bad is not None:
+            raise InputError(f"system {system!r}: {name_problem(bad, 'segment id')}")
     for system, lines in numbers.items():
         ids = [records[k - 1].id for k in lines]
         check_unique_ids(system, segment_digests(ids), _RecordPlace(lines), ids)
