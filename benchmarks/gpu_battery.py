@@ -2,14 +2,19 @@
 on yelp-dualrl's 10 systems x ``--inputs`` outputs, on the GPU and beside it on the CPU, with the time per aspect.
 
 Each run is its own process: ``gpu`` as the machine is, ``cpu`` with ``CUDA_VISIBLE_DEVICES=""`` (torch then sees no
-GPU; of the models, SmolLM2 moves to the GPU when torch sees one, see ``lm/loading.py``; the encoders run on the
-CPU either way). Per aspect: the seconds of the metrics of that aspect from ``Evaluation.timing`` (each metric's
-statistics, its model passes included), the model passes on their own, and the intervals and tests. Prints one
-JSON line per run and a table; ``--out FILE`` keeps the JSON lines.
+GPU). Of the models, SmolLM2 moves to the GPU when torch sees one (``lm/loading.py``) and sentence-transformers puts
+the MiniLM sentence encoder there by itself; BERTScore's token encoder and the style classifier stay on the CPU.
+Do not set ``STYLEVAL_CACHE`` for a timing: it turns on the disk cache of embeddings, and a later run then reads
+what an earlier one encoded. Per aspect: the seconds of the metrics of that aspect from ``Evaluation.timing``
+(each metric's statistics, its model passes included), the model passes on their own, and the intervals and tests.
+Prints one JSON line per run and a table; ``--out FILE`` keeps the JSON lines.
 
-Not run in the session that wrote it (no GPU was lent); docs/results.md says so.
+Before timing, ``--warm-up`` converts SmolLM2's GGUF into the cached transformers folder (a one-off ~30 s that
+would otherwise fall on the first timed run). ``--runs`` orders the runs, each ``DEVICE:INPUTS`` (inputs per system),
+so that a short device lease gets the comparable pair first: ``gpu:200,cpu:200,gpu:1000``.
 
-Run: .venv/bin/python benchmarks/gpu_battery.py --inputs 1000 --out $OUT/gpu_battery.jsonl
+Run: .venv/bin/python benchmarks/gpu_battery.py --warm-up --runs gpu:200,cpu:200,gpu:1000 --out gpu_battery.jsonl
+On a bare machine without the models: ``benchmarks/gpu_payload.sh`` (how the figures in docs/results.md were taken).
 """
 from __future__ import annotations
 
@@ -49,19 +54,27 @@ print(json.dumps({"device": "cuda" if torch.cuda.is_available() else "cpu",
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--inputs", type=int, default=1000, help="inputs per system (10 systems)")
+    parser.add_argument("--runs", default="gpu:1000,cpu:1000",
+                        help="comma-separated DEVICE:INPUTS runs in order, DEVICE gpu or cpu, INPUTS per system")
     parser.add_argument("--out", default=None, help="write the JSON lines here too")
-    parser.add_argument("--skip-cpu", action="store_true")
+    parser.add_argument("--warm-up", action="store_true", help="convert the LM's GGUF before any timed run")
     args = parser.parse_args()
     if not DATA.is_dir():
         print(f"data not found: {DATA}", file=sys.stderr)
         return 1
+    runs = [(kind, int(n)) for kind, n in (part.split(":") for part in args.runs.split(","))]
+    if any(kind not in ("gpu", "cpu") for kind, _ in runs):
+        print(f"--runs: each run is gpu:N or cpu:N, got {args.runs!r}", file=sys.stderr)
+        return 2
+    if args.warm_up:
+        subprocess.run([sys.executable, "-c", "from styleval.lm.loading import ensure_converted, resolve_causal_lm; "
+                        "ensure_converted(resolve_causal_lm())"], check=True)
     rows = []
-    for kind in ("gpu",) + (() if args.skip_cpu else ("cpu",)):
+    for kind, inputs in runs:
         env = dict(os.environ)
         if kind == "cpu":
             env["CUDA_VISIBLE_DEVICES"] = ""
-        out = subprocess.run([sys.executable, "-c", CHILD, str(args.inputs), str(DATA)], stdout=subprocess.PIPE,
+        out = subprocess.run([sys.executable, "-c", CHILD, str(inputs), str(DATA)], stdout=subprocess.PIPE,
                              text=True, env=env)
         if out.returncode != 0:
             print(f"{kind} run failed (exit {out.returncode})", file=sys.stderr)
