@@ -22,7 +22,7 @@ from ..records import Direction
 from ..results import Comparison, ScoreResult
 from .metric_specs import metric_labels
 from .options import StatisticsOptions
-from .resampling import add_interval, comparison_pairs, paired_comparison
+from .resampling import add_interval, comparison_pairs, paired_comparison, resample_memo
 from .segments import SegmentWriter
 from .worker import Group
 
@@ -209,16 +209,17 @@ class Driver:
             if progress:
                 progress(f"{what} · {mid.label} [metrics]", k, len(self.metrics))
             by_system: dict[str, MetricResult] = {}
+            memo = resample_memo(metric)  # each system resampled once for its interval and all its tests
             for state in self.systems.values():
                 result = by_system[state.name] = self._result(k, state)
                 if options.bootstrap > 0:
-                    add_interval(result, metric, options)
+                    add_interval(result, metric, options, memo)
                 results.append(result)
             if options.significance != "none" and len(by_system) > 1:
                 for system, baseline in comparison_pairs(list(by_system), options.baseline):
                     a, b = by_system[system], by_system[baseline]
                     comparisons.append(paired_comparison(mid.label, system, a.stats, baseline, b.stats,
-                                                         metric.aggregate, metric.sum_aggregate(), options))
+                                                         memo.aggregate, memo.sum_then, options, memo))
             if not keep_stats:
                 for r in by_system.values():
                     r.stats = np.empty((0, metric.n_stats))

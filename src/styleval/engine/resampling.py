@@ -8,6 +8,7 @@ import numpy as np
 
 from ..metrics.base import Metric, MetricResult
 from ..results import Comparison
+from ..stats.significance import ResampleMemo
 from .options import StatisticsOptions
 
 
@@ -25,16 +26,25 @@ def _rows(stats: np.ndarray, ok: np.ndarray) -> np.ndarray:
     return stats if ok.all() else stats[ok]
 
 
-def add_interval(result: MetricResult, metric: Metric, options: StatisticsOptions) -> None:
-    """Set the bootstrap interval of ``result`` from its statistics (or say in ``extra`` why there is none)."""
+def resample_memo(metric: Metric) -> ResampleMemo:
+    """One metric's shared resample scores, for :func:`add_interval` and :func:`paired_comparison` over all its
+    systems (each system resampled once instead of once per interval and per test; the same figures)."""
+    return ResampleMemo(metric.aggregate, metric.sum_aggregate())
+
+
+def add_interval(result: MetricResult, metric: Metric, options: StatisticsOptions,
+                 memo: ResampleMemo | None = None) -> None:
+    """Set the bootstrap interval of ``result`` from its statistics (or say in ``extra`` why there is none);
+    ``memo`` (from :func:`resample_memo` for this metric) shares the resample scores with the paired tests."""
     from ..stats.significance import bootstrap_ci
 
     ok = finite_rows(result.stats)
     if ok.sum() < 2:
         result.extra["ci_skipped"] = f"{int(ok.sum())} segment(s) with finite statistics; an interval needs 2"
         return
-    ci = bootstrap_ci(_rows(result.stats, ok), metric.aggregate, sum_then=metric.sum_aggregate(),
-                      n_resamples=options.bootstrap, confidence=options.confidence, seed=options.seed)
+    aggregate, sum_then = (memo.aggregate, memo.sum_then) if memo else (metric.aggregate, metric.sum_aggregate())
+    ci = bootstrap_ci(_rows(result.stats, ok), aggregate, sum_then=sum_then, n_resamples=options.bootstrap,
+                      confidence=options.confidence, seed=options.seed, memo=memo)
     result.ci, result.ci_level = (float(ci.low), float(ci.high)), options.confidence
     if not ok.all():
         result.extra["ci_excluded_segments"] = int((~ok).sum())
@@ -42,15 +52,19 @@ def add_interval(result: MetricResult, metric: Metric, options: StatisticsOption
 
 def paired_comparison(metric: str, system: str, a: np.ndarray, baseline: str, b: np.ndarray,
                       aggregate: Callable[[np.ndarray], float] | None,
-                      sum_then: Callable[[np.ndarray], float] | None, options: StatisticsOptions) -> Comparison:
+                      sum_then: Callable[[np.ndarray], float] | None, options: StatisticsOptions,
+                      memo: ResampleMemo | None = None) -> Comparison:
     """``system`` (statistics ``a``) against ``baseline`` (``b``) on the segments finite in both, by the test that
-    ``options`` names; ``aggregate``/``sum_then`` turn rows or summed rows into the corpus score."""
+    ``options`` names; ``aggregate``/``sum_then`` turn rows or summed rows into the corpus score (with ``memo``, its
+    own, which the paired bootstrap shares with the intervals)."""
     from ..stats.significance import approximate_randomization, paired_bootstrap
 
     ok = finite_rows(a, b)
     if options.significance == "paired-bootstrap":
+        if memo is not None:
+            aggregate, sum_then = memo.aggregate, memo.sum_then
         test = paired_bootstrap(_rows(a, ok), _rows(b, ok), aggregate, sum_then=sum_then,
-                                n_resamples=options.bootstrap, seed=options.seed)
+                                n_resamples=options.bootstrap, seed=options.seed, memo=memo)
         n = options.bootstrap
     else:
         test = approximate_randomization(_rows(a, ok), _rows(b, ok), aggregate, sum_then=sum_then,

@@ -12,6 +12,7 @@ Pure functions on numpy arrays; bad input raises :class:`styleval.errors.InputEr
 """
 from __future__ import annotations
 
+import hashlib
 import math
 import warnings
 from dataclasses import dataclass, field
@@ -35,6 +36,7 @@ __all__ = [
     "approximate_randomization",
     "bootstrap_ci",
     "sacrebleu_ci",
+    "ResampleMemo",
 ]
 
 
@@ -311,6 +313,46 @@ def _bootstrap_scores(stats: np.ndarray, idx: np.ndarray, aggregate, sum_then) -
     return np.array([float(aggregate(stats[i])) for i in idx])
 
 
+def _resample_scores(stats: np.ndarray, aggregate, sum_then, n_resamples: int, seed: int | None) -> np.ndarray:
+    """The corpus scores of ``n_resamples`` bootstrap resamples of ``stats``, indices from ``default_rng(seed)``."""
+    rng = np.random.default_rng(seed)
+    return np.concatenate([_bootstrap_scores(stats, idx, aggregate, sum_then)
+                           for idx in _index_blocks(rng, stats.shape[0], n_resamples)])
+
+
+class ResampleMemo:
+    """Bootstrap resample scores of one scoring function, computed once per statistics array.
+
+    An interval and every paired bootstrap test with the same seed and segment count draw the same indices, so a
+    system's resample scores are the same numbers in each; with ten systems, one metric's intervals and 45 pairwise
+    tests need 10 passes over the resamples instead of 100. Keyed by the statistics' bytes and shape, the number of
+    resamples and the seed; holds ``n_resamples`` floats per entry, so memory stays flat in the segment count.
+    Give it to :func:`bootstrap_ci` and :func:`paired_bootstrap` with the same ``aggregate`` and ``sum_then``
+    objects it was made with.
+    """
+
+    def __init__(self, aggregate: Callable[[np.ndarray], float] | None,
+                 sum_then: Callable[[np.ndarray], float] | None) -> None:
+        self.aggregate, self.sum_then = aggregate, sum_then
+        self._scores: dict[tuple[bytes, tuple[int, ...], int, int | None], np.ndarray] = {}
+        self.hits = 0
+
+    def scores(self, stats: np.ndarray, aggregate: Callable[[np.ndarray], float] | None,
+               sum_then: Callable[[np.ndarray], float] | None, n_resamples: int, seed: int | None) -> np.ndarray:
+        """The resample scores of ``stats`` (computed on the first call for these statistics)."""
+        if aggregate is not self.aggregate or sum_then is not self.sum_then:
+            raise ValueError("a ResampleMemo serves the aggregate and sum_then it was made with")
+        digest = hashlib.blake2b(np.ascontiguousarray(stats).tobytes(), digest_size=16).digest()
+        key = (digest, stats.shape, n_resamples, seed)
+        found = self._scores.get(key)
+        if found is None:
+            found = self._scores[key] = _resample_scores(stats, aggregate, sum_then, n_resamples, seed)
+            found.setflags(write=False)  # shared by every interval and test that reads it
+        else:
+            self.hits += 1
+        return found
+
+
 def _sacrebleu_p(null_stats: np.ndarray, observed: float, strict: bool) -> float:
     """sacrebleu's ``_compute_p_value`` with +1 smoothing: ``(#(null > observed) + 1) / (n + 1)`` when ``strict``
     (sacrebleu, literally), else ``(#(null >= observed) + 1) / (n + 1)``.
@@ -337,7 +379,7 @@ def _pair_inputs(stats_a: Any, stats_b: Any) -> tuple[np.ndarray, np.ndarray]:
 def paired_bootstrap(stats_a: Any, stats_b: Any, aggregate: Callable[[np.ndarray], float] | None = None, *,
                      n_resamples: int = 1000, seed: int | None = 0, confidence: float = 0.95,
                      sum_then: Callable[[np.ndarray], float] | None = None,
-                     strict: bool = False) -> PairedTestResult:
+                     strict: bool = False, memo: ResampleMemo | None = None) -> PairedTestResult:
     """Paired bootstrap resampling test (Koehn 2004), as sacrebleu's ``_paired_bs_test``.
 
     ``stats_a``/``stats_b``: per-segment statistics of shape ``(n_segments, k)`` (or ``(n_segments,)``), rows
@@ -351,7 +393,8 @@ def paired_bootstrap(stats_a: Any, stats_b: Any, aggregate: Callable[[np.ndarray
     ``(#(null > |delta|) + 1) / (n_resamples + 1)`` -- with ``strict=True``; the default ``strict=False`` counts
     ``>=`` instead, so that a system compared with itself gets p = 1 rather than sacrebleu's 1/(n+1) (identical
     to sacrebleu otherwise unless a null statistic equals the observed one exactly). ``mean_*``/``ci_*`` are
-    sacrebleu's "mean (+- half-width)" of each system's resample scores.
+    sacrebleu's "mean (+- half-width)" of each system's resample scores. ``memo``: a :class:`ResampleMemo` that
+    shares each system's resample scores with other tests and intervals (the same figures).
     """
     _check_resampling(n_resamples, confidence)
     a, b = _pair_inputs(stats_a, stats_b)
@@ -359,13 +402,17 @@ def paired_bootstrap(stats_a: Any, stats_b: Any, aggregate: Callable[[np.ndarray
     score_a, score_b = score(a), score(b)
     delta = score_a - score_b
     n = a.shape[0]
-    rng = np.random.default_rng(seed)
-    bs_a, bs_b = np.empty(n_resamples), np.empty(n_resamples)
-    done = 0
-    for idx in _index_blocks(rng, n, n_resamples):  # one block of draws in memory at a time
-        bs_a[done:done + len(idx)] = _bootstrap_scores(a, idx, aggregate, sum_then)
-        bs_b[done:done + len(idx)] = _bootstrap_scores(b, idx, aggregate, sum_then)
-        done += len(idx)
+    if memo is not None:  # each system's scores from the same draws as below, computed once per memo
+        bs_a = memo.scores(a, aggregate, sum_then, n_resamples, seed)
+        bs_b = memo.scores(b, aggregate, sum_then, n_resamples, seed)
+    else:
+        rng = np.random.default_rng(seed)
+        bs_a, bs_b = np.empty(n_resamples), np.empty(n_resamples)
+        done = 0
+        for idx in _index_blocks(rng, n, n_resamples):  # one block of draws in memory at a time
+            bs_a[done:done + len(idx)] = _bootstrap_scores(a, idx, aggregate, sum_then)
+            bs_b[done:done + len(idx)] = _bootstrap_scores(b, idx, aggregate, sum_then)
+            done += len(idx)
     diffs = np.abs(bs_a - bs_b)
     p = _sacrebleu_p(diffs - diffs.mean(), abs(delta), strict)
     mean_a, ci_a = sacrebleu_ci(bs_a, confidence)
@@ -422,23 +469,23 @@ def approximate_randomization(stats_a: Any, stats_b: Any, aggregate: Callable[[n
 
 def bootstrap_ci(stats: Any, aggregate: Callable[[np.ndarray], float] | None = None, *, n_resamples: int = 1000,
                  confidence: float = 0.95, seed: int | None = 0,
-                 sum_then: Callable[[np.ndarray], float] | None = None) -> ConfidenceInterval:
+                 sum_then: Callable[[np.ndarray], float] | None = None,
+                 memo: ResampleMemo | None = None) -> ConfidenceInterval:
     """Percentile bootstrap CI of a corpus score over resampled segments.
 
     Returns a :class:`ConfidenceInterval` that unpacks as ``(low, high, mean_of_resamples)``; ``low``/``high`` are
     numpy's linearly interpolated ``(1 - confidence)/2`` and ``(1 + confidence)/2`` quantiles. Its
     ``options["sacrebleu_mean_ci"]`` gives sacrebleu's ``(mean, half_width)`` for the same resamples. Same draws
     as sacrebleu for the same seed (``rng.choice(n, size=(n_resamples, n))``); ``sum_then`` as in
-    :func:`paired_bootstrap`.
+    :func:`paired_bootstrap`, and so is ``memo``.
     """
     _check_resampling(n_resamples, confidence)
     s = _stats_matrix(stats, "stats")
     score = _scorers(aggregate, sum_then, [s])
     observed = score(s)
     n = s.shape[0]
-    rng = np.random.default_rng(seed)
-    scores = np.concatenate([_bootstrap_scores(s, idx, aggregate, sum_then)
-                             for idx in _index_blocks(rng, n, n_resamples)])
+    scores = (memo.scores(s, aggregate, sum_then, n_resamples, seed) if memo is not None
+              else _resample_scores(s, aggregate, sum_then, n_resamples, seed))
     low, high, mean, n_valid = percentile_interval(scores, confidence)
     opts = {"seed": seed, "method": "percentile", "fast_path": sum_then is not None, "n_segments": n}
     if n_valid:
