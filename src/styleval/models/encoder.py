@@ -61,7 +61,8 @@ def encode_sentences(encoder: Any, texts: list[str], batch_size: int) -> np.ndar
 
 
 def transformer(name: str = cat.DEFAULT_ENCODER, *, allow_hub: bool | None = None):
-    """``(tokenizer, model)`` from transformers' Auto classes; a sentence-transformers folder works too.
+    """``(tokenizer, model)`` from transformers' Auto classes, on the GPU when torch sees one; a sentence-transformers
+    folder works too.
 
     The tokenizer is loaded as bert_score loads it (``use_fast=False``) so token ids match.
     """
@@ -80,6 +81,10 @@ def transformer(name: str = cat.DEFAULT_ENCODER, *, allow_hub: bool | None = Non
         model.eval()
         if hasattr(model, "decoder") and hasattr(model, "encoder"):  # encoder-decoder: use the encoder
             model = model.encoder
+        import torch
+
+        if torch.cuda.is_available():  # as the LM and sentence-transformers do; callers move inputs to its device
+            model.to("cuda")
         return tok, model
 
     return get_pool().get("hf:" + spec.key, load, f"encoder {spec.display}")
