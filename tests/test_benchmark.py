@@ -165,6 +165,41 @@ def test_clusters_against_an_independent_permutation_test(shared_data):
     assert ours.pvalues[(order[0], order[-1])] == pytest.approx(ref.pvalue, abs=0.03)
 
 
+#: lai2022 content, per-input Kendall tau-like, both directions, stored scores, ci=100, n_permutations=100, seed 0:
+#: (figure, CI low, CI high, rank) and the clusters' p-values as the scalar path (one segment_level call per
+#: resample) gave them at commit 9e44c27, before the resampling of tau-like per group was vectorised
+LAI_CONTENT_SCALAR = {
+    "src:comet": (0.6499263108010557, 0.5775197058516378, 0.7208178102052474, 1),
+    "src:comet-w": (0.6343909059095695, 0.5504901198751827, 0.7094168983708226, 1),
+    "src:bleurt": (0.6101120621147167, 0.5434958930237428, 0.6928040451759814, 1),
+    "src:bertscore": (0.5745764587533502, 0.4687649261872328, 0.6495425849255084, 2),
+    "src:chrf": (0.4323599068475885, 0.35323741612913123, 0.5227640867663776, 3),
+    "src:wmd": (0.3290115668243804, 0.24651689350140282, 0.42260229489734646, 4),
+    "src:bleu": (0.29159325304846356, 0.20275417027997378, 0.398273096369051, 4),
+    "src:meteor": (0.27743404566124624, 0.19622676820753, 0.368410482844623, 4),
+    "src:rouge-2": (0.19899106386399598, 0.115392214348327, 0.31154077685186543, 5),
+    "src:rouge-l": (0.1739751881601731, 0.08710039217476348, 0.2825585739716059, 5),
+    "src:rouge-1": (0.15815602210435323, 0.0709837291425349, 0.26719975368714655, 5)}
+LAI_CONTENT_SCALAR_P = {
+    ("src:comet", "src:comet-w"): 0.25, ("src:comet", "src:bleurt"): 0.13, ("src:comet-w", "src:bleurt"): 0.28,
+    ("src:comet", "src:bertscore"): 0.03, ("src:bertscore", "src:chrf"): 0.0, ("src:chrf", "src:wmd"): 0.0,
+    ("src:wmd", "src:bleu"): 0.15, ("src:wmd", "src:meteor"): 0.08, ("src:bleu", "src:meteor"): 0.29,
+    ("src:wmd", "src:rouge-2"): 0.0, ("src:rouge-2", "src:rouge-l"): 0.24, ("src:rouge-2", "src:rouge-1"): 0.09,
+    ("src:rouge-l", "src:rouge-1"): 0.26}
+
+
+def test_per_input_intervals_and_clusters_are_those_of_the_scalar_path(shared_data):
+    bench_set = lai2022_set(shared_data)
+    bench_set.tasks = [t for t in bench_set.tasks if t.kind == "content" and t.task.level == "segment"
+                       and t.task.direction == "both"]
+    task = benchmark([], [bench_set], ci=100, n_permutations=100, seed=0).tasks[0]
+    got = {r.metric: (r.statistic, r.ci_low, r.ci_high, r.rank) for r in task.rows}
+    assert got.keys() == LAI_CONTENT_SCALAR.keys()
+    for metric, want in LAI_CONTENT_SCALAR.items():
+        assert got[metric] == pytest.approx(want, abs=1e-12), metric
+    assert task.clusters.pvalues == pytest.approx(LAI_CONTENT_SCALAR_P, abs=1e-12)
+
+
 def test_assign_ranks_walks_the_clusters():
     # b beats d, but b is no longer in d's cluster once c opened a new one: d stays with c
     better = {("a", "c"), ("b", "d"), ("c", "e")}
