@@ -269,6 +269,39 @@ def test_dry_run_counts_requests_and_cost(shared_data, capsys):
     assert "lai2022: llm_judge" in out and "640 requests" in out and "nothing was sent" in out
 
 
+# ------------------------------------------------------------------------------------------------ a subset
+def test_first_inputs_runs_on_a_named_subset(shared_data, tmp_path, capsys):
+    from test_stats_lai2022 import _grids_txt
+
+    from styleval.stats import segment_level
+
+    bench_set = lai2022_set(shared_data)
+    bench_set.tasks = [t for t in bench_set.tasks if t.kind == "content" and t.task.direction == "both"]
+    result = benchmark([], [bench_set], inputs=10, ci=0, n_permutations=0)
+    seg = result.tasks[0]
+    assert seg.task.label == "lai2022[first 10 of 80 inputs] content segment kendall_tau_like"
+    assert seg.task.name.startswith("lai2022[first 10 of 80 inputs]:aspect=content;level=segment")
+    # the figure on the first 10 inputs, from the set's own files (test_stats_lai2022.py reads them)
+    human, metrics = _grids_txt(shared_data / "lai2022")
+    want = segment_level(metrics["comet"][:, :10], human[:, :10], method="kendall_like", average_by="item")
+    assert seg.row("src:comet").statistic == pytest.approx(want.statistic, abs=1e-4)  # the .txt scores: 4 decimals
+    assert seg.row("src:comet").n == want.n <= 10
+    assert result.settings["inputs"] == 10 and result.settings["subsets"] == {"lai2022": "first 10 of 80 inputs"}
+    assert format_text(result).startswith("SUBSET (lai2022: first 10 of 80 inputs): these figures are not those")
+    assert "SUBSET (lai2022" in outputs(result)["html"]
+    assert set(result.to_frame()["subset"]) == {"first 10 of 80 inputs"}
+    whole = benchmark([], [lai2022_set(shared_data)], inputs=80, ci=0, n_permutations=0)  # every input: the set
+    assert whole.settings["subsets"] == {} and "[" not in whole.tasks[0].task.label
+    # the CLI: the dry run counts the subset's requests; a bad count is one line, exit 2
+    spec = "llm_judge:aspect=content;base_url=http://127.0.0.1:9;model=m"
+    assert cli_main.main(["benchmark", "-m", spec, "--sets", "lai2022", "--root", str(shared_data), "--inputs", "10",
+                          "--dry-run"]) == 0
+    out = capsys.readouterr().out
+    assert "lai2022[first 10 of 80 inputs]: llm_judge" in out and "80 requests in all" in out  # 8 systems x 10
+    assert cli_main.main(["benchmark", "--sets", "lai2022", "--root", str(shared_data), "--inputs", "0"]) == 2
+    assert "positive integer" in capsys.readouterr().err
+
+
 # ------------------------------------------------------------------------------------------------ a user's set
 def _user_folder(tmp_path):
     cli_main.main(["data", "example", "formality", str(tmp_path), "-q"])

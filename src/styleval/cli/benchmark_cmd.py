@@ -33,6 +33,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                         "(docs/benchmark.md); repeatable")
     p.add_argument("--root", metavar="DIR", help="the folder holding the datasets (default: ../shared/data, "
                                                  "$STYLEVAL_SHARED_DATA, else the `data fetch` folder)")
+    p.add_argument("--inputs", type=int, metavar="N",
+                   help="run on the first N inputs of each set only (every system's outputs on them): a quick or "
+                        "cheap subset, named as such on every task and output; the figures are not the whole set's")
     p.add_argument("--no-stored", action="store_true", help="leave out the scores stored with each set")
     p.add_argument("--cache", metavar="DIR", help="keep scores here between runs (a metric added later is the "
                                                   "only one scored)")
@@ -92,13 +95,14 @@ def run(args: argparse.Namespace) -> int:
     check_destinations(("--json", args.json), ("--csv", args.csv), ("--latex", args.latex), ("--html", args.html))
     sets = _sets(args)
     if args.dry_run:
-        plan = dry_run(metrics, sets, root=args.root)
+        plan = dry_run(metrics, sets, root=args.root, inputs=args.inputs)
         if not plan:
             print("dry run: no metric sends requests to a model server; nothing would be sent")
             return 0
         for item in plan:
             cost = f", cost {item['cost']:.4f}" if "cost" in item else ""
-            print(f"{item['set']}: {item['metric']}: {item['requests']:,} requests, about "
+            where = f"{item['set']}[{item['subset']}]" if item["subset"] else item["set"]
+            print(f"{where}: {item['metric']}: {item['requests']:,} requests, about "
                   f"{item['prompt_tokens']:,} prompt + {item['completion_tokens']:,} completion tokens{cost}")
         total = sum(i["requests"] for i in plan)
         print(f"dry run: {total:,} requests in all; nothing was sent")
@@ -106,7 +110,7 @@ def run(args: argparse.Namespace) -> int:
     with make_progress(not args.quiet) as bar:
         result = benchmark(metrics, sets, root=args.root, scores=args.scores, stored=not args.no_stored,
                            cache_dir=args.cache, ci=args.ci, n_permutations=args.permutations, alpha=args.alpha,
-                           seed=args.seed, progress=bar)
+                           seed=args.seed, progress=bar, inputs=args.inputs)
     texts = {"json": lambda: render.to_json(result), "csv": lambda: render.to_csv(result),
              "latex": lambda: render.to_latex(result, args.digits), "html": lambda: render.to_html(result, args.digits)}
     written = [key for key in texts if getattr(args, key)]
