@@ -244,6 +244,53 @@ def test_a_failed_metric_is_reported_not_dropped(shared_data, tmp_path, capsys, 
     assert "FAILED on mir2019: the judge left" in text and "failed" in outputs(result)["html"]
 
 
+def _judge_run(shared_data, tmp_path, good_replies: int | None):
+    """llm_judge on the first 2 Lai inputs (16 requests) against the fault-injecting server, which answers a rating
+    (1-5, from the prompt's length) to the first ``good_replies`` requests and then drops every connection, as a
+    server killed mid-run does (None: it never fails)."""
+    from dataclasses import replace
+
+    from styleval.judges.testing import FaultServer, Reply
+
+    bench_set = lai2022_set(shared_data)
+    bench_set.tasks = [t for t in bench_set.tasks if t.kind == "content" and t.task.direction == "both"]
+    with FaultServer() as srv:
+        def rating(request):
+            body = dict(request.body)
+            asked = str(body["messages"][-1]["content"])
+            body["messages"] = [{"role": "user", "content": f"RATE {len(asked) % 5 + 1}"}]
+            return srv.answer(replace(request, body=body))
+
+        if good_replies is None:
+            srv.on("", Reply(body=rating))
+        else:
+            srv.push(*[Reply(body=rating) for _ in range(good_replies)])
+            srv.on("", Reply(drop=True))
+        spec = (f"llm_judge:aspect=content;base_url={srv.base_url};model=fault-judge;request_cache=none;retries=1;"
+                "backoff=0.01;concurrency=1")
+        result = benchmark([spec], [bench_set], inputs=2, cache_dir=tmp_path / "cache", ci=0, n_permutations=0)
+        return result, spec, len(srv.posts())
+
+
+def test_a_judge_server_dying_mid_benchmark_leaves_its_tasks_failed_not_a_figure(shared_data, tmp_path):
+    healthy, _, sent = _judge_run(shared_data, tmp_path / "healthy", None)
+    judged = [r for r in healthy.tasks[0].rows if r.metric.startswith("llm_judge")]
+    assert sent == 16 and len(judged) == 1 and not judged[0].failed and np.isfinite(judged[0].statistic)
+
+    result, spec, sent = _judge_run(shared_data, tmp_path / "dies", 6)
+    assert 6 < sent < 16 + 16  # it answered 6, then the run stopped at the first request that failed for good
+    for task in result.tasks:  # the segment and the system task of content: the judge failed on both
+        row = task.row(spec)
+        assert "failed after 2 attempts: APIConnectionError" in row.failed  # the dropped connection, retried once
+        assert np.isnan(row.statistic) and row.rank is None and row.n == 0
+        assert not [r for r in task.rows if r.metric.startswith("llm_judge") and not r.failed]
+        stored_rows = [r for r in task.rows if r.origin == "stored"]
+        assert len(stored_rows) == 11 and all(r.rank is not None for r in stored_rows)  # the others still ranked
+    assert "FAILED on lai2022: " in format_text(result)
+    assert {s.metric: s.n_failed for s in result.summary()}[spec] == 2
+    assert not list((tmp_path / "dies" / "cache").rglob("*.json"))  # nothing cached that could read as complete
+
+
 # ------------------------------------------------------------------------------------------------ cache, dry run
 def test_scores_are_cached_per_set_and_metric(shared_data, tmp_path):
     bench_set = lai2022_set(shared_data)
