@@ -171,11 +171,10 @@ def dry_run(metrics: Sequence[str], sets: Sequence[str | BenchSet] | None = None
     out = []
     for bench_set in plan_sets(sets, root, inputs):
         records = bench_set.records()
-        subset = bench_set.tasks[0].subset if bench_set.inputs is not None and bench_set.tasks else ""
         for spec in metrics:
             estimate = dry_run_estimate(spec, records)
             if estimate is not None:
-                out.append({"set": bench_set.name, "subset": subset, "metric": spec, **estimate})
+                out.append({"set": bench_set.name, "subset": bench_set.subset, "metric": spec, **estimate})
     return out
 
 
@@ -257,8 +256,7 @@ def benchmark(metrics: Sequence[str] = (), sets: Sequence[str | BenchSet] | None
     if progress:
         progress("benchmark [sets]", len(bench_sets), len(bench_sets))
     settings = {"metrics": list(metrics), "scores": list(scores), "sets": [s.name for s in bench_sets],
-                "inputs": inputs, "subsets": {s.name: s.tasks[0].subset for s in bench_sets
-                                              if s.inputs is not None and s.tasks},
+                "inputs": inputs, "subsets": {s.name: s.subset for s in bench_sets if s.subset},
                 "stored": stored, "ci": stats.ci, "confidence": stats.confidence,
                 "n_permutations": stats.n_permutations, "alpha": stats.alpha, "seed": stats.seed, "scoring": log,
                 "clusters": "sorted by figure; a metric opens a new cluster when one of the current cluster is "

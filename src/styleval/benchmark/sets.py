@@ -85,6 +85,7 @@ class BenchSet:
     lower_is_better: frozenset[str] = frozenset()
     about: str = ""
     inputs: tuple[str, ...] | None = None  # the inputs (segments) kept by first_inputs; None: every input
+    subset: str = ""  # what first_inputs kept ("first 10 of 80 inputs"), "" for the whole set
 
 
 def first_inputs(bench_set: BenchSet, n: int) -> BenchSet:
@@ -104,7 +105,7 @@ def first_inputs(bench_set: BenchSet, n: int) -> BenchSet:
     stored = bench_set.stored[bench_set.stored["segment"].isin(keep)].reset_index(drop=True)
     tasks = [replace(t, subset=subset) for t in bench_set.tasks]
     return replace(bench_set, judgments=judgments, records=lambda: list(kept), tasks=tasks, stored=stored,
-                   inputs=keep)
+                   inputs=keep, subset=subset)
 
 
 def _lai_tasks() -> list[BenchTask]:

@@ -51,13 +51,15 @@ class PairRule:
     def of(cls, method: str, kwargs: Mapping[str, Any]) -> "PairRule | None":
         """The rule of a pairwise ``method`` with its keyword arguments; None for any other method or for options
         this module does not reproduce (the caller then takes the scalar path, which checks them)."""
+        threshold, epsilon = kwargs.get("threshold", 0.0), kwargs.get("metric_epsilon", 0.0)
+        if not all(isinstance(x, (int, float, np.integer, np.floating)) for x in (threshold, epsilon)):
+            return None
         if method in ("kendall_like", "kendall_tau_like") and set(kwargs) <= _TAU_KEYS:
             rule = cls(False, kwargs.get("human_ties", "skip"), kwargs.get("metric_ties", "discordant"),
-                       float(kwargs.get("threshold", 0.0)), kwargs.get("tie_rule", "le"),
-                       float(kwargs.get("metric_epsilon", 0.0)))
+                       float(threshold), kwargs.get("tie_rule", "le"), float(epsilon))
         elif method == "pairwise_accuracy" and set(kwargs) <= _ACCURACY_KEYS:
-            rule = cls(True, kwargs.get("ties", "match"), "discordant", float(kwargs.get("threshold", 0.0)),
-                       kwargs.get("tie_rule", "le"), float(kwargs.get("metric_epsilon", 0.0)))
+            rule = cls(True, kwargs.get("ties", "match"), "discordant", float(threshold), kwargs.get("tie_rule", "le"),
+                       float(epsilon))
         else:
             return None
         valid = (rule.human_ties in ("skip", "match") and rule.tie_rule in ("le", "lt")
