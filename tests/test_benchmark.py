@@ -10,7 +10,7 @@ import scipy.stats
 
 from styleval.benchmark import assign_ranks, benchmark, dry_run, significance_clusters, user_set
 from styleval.benchmark.render import format_text, outputs
-from styleval.benchmark.sets import lai2022_set, mir2019_set
+from styleval.benchmark.sets import first_inputs, lai2022_set, mir2019_set
 from styleval.cli import main as cli_main
 from styleval.errors import InputError
 from styleval.meta import run as meta_run
@@ -268,7 +268,8 @@ def _judge_run(shared_data, tmp_path, good_replies: int | None):
             srv.on("", Reply(drop=True))
         spec = (f"llm_judge:aspect=content;base_url={srv.base_url};model=fault-judge;request_cache=none;retries=1;"
                 "backoff=0.01;concurrency=1")
-        result = benchmark([spec], [bench_set], inputs=2, cache_dir=tmp_path / "cache", ci=0, n_permutations=0)
+        result = benchmark([spec], [first_inputs(bench_set, 2)], cache_dir=tmp_path / "cache", ci=0,
+                           n_permutations=0)
         return result, spec, len(srv.posts())
 
 
@@ -324,7 +325,7 @@ def test_first_inputs_runs_on_a_named_subset(shared_data, tmp_path, capsys):
 
     bench_set = lai2022_set(shared_data)
     bench_set.tasks = [t for t in bench_set.tasks if t.kind == "content" and t.task.direction == "both"]
-    result = benchmark([], [bench_set], inputs=10, ci=0, n_permutations=0)
+    result = benchmark([], [first_inputs(bench_set, 10)], ci=0, n_permutations=0)
     seg = result.tasks[0]
     assert seg.task.label == "lai2022[first 10 of 80 inputs] content segment kendall_tau_like"
     assert seg.task.name.startswith("lai2022[first 10 of 80 inputs]:aspect=content;level=segment")
@@ -333,11 +334,11 @@ def test_first_inputs_runs_on_a_named_subset(shared_data, tmp_path, capsys):
     want = segment_level(metrics["comet"][:, :10], human[:, :10], method="kendall_like", average_by="item")
     assert seg.row("src:comet").statistic == pytest.approx(want.statistic, abs=1e-4)  # the .txt scores: 4 decimals
     assert seg.row("src:comet").n == want.n <= 10
-    assert result.settings["inputs"] == 10 and result.settings["subsets"] == {"lai2022": "first 10 of 80 inputs"}
+    assert result.settings["subsets"] == {"lai2022": "first 10 of 80 inputs"}
     assert format_text(result).startswith("SUBSET (lai2022: first 10 of 80 inputs): these figures are not those")
     assert "SUBSET (lai2022" in outputs(result)["html"]
     assert set(result.to_frame()["subset"]) == {"first 10 of 80 inputs"}
-    whole = benchmark([], [lai2022_set(shared_data)], inputs=80, ci=0, n_permutations=0)  # every input: the set
+    whole = benchmark([], [first_inputs(lai2022_set(shared_data), 80)], ci=0, n_permutations=0)  # the whole set
     assert whole.settings["subsets"] == {} and "[" not in whole.tasks[0].task.label
     # the CLI: the dry run counts the subset's requests; a bad count is one line, exit 2
     spec = "llm_judge:aspect=content;base_url=http://127.0.0.1:9;model=m"

@@ -164,12 +164,12 @@ def plan_sets(sets: Sequence[str | BenchSet] | None, root: str | Path | None, in
     return planned if inputs is None else [first_inputs(s, inputs) for s in planned]
 
 
-def dry_run(metrics: Sequence[str], sets: Sequence[str | BenchSet] | None = None, *, root: str | Path | None = None,
-            inputs: int | None = None) -> list[dict[str, Any]]:
-    """For each set (its first ``inputs`` inputs when given) and server judge among ``metrics``: the requests and
-    tokens that scoring would send (nothing is sent), and the cost with ``price=``."""
+def dry_run(metrics: Sequence[str], sets: Sequence[str | BenchSet] | None = None, *, root: str | Path | None = None
+            ) -> list[dict[str, Any]]:
+    """For each set and server judge among ``metrics``: the requests and tokens that scoring would send (nothing
+    is sent), and the cost with ``price=``."""
     out = []
-    for bench_set in plan_sets(sets, root, inputs):
+    for bench_set in plan_sets(sets, root):
         records = bench_set.records()
         for spec in metrics:
             estimate = dry_run_estimate(spec, records)
@@ -201,17 +201,17 @@ class BenchStatistics:
 
 def benchmark(metrics: Sequence[str] = (), sets: Sequence[str | BenchSet] | None = None, *,
               root: str | Path | None = None, scores: Sequence[str] = (), stored: bool = True,
-              cache_dir: StrPath | None = None, progress: Progress | None = None, inputs: int | None = None,
+              cache_dir: StrPath | None = None, progress: Progress | None = None,
               **statistics: Any) -> BenchmarkResult:
     """Benchmark metric specs (and a user's scores files ``NAME:KIND=FILE``) on the sets (default: every built-in
     set), next to the stored scores (``stored``). ``statistics``: the fields of :class:`BenchStatistics` (``ci``,
-    ``confidence``, ``n_permutations``, ``alpha``, ``seed``); ``cache_dir``: where scores are kept between runs;
-    ``inputs``: run on the first that many inputs of each set only (:func:`~styleval.benchmark.sets.first_inputs`:
-    every task name and label then says so, as do ``settings["inputs"]`` and the text output)."""
+    ``confidence``, ``n_permutations``, ``alpha``, ``seed``); ``cache_dir``: where scores are kept between runs.
+    A set cut to its first inputs (``plan_sets(..., inputs=N)``, :func:`~styleval.benchmark.sets.first_inputs`)
+    says so in every task's name and label and in ``settings["subsets"]``."""
     stats = BenchStatistics.given(**statistics)
     kinds_of = {spec: _kinds_of(spec) for spec in metrics}
     user = [read_user_scores(s) for s in scores]
-    bench_sets = plan_sets(sets, root, inputs)
+    bench_sets = plan_sets(sets, root)
     signatures: dict[str, str] = {}
     results: list[TaskResult] = []
     skipped: list[str] = []
@@ -256,7 +256,7 @@ def benchmark(metrics: Sequence[str] = (), sets: Sequence[str | BenchSet] | None
     if progress:
         progress("benchmark [sets]", len(bench_sets), len(bench_sets))
     settings = {"metrics": list(metrics), "scores": list(scores), "sets": [s.name for s in bench_sets],
-                "inputs": inputs, "subsets": {s.name: s.subset for s in bench_sets if s.subset},
+                "subsets": {s.name: s.subset for s in bench_sets if s.subset},
                 "stored": stored, "ci": stats.ci, "confidence": stats.confidence,
                 "n_permutations": stats.n_permutations, "alpha": stats.alpha, "seed": stats.seed, "scoring": log,
                 "clusters": "sorted by figure; a metric opens a new cluster when one of the current cluster is "

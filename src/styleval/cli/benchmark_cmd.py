@@ -82,7 +82,7 @@ def _sets(args: argparse.Namespace) -> list:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..benchmark import benchmark, dry_run, recommended_metrics
+    from ..benchmark import benchmark, dry_run, plan_sets, recommended_metrics
     from ..benchmark import render
     from ..outputs import check_destinations, shown, write_text
     from .progress import make as make_progress
@@ -93,9 +93,9 @@ def run(args: argparse.Namespace) -> int:
     if not metrics and not args.scores and args.no_stored:
         raise InputError("nothing to benchmark: give --metrics, --scores, or keep the stored scores")
     check_destinations(("--json", args.json), ("--csv", args.csv), ("--latex", args.latex), ("--html", args.html))
-    sets = _sets(args)
+    sets = plan_sets(_sets(args), args.root, args.inputs)
     if args.dry_run:
-        plan = dry_run(metrics, sets, root=args.root, inputs=args.inputs)
+        plan = dry_run(metrics, sets, root=args.root)
         if not plan:
             print("dry run: no metric sends requests to a model server; nothing would be sent")
             return 0
@@ -110,7 +110,7 @@ def run(args: argparse.Namespace) -> int:
     with make_progress(not args.quiet) as bar:
         result = benchmark(metrics, sets, root=args.root, scores=args.scores, stored=not args.no_stored,
                            cache_dir=args.cache, ci=args.ci, n_permutations=args.permutations, alpha=args.alpha,
-                           seed=args.seed, progress=bar, inputs=args.inputs)
+                           seed=args.seed, progress=bar)
     texts = {"json": lambda: render.to_json(result), "csv": lambda: render.to_csv(result),
              "latex": lambda: render.to_latex(result, args.digits), "html": lambda: render.to_html(result, args.digits)}
     written = [key for key in texts if getattr(args, key)]
