@@ -10,7 +10,7 @@ import scipy.stats
 
 from styleval.benchmark import assign_ranks, benchmark, dry_run, significance_clusters, user_set
 from styleval.benchmark.render import format_text, outputs
-from styleval.benchmark.sets import lai2022_set, mir2019_set
+from styleval.benchmark.sets import first_inputs, lai2022_set, mir2019_set
 from styleval.cli import main as cli_main
 from styleval.errors import InputError
 from styleval.meta import run as meta_run
@@ -165,6 +165,41 @@ def test_clusters_against_an_independent_permutation_test(shared_data):
     assert ours.pvalues[(order[0], order[-1])] == pytest.approx(ref.pvalue, abs=0.03)
 
 
+#: lai2022 content, per-input Kendall tau-like, both directions, stored scores, ci=100, n_permutations=100, seed 0:
+#: (figure, CI low, CI high, rank) and the clusters' p-values as the scalar path (one segment_level call per
+#: resample) gave them at commit 9e44c27, before the resampling of tau-like per group was vectorised
+LAI_CONTENT_SCALAR = {
+    "src:comet": (0.6499263108010557, 0.5775197058516378, 0.7208178102052474, 1),
+    "src:comet-w": (0.6343909059095695, 0.5504901198751827, 0.7094168983708226, 1),
+    "src:bleurt": (0.6101120621147167, 0.5434958930237428, 0.6928040451759814, 1),
+    "src:bertscore": (0.5745764587533502, 0.4687649261872328, 0.6495425849255084, 2),
+    "src:chrf": (0.4323599068475885, 0.35323741612913123, 0.5227640867663776, 3),
+    "src:wmd": (0.3290115668243804, 0.24651689350140282, 0.42260229489734646, 4),
+    "src:bleu": (0.29159325304846356, 0.20275417027997378, 0.398273096369051, 4),
+    "src:meteor": (0.27743404566124624, 0.19622676820753, 0.368410482844623, 4),
+    "src:rouge-2": (0.19899106386399598, 0.115392214348327, 0.31154077685186543, 5),
+    "src:rouge-l": (0.1739751881601731, 0.08710039217476348, 0.2825585739716059, 5),
+    "src:rouge-1": (0.15815602210435323, 0.0709837291425349, 0.26719975368714655, 5)}
+LAI_CONTENT_SCALAR_P = {
+    ("src:comet", "src:comet-w"): 0.25, ("src:comet", "src:bleurt"): 0.13, ("src:comet-w", "src:bleurt"): 0.28,
+    ("src:comet", "src:bertscore"): 0.03, ("src:bertscore", "src:chrf"): 0.0, ("src:chrf", "src:wmd"): 0.0,
+    ("src:wmd", "src:bleu"): 0.15, ("src:wmd", "src:meteor"): 0.08, ("src:bleu", "src:meteor"): 0.29,
+    ("src:wmd", "src:rouge-2"): 0.0, ("src:rouge-2", "src:rouge-l"): 0.24, ("src:rouge-2", "src:rouge-1"): 0.09,
+    ("src:rouge-l", "src:rouge-1"): 0.26}
+
+
+def test_per_input_intervals_and_clusters_are_those_of_the_scalar_path(shared_data):
+    bench_set = lai2022_set(shared_data)
+    bench_set.tasks = [t for t in bench_set.tasks if t.kind == "content" and t.task.level == "segment"
+                       and t.task.direction == "both"]
+    task = benchmark([], [bench_set], ci=100, n_permutations=100, seed=0).tasks[0]
+    got = {r.metric: (r.statistic, r.ci_low, r.ci_high, r.rank) for r in task.rows}
+    assert got.keys() == LAI_CONTENT_SCALAR.keys()
+    for metric, want in LAI_CONTENT_SCALAR.items():
+        assert got[metric] == pytest.approx(want, abs=1e-12), metric
+    assert task.clusters.pvalues == pytest.approx(LAI_CONTENT_SCALAR_P, abs=1e-12)
+
+
 def test_assign_ranks_walks_the_clusters():
     # b beats d, but b is no longer in d's cluster once c opened a new one: d stays with c
     better = {("a", "c"), ("b", "d"), ("c", "e")}
@@ -209,6 +244,54 @@ def test_a_failed_metric_is_reported_not_dropped(shared_data, tmp_path, capsys, 
     assert "FAILED on mir2019: the judge left" in text and "failed" in outputs(result)["html"]
 
 
+def _judge_run(shared_data, tmp_path, good_replies: int | None):
+    """llm_judge on the first 2 Lai inputs (16 requests) against the fault-injecting server, which answers a rating
+    (1-5, from the prompt's length) to the first ``good_replies`` requests and then drops every connection, as a
+    server killed mid-run does (None: it never fails)."""
+    from dataclasses import replace
+
+    from styleval.judges.testing import FaultServer, Reply
+
+    bench_set = lai2022_set(shared_data)
+    bench_set.tasks = [t for t in bench_set.tasks if t.kind == "content" and t.task.direction == "both"]
+    with FaultServer() as srv:
+        def rating(request):
+            body = dict(request.body)
+            asked = str(body["messages"][-1]["content"])
+            body["messages"] = [{"role": "user", "content": f"RATE {len(asked) % 5 + 1}"}]
+            return srv.answer(replace(request, body=body))
+
+        if good_replies is None:
+            srv.on("", Reply(body=rating))
+        else:
+            srv.push(*[Reply(body=rating) for _ in range(good_replies)])
+            srv.on("", Reply(drop=True))
+        spec = (f"llm_judge:aspect=content;base_url={srv.base_url};model=fault-judge;request_cache=none;retries=1;"
+                "backoff=0.01;concurrency=1")
+        result = benchmark([spec], [first_inputs(bench_set, 2)], cache_dir=tmp_path / "cache", ci=0,
+                           n_permutations=0)
+        return result, spec, len(srv.posts())
+
+
+def test_a_judge_server_dying_mid_benchmark_leaves_its_tasks_failed_not_a_figure(shared_data, tmp_path):
+    healthy, _, sent = _judge_run(shared_data, tmp_path / "healthy", None)
+    judged = [r for r in healthy.tasks[0].rows if r.metric.startswith("llm_judge")]
+    assert sent == 16 and len(judged) == 1 and not judged[0].failed and np.isfinite(judged[0].statistic)
+
+    result, spec, sent = _judge_run(shared_data, tmp_path / "dies", 6)
+    assert 6 < sent < 16 + 16  # it answered 6, then the run stopped at the first request that failed for good
+    for task in result.tasks:  # the segment and the system task of content: the judge failed on both
+        row = task.row(spec)
+        assert "failed after 2 attempts: APIConnectionError" in row.failed  # the dropped connection, retried once
+        assert np.isnan(row.statistic) and row.rank is None and row.n == 0
+        assert not [r for r in task.rows if r.metric.startswith("llm_judge") and not r.failed]
+        stored_rows = [r for r in task.rows if r.origin == "stored"]
+        assert len(stored_rows) == 11 and all(r.rank is not None for r in stored_rows)  # the others still ranked
+    assert "FAILED on lai2022: " in format_text(result)
+    assert {s.metric: s.n_failed for s in result.summary()}[spec] == 2
+    assert not list((tmp_path / "dies" / "cache").rglob("*.json"))  # nothing cached that could read as complete
+
+
 # ------------------------------------------------------------------------------------------------ cache, dry run
 def test_scores_are_cached_per_set_and_metric(shared_data, tmp_path):
     bench_set = lai2022_set(shared_data)
@@ -232,6 +315,39 @@ def test_dry_run_counts_requests_and_cost(shared_data, capsys):
                           "--dry-run"]) == 0
     out = capsys.readouterr().out
     assert "lai2022: llm_judge" in out and "640 requests" in out and "nothing was sent" in out
+
+
+# ------------------------------------------------------------------------------------------------ a subset
+def test_first_inputs_runs_on_a_named_subset(shared_data, tmp_path, capsys):
+    from test_stats_lai2022 import _grids_txt
+
+    from styleval.stats import segment_level
+
+    bench_set = lai2022_set(shared_data)
+    bench_set.tasks = [t for t in bench_set.tasks if t.kind == "content" and t.task.direction == "both"]
+    result = benchmark([], [first_inputs(bench_set, 10)], ci=0, n_permutations=0)
+    seg = result.tasks[0]
+    assert seg.task.label == "lai2022[first 10 of 80 inputs] content segment kendall_tau_like"
+    assert seg.task.name.startswith("lai2022[first 10 of 80 inputs]:aspect=content;level=segment")
+    # the figure on the first 10 inputs, from the set's own files (test_stats_lai2022.py reads them)
+    human, metrics = _grids_txt(shared_data / "lai2022")
+    want = segment_level(metrics["comet"][:, :10], human[:, :10], method="kendall_like", average_by="item")
+    assert seg.row("src:comet").statistic == pytest.approx(want.statistic, abs=1e-4)  # the .txt scores: 4 decimals
+    assert seg.row("src:comet").n == want.n <= 10
+    assert result.settings["subsets"] == {"lai2022": "first 10 of 80 inputs"}
+    assert format_text(result).startswith("SUBSET (lai2022: first 10 of 80 inputs): these figures are not those")
+    assert "SUBSET (lai2022" in outputs(result)["html"]
+    assert set(result.to_frame()["subset"]) == {"first 10 of 80 inputs"}
+    whole = benchmark([], [first_inputs(lai2022_set(shared_data), 80)], ci=0, n_permutations=0)  # the whole set
+    assert whole.settings["subsets"] == {} and "[" not in whole.tasks[0].task.label
+    # the CLI: the dry run counts the subset's requests; a bad count is one line, exit 2
+    spec = "llm_judge:aspect=content;base_url=http://127.0.0.1:9;model=m"
+    assert cli_main.main(["benchmark", "-m", spec, "--sets", "lai2022", "--root", str(shared_data), "--inputs", "10",
+                          "--dry-run"]) == 0
+    out = capsys.readouterr().out
+    assert "lai2022[first 10 of 80 inputs]: llm_judge" in out and "80 requests in all" in out  # 8 systems x 10
+    assert cli_main.main(["benchmark", "--sets", "lai2022", "--root", str(shared_data), "--inputs", "0"]) == 2
+    assert "positive integer" in capsys.readouterr().err
 
 
 # ------------------------------------------------------------------------------------------------ a user's set

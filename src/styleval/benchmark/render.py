@@ -59,8 +59,18 @@ def format_summary(result: BenchmarkResult, digits: int = 3) -> str:
     return "summary per aspect (means over the tasks each metric has a figure in):\n" + "\n\n".join(blocks)
 
 
+def subset_note(result: BenchmarkResult) -> str:
+    """A line saying which sets ran on a subset of their inputs ("" when every set ran whole)."""
+    subsets = result.settings.get("subsets") or {}
+    if not subsets:
+        return ""
+    parts = ", ".join(f"{name}: {what}" for name, what in subsets.items())
+    return f"SUBSET ({parts}): these figures are not those of the whole sets"
+
+
 def format_text(result: BenchmarkResult, digits: int = 3) -> str:
-    blocks = [format_task(t, digits) for t in result.tasks]
+    note = subset_note(result)
+    blocks = ([note] if note else []) + [format_task(t, digits) for t in result.tasks]
     if result.skipped:
         blocks.append("tasks without a metric of their kind: " + "; ".join(result.skipped))
     blocks.append(format_summary(result, digits))
@@ -133,6 +143,8 @@ def to_html(result: BenchmarkResult, digits: int = 3) -> str:
              "<p>Correlation of each metric with human judgments, per task (the set's published convention; the "
              "full task name is each column's title). Bold: top significance cluster; * some scores missing.</p>",
              "<table><tr><th>aspect</th><th>metric</th>"]
+    if subset_note(result):
+        parts.insert(2, f"<p><strong>{html.escape(subset_note(result))}</strong></p>")
     columns: list[TaskResult] = [t for kind in KINDS for t in result.tasks if t.task.kind == kind]
     parts += [f"<th class='task' title='{html.escape(t.task.name)}'>{html.escape(t.task.label)}</th>"
               for t in columns]

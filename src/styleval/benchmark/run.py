@@ -25,7 +25,7 @@ from ..readers.text import StrPath
 from ..scoring import build_metrics
 from .clusters import Clusters, significance_clusters
 from .scoring import Failure, Scored, dry_run_estimate, read_user_scores, score_metric, user_scores_on
-from .sets import KINDS, BenchSet, BenchTask, builtin_set
+from .sets import KINDS, BenchSet, BenchTask, builtin_set, first_inputs
 
 STORED, SCORED, USER = "stored", "scored", "user"
 
@@ -120,7 +120,8 @@ class BenchmarkResult:
             for r in t.rows:
                 rows.append({"set": t.task.set, "kind": t.task.kind, "aspect": t.task.task.aspect,
                              "level": t.task.task.level, "method": t.task.task.method,
-                             "direction": t.task.task.direction, "group": t.task.group, "label": t.task.label,
+                             "direction": t.task.task.direction, "group": t.task.group,
+                             "subset": t.task.subset, "label": t.task.label,
                              "metric": r.metric, "origin": r.origin, "statistic": r.statistic,
                              "ci_low": r.ci_low, "ci_high": r.ci_high, "n": r.n, "rank": r.rank,
                              "partial": r.partial, "failed": r.failed, "notes": "; ".join(r.notes),
@@ -133,7 +134,7 @@ class BenchmarkResult:
 
         return {"settings": self.settings, "signatures": self.signatures, "skipped_tasks": self.skipped,
                 "tasks": [{"name": t.task.name, "label": t.task.label, "set": t.task.set, "kind": t.task.kind,
-                           "group": t.task.group, "rows": [r.to_dict() for r in t.rows],
+                           "group": t.task.group, "subset": t.task.subset, "rows": [r.to_dict() for r in t.rows],
                            "clusters": {"alpha": t.clusters.alpha, "n_permutations": t.clusters.n_permutations,
                                         "pvalues": [{"better": a, "worse": b, "p": clean(p)}
                                                     for (a, b), p in t.clusters.pvalues.items()]}}
@@ -155,9 +156,12 @@ def _kinds_of(spec: str) -> set[str]:
     return {m.aspect.value for m in build_metrics([spec], ("source", "references"), True)}
 
 
-def plan_sets(sets: Sequence[str | BenchSet] | None, root: str | Path | None) -> list[BenchSet]:
+def plan_sets(sets: Sequence[str | BenchSet] | None, root: str | Path | None, inputs: int | None = None
+              ) -> list[BenchSet]:
+    """The sets by name (default: every built-in set), each cut to its first ``inputs`` inputs when given."""
     names: Sequence[str | BenchSet] = list(sets) if sets else ["lai2022", "mir2019", "sgdd-tst"]
-    return [s if isinstance(s, BenchSet) else builtin_set(s, root) for s in names]
+    planned = [s if isinstance(s, BenchSet) else builtin_set(s, root) for s in names]
+    return planned if inputs is None else [first_inputs(s, inputs) for s in planned]
 
 
 def dry_run(metrics: Sequence[str], sets: Sequence[str | BenchSet] | None = None, *, root: str | Path | None = None
@@ -170,7 +174,7 @@ def dry_run(metrics: Sequence[str], sets: Sequence[str | BenchSet] | None = None
         for spec in metrics:
             estimate = dry_run_estimate(spec, records)
             if estimate is not None:
-                out.append({"set": bench_set.name, "metric": spec, **estimate})
+                out.append({"set": bench_set.name, "subset": bench_set.subset, "metric": spec, **estimate})
     return out
 
 
@@ -201,7 +205,9 @@ def benchmark(metrics: Sequence[str] = (), sets: Sequence[str | BenchSet] | None
               **statistics: Any) -> BenchmarkResult:
     """Benchmark metric specs (and a user's scores files ``NAME:KIND=FILE``) on the sets (default: every built-in
     set), next to the stored scores (``stored``). ``statistics``: the fields of :class:`BenchStatistics` (``ci``,
-    ``confidence``, ``n_permutations``, ``alpha``, ``seed``); ``cache_dir``: where scores are kept between runs."""
+    ``confidence``, ``n_permutations``, ``alpha``, ``seed``); ``cache_dir``: where scores are kept between runs.
+    A set cut to its first inputs (``plan_sets(..., inputs=N)``, :func:`~styleval.benchmark.sets.first_inputs`)
+    says so in every task's name and label and in ``settings["subsets"]``."""
     stats = BenchStatistics.given(**statistics)
     kinds_of = {spec: _kinds_of(spec) for spec in metrics}
     user = [read_user_scores(s) for s in scores]
@@ -237,6 +243,8 @@ def benchmark(metrics: Sequence[str] = (), sets: Sequence[str | BenchSet] | None
                 signatures[f"{bench_set.name}:{c}"] = f"{c}|stored with {bench_set.name}"
         table = pd.concat(tables, ignore_index=True) if tables else pd.DataFrame(
             columns=["system", "segment", "metric", "score"])
+        if bench_set.inputs is not None:  # a user's scores of the whole set: only the subset's inputs count
+            table = table[table["segment"].isin(bench_set.inputs)]
         for bt in bench_set.tasks:
             names = [m for m in dict.fromkeys(table["metric"]) if kinds.get(m) == bt.kind]
             failed = [f for f in failures if bt.kind in kinds_of.get(f.spec, {bt.kind})]
@@ -248,6 +256,7 @@ def benchmark(metrics: Sequence[str] = (), sets: Sequence[str | BenchSet] | None
     if progress:
         progress("benchmark [sets]", len(bench_sets), len(bench_sets))
     settings = {"metrics": list(metrics), "scores": list(scores), "sets": [s.name for s in bench_sets],
+                "subsets": {s.name: s.subset for s in bench_sets if s.subset},
                 "stored": stored, "ci": stats.ci, "confidence": stats.confidence,
                 "n_permutations": stats.n_permutations, "alpha": stats.alpha, "seed": stats.seed, "scoring": log,
                 "clusters": "sorted by figure; a metric opens a new cluster when one of the current cluster is "

@@ -16,7 +16,7 @@ A user's set (:func:`user_set`) is a folder with the files ``styleval data expor
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable
 
@@ -52,18 +52,24 @@ class BenchTask:
     kind: str
     task: MetaTask
     group: str = ""  # a part of the set the task covers (Mir et al.'s model), shown in its label
+    subset: str = ""  # the part of the set's inputs the task runs on (first_inputs), "" for all; in name and label
 
     @property
     def name(self) -> str:
-        """The set and the full task name (every convention spelled, as ``styleval meta`` prints it)."""
-        return f"{self.set}:{self.task.name}"
+        """The set (and its subset) and the full task name (every convention spelled, as ``styleval meta`` prints
+        it)."""
+        return f"{self._set}:{self.task.name}"
 
     @property
     def label(self) -> str:
-        """A short column label: set, aspect, level and statistic, direction or group."""
+        """A short column label: set (and subset), aspect, level and statistic, direction or group."""
         t = self.task
         where = self.group or ("" if t.direction == "both" else t.direction)
-        return " ".join(x for x in (self.set, t.aspect, t.level, t.method, where) if x)
+        return " ".join(x for x in (self._set, t.aspect, t.level, t.method, where) if x)
+
+    @property
+    def _set(self) -> str:
+        return f"{self.set}[{self.subset}]" if self.subset else self.set
 
 
 @dataclass
@@ -78,6 +84,28 @@ class BenchSet:
     stored_kinds: dict[str, str] = field(default_factory=dict)  # stored metric -> style/content/fluency
     lower_is_better: frozenset[str] = frozenset()
     about: str = ""
+    inputs: tuple[str, ...] | None = None  # the inputs (segments) kept by first_inputs; None: every input
+    subset: str = ""  # what first_inputs kept ("first 10 of 80 inputs"), "" for the whole set
+
+
+def first_inputs(bench_set: BenchSet, n: int) -> BenchSet:
+    """The set cut to its first ``n`` inputs (segment ids in the order of its outputs), every system's outputs,
+    judgments and stored scores on them kept. Its tasks say so in their name and label (``lai2022[first 10 of 80
+    inputs]``), so a figure on a subset never reads as one on the whole set."""
+    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+        raise InputError(f"the number of inputs per set must be a positive integer, not {n!r}")
+    records = bench_set.records()
+    ids = list(dict.fromkeys(r.id for r in records))
+    if n >= len(ids):
+        return bench_set
+    keep = tuple(ids[:n])
+    kept = [r for r in records if r.id in set(keep)]
+    subset = f"first {n} of {len(ids)} inputs"
+    judgments = bench_set.judgments.filter(segments=keep)
+    stored = bench_set.stored[bench_set.stored["segment"].isin(keep)].reset_index(drop=True)
+    tasks = [replace(t, subset=subset) for t in bench_set.tasks]
+    return replace(bench_set, judgments=judgments, records=lambda: list(kept), tasks=tasks, stored=stored,
+                   inputs=keep, subset=subset)
 
 
 def _lai_tasks() -> list[BenchTask]:

@@ -33,6 +33,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                         "(docs/benchmark.md); repeatable")
     p.add_argument("--root", metavar="DIR", help="the folder holding the datasets (default: ../shared/data, "
                                                  "$STYLEVAL_SHARED_DATA, else the `data fetch` folder)")
+    p.add_argument("--inputs", type=int, metavar="N",
+                   help="run on the first N inputs of each set only (every system's outputs on them): a quick or "
+                        "cheap subset, named as such on every task and output; the figures are not the whole set's")
     p.add_argument("--no-stored", action="store_true", help="leave out the scores stored with each set")
     p.add_argument("--cache", metavar="DIR", help="keep scores here between runs (a metric added later is the "
                                                   "only one scored)")
@@ -79,7 +82,7 @@ def _sets(args: argparse.Namespace) -> list:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..benchmark import benchmark, dry_run, recommended_metrics
+    from ..benchmark import benchmark, dry_run, plan_sets, recommended_metrics
     from ..benchmark import render
     from ..outputs import check_destinations, shown, write_text
     from .progress import make as make_progress
@@ -90,7 +93,7 @@ def run(args: argparse.Namespace) -> int:
     if not metrics and not args.scores and args.no_stored:
         raise InputError("nothing to benchmark: give --metrics, --scores, or keep the stored scores")
     check_destinations(("--json", args.json), ("--csv", args.csv), ("--latex", args.latex), ("--html", args.html))
-    sets = _sets(args)
+    sets = plan_sets(_sets(args), args.root, args.inputs)
     if args.dry_run:
         plan = dry_run(metrics, sets, root=args.root)
         if not plan:
@@ -98,7 +101,8 @@ def run(args: argparse.Namespace) -> int:
             return 0
         for item in plan:
             cost = f", cost {item['cost']:.4f}" if "cost" in item else ""
-            print(f"{item['set']}: {item['metric']}: {item['requests']:,} requests, about "
+            where = f"{item['set']}[{item['subset']}]" if item["subset"] else item["set"]
+            print(f"{where}: {item['metric']}: {item['requests']:,} requests, about "
                   f"{item['prompt_tokens']:,} prompt + {item['completion_tokens']:,} completion tokens{cost}")
         total = sum(i["requests"] for i in plan)
         print(f"dry run: {total:,} requests in all; nothing was sent")

@@ -7,10 +7,12 @@ from __future__ import annotations
 from styleval.stats.correlation import (  # noqa: F401  (re-exports)
     SEGMENT_METHODS,
     CorrelationResult,
+    SegmentStatistic,
     orient,
     pearson,
     segment_level,
     system_level,
 )
 
-__all__ = ["SEGMENT_METHODS", "CorrelationResult", "orient", "pearson", "segment_level", "system_level"]
+__all__ = ["SEGMENT_METHODS", "CorrelationResult", "SegmentStatistic", "orient", "pearson", "segment_level",
+           "system_level"]

@@ -559,10 +559,9 @@ def _statistic_fn(task: MetaTask) -> Callable[[np.ndarray, np.ndarray], Any]:
             return _stats.system_level(ms[ok], hs[ok], method=task.method, **kwargs)
         return system_fn
 
-    def segment_fn(m: np.ndarray, h: np.ndarray) -> Any:
-        return _stats.segment_level(m, h, method=task.method, average_by=task.average_by, nan_policy="omit",
-                                    **task.segment_kwargs, **kwargs)
-    return segment_fn
+    # a callable segment_level that the bootstrap and the permutation test run vectorised where they can
+    return _stats.SegmentStatistic(task.method, average_by=task.average_by, nan_policy="omit",
+                                   **task.segment_kwargs, **kwargs)
 
 
 def statistic_function(task: MetaTask) -> Callable[[np.ndarray, np.ndarray], Any]:

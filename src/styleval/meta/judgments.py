@@ -247,10 +247,12 @@ class Judgments:
 
     def filter(self, *, aspect: str | Sequence[str] | None = None, systems: Sequence[str] | None = None,
                exclude_systems: Sequence[str] = (), direction: str | None = None,
-               annotators: Sequence[str] | None = None) -> "Judgments":
+               annotators: Sequence[str] | None = None, segments: Sequence[str] | None = None) -> "Judgments":
         """A subset; ``direction`` is a ``source->target`` string (``"both"``/None keeps all)."""
         f = self._frame
         mask = pd.Series(True, index=f.index)
+        if segments is not None:
+            mask &= f["segment"].isin([str(s) for s in segments])
         if aspect is not None:
             aspects = [aspect] if isinstance(aspect, str) else list(aspect)
             mask &= f["aspect"].isin(aspects)

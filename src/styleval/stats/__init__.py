@@ -8,6 +8,7 @@ from ._results import ConfidenceInterval
 from .agreement import cohen_kappa, fleiss_kappa, krippendorff_alpha, pairwise_pearson
 from .correlation import (
     CorrelationResult,
+    SegmentStatistic,
     bootstrap_correlation_ci,
     kendall,
     kendall_tau_like,
@@ -32,7 +33,8 @@ from .significance import (
 
 __all__ = [
     "ConfidenceInterval", "CorrelationResult", "PairedTestResult", "PermutationTestResult",
-    "pearson", "spearman", "kendall", "kendall_tau_like", "pairwise_accuracy", "segment_level", "system_level",
+    "pearson", "spearman", "kendall", "kendall_tau_like", "pairwise_accuracy", "segment_level", "SegmentStatistic",
+    "system_level",
     "bootstrap_correlation_ci", "top_n_correlations", "orient",
     "williams_test", "permutation_test_correlation_difference", "paired_bootstrap", "approximate_randomization",
     "bootstrap_ci", "sacrebleu_ci",

@@ -25,7 +25,7 @@ from styleval.errors import InputError
 
 from ._results import ConfidenceInterval, percentile_interval
 from ._validate import as_float_array, check_choice
-from .correlation import CorrelationResult, _check_resampling
+from .correlation import CorrelationResult, SegmentStatistic, _check_resampling
 
 __all__ = [
     "williams_test",
@@ -173,15 +173,7 @@ def permutation_test_correlation_difference(
         rng = np.random.default_rng(seed)
         shape = (n_resamples,) + ((a.shape[1],) if unit == "item" else a.shape)
         masks = rng.integers(0, 2, size=shape, dtype=bool)
-        deltas = np.empty(n_resamples)
-        for r in range(n_resamples):
-            w = masks[r] if unit == "cell" else np.broadcast_to(masks[r][None, :], a.shape)
-            pa = np.where(w, b, a)
-            pb = np.where(w, a, b)
-            try:
-                deltas[r] = _stat(fn(pa, h)) - _stat(fn(pb, h))
-            except InputError:
-                deltas[r] = np.nan
+        deltas = _permuted_deltas(fn, a, b, h, masks, unit)
     valid = deltas[~np.isnan(deltas)]
     if alternative == "greater":
         count = int((valid >= delta).sum())
@@ -195,6 +187,27 @@ def permutation_test_correlation_difference(
     opts = {"unit": unit, "standardize": standardize, "alternative": alternative, "add_one": add_one,
             "seed": seed, "n_valid": nv, "count": count}
     return PermutationTestResult(float(delta), float(p), corr_a, corr_b, n_resamples, opts)
+
+
+def _permuted_deltas(fn: Callable[[np.ndarray, np.ndarray], Any], a: np.ndarray, b: np.ndarray, h: np.ndarray,
+                     masks: np.ndarray, unit: str) -> np.ndarray:
+    """``fn(A*, h) - fn(B*, h)`` per resample, A* taking B's score where the mask is True (B* the other way round);
+    a :class:`SegmentStatistic` with a pairwise method per group does every resample at once, the same figures."""
+    swapped = masks if unit == "cell" or a.ndim != 2 else np.broadcast_to(masks[:, None, :], masks.shape[:1] + a.shape)
+    fast = fn.grouped if isinstance(fn, SegmentStatistic) else None
+    deltas = fast.permuted_deltas(a, b, h, swapped) if fast is not None else None
+    if deltas is not None:
+        return deltas
+    deltas = np.empty(len(masks))
+    for r in range(len(masks)):
+        w = masks[r] if unit == "cell" else np.broadcast_to(masks[r][None, :], a.shape)
+        pa = np.where(w, b, a)
+        pb = np.where(w, a, b)
+        try:
+            deltas[r] = _stat(fn(pa, h)) - _stat(fn(pb, h))
+        except InputError:
+            deltas[r] = np.nan
+    return deltas
 
 
 # --------------------------------------------------------------------------------------------------------------
