@@ -191,7 +191,7 @@ def test_anchor_row_of_the_human_references():
     page = render_html(ev)
     summary = re.search(r'<ul class="summary">(.*?)</ul>', page, re.S).group(1)
     assert "rewrite leads on" in summary and "human-reference" not in summary
-    assert "human-reference is an anchor, not a system" in page
+    assert "anchor: human-reference is not a system" in page and "asked for with --anchor" in page
     data = _payload(page)
     own = data["sysrefs"][str(data["systems"].index("human-reference"))]
     assert {data["ids"][int(k)]: [data["strings"][j] for j in v] for k, v in own.items()} == {
