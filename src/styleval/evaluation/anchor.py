@@ -75,8 +75,9 @@ def anchor_line(settings: Mapping[str, Any]) -> str:
     else:  # a file written before the counts were kept
         against, plural = "the other", "s"
         fewer = "so its reference-based scores use one reference fewer than the systems' (its signatures' nrefs)"
-    how = {True: "added because every input has two references or more (--no-anchor, anchor=False, leaves it out)",
-           False: "asked for with --anchor (anchor=True)"}.get(settings.get("anchor_auto"), "")
+    auto = settings.get("anchor_auto")
+    how = ("added because every input has two references or more (--no-anchor, anchor=False, leaves it out)"
+           if auto is True else "asked for with --anchor (anchor=True)" if auto is False else "")
     return (f"anchor: {name} is not a system but each input's first reference scored as an output against {against} "
             f"reference{plural}, {fewer}; {how or 'shown beside the systems'}; it is left out of the leads and of "
             "the correlations with human judgments.")

@@ -193,11 +193,11 @@ def _calibration_note(model: Any) -> str:
 FLUENCY_PASS_WARNING = 0.2
 
 
-def _fluency_warning(result: Any, metric: str, threshold: float, systems: Sequence[str]) -> list[str]:
-    """A rationale line when J's fluency factor rejects most outputs of every system in ``systems`` (J then says
-    little); the anchor row is not one of them."""
+def _fluency_warning(result: Any, metric: str, threshold: float, systems: Sequence[str] | None = None) -> list[str]:
+    """A rationale line when J's fluency factor rejects most outputs of every system in ``systems`` (default: every
+    system of ``result``; ``evaluate`` gives the real systems, without the anchor row) (J then says little)."""
     shares = {}
-    for system in systems:
+    for system in result.systems if systems is None else systems:
         r = result.get(metric, system)
         seg = np.asarray(r.segment_scores, dtype=float)
         passed = seg >= threshold if getattr(r, "higher_is_better", False) else seg <= threshold

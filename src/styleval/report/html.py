@@ -384,8 +384,12 @@ def render_html(evaluation: "Evaluation | Mapping[str, Any]", *, title: str = "s
              f"<title>{html.escape(title)}</title><style>{css}</style><style>{explorer_css}</style></head><body>"
              f"<h1>{html.escape(title)}</h1>", run_html(data)]
     settings = data["settings"]
+    anchor = anchor_of(data)
+    shown = ", ".join(s for s in systems if s != anchor)
+    if anchor in systems:
+        shown += f" and the anchor row {anchor}"
     parts.append(f"<p>Direction(s): {html.escape(', '.join(settings.get('directions', [])))}; systems: "
-                 f"{html.escape(', '.join(systems))}; "
+                 f"{html.escape(shown)}; "
                  f"{html.escape(settings.get('size') or str(settings.get('n_records', '?')) + ' records')}"
                  f"{'; fast mode' if settings.get('fast') else ''}.</p>")
     parts.append(summary_html(data))
