@@ -203,3 +203,28 @@ def test_anchor_row_of_the_human_references():
                       direction="informal->formal")]
     with pytest.raises(InputError, match="fewer than two references, e.g. '1'"):
         evaluate(one_ref, fast=True, anchor=True)
+
+
+def test_bars_of_a_binary_metric_are_clickable_regions(ev, page):
+    """Each bar of style accuracy (0/1 per segment) gives two regions: the bar (segments scored 1) and the space
+    above it up to 1 (scored 0), stacked on one another, with the counts of the segment scores."""
+    data = _payload(page)
+    points = next(f["points"] for f in data["figures"] if f["img"] == "fig-distribution")
+    metric = [m["key"] for m in data["metrics"]].index("style_accuracy")
+    bars = [p for p in points if p.get("metric") == metric]
+    assert bars and all("equals" in p and "box" in p and "ids" not in p for p in bars)
+    assert "a bar of a 0/1 metric opens the system's segments scored 1" in page
+    for k, system in enumerate(data["systems"]):
+        scores = ev.result.get("style_accuracy", system).segment_scores
+        mine = {p["equals"]: p for p in bars if p["system"] == k}
+        counts = {v: int(sum(1 for s in scores if s == v)) for v in (0, 1)}
+        assert set(mine) == {v for v, n in counts.items() if n}  # a region without segments is left out
+        for v, p in mine.items():
+            assert p["label"] == f"style_accuracy = {v} ({system}, {counts[v]} segment{'s' if counts[v] != 1 else ''})"
+            left, top, right, bottom = p["box"]
+            assert left < p["x"] < right and top <= p["y"] <= bottom
+        if len(mine) == 2:  # the pass region sits right under the fail region, same width
+            assert mine[1]["box"][1] == pytest.approx(mine[0]["box"][3], abs=0.2)
+            assert mine[1]["box"][0] == mine[0]["box"][0] and mine[1]["box"][2] == mine[0]["box"][2]
+            share = (mine[1]["box"][3] - mine[1]["box"][1]) / (mine[1]["box"][3] - mine[0]["box"][1])
+            assert share == pytest.approx(counts[1] / len(scores), abs=0.01)  # the bar's height is the pass rate

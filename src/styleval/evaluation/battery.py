@@ -43,7 +43,10 @@ class Evaluation:
     intervals from the joint bootstrap over segments, NaN without one); ``overall_comparisons``: paired tests of
     the overall scores between the systems the metrics' tests compare; ``rationale``: one sentence per choice;
     ``metric_specs``: the specs given to :func:`styleval.score` (re-run them to reproduce every number; the JSON
-    writes an instance as its ``metric_id.spec()``, which ``parse_spec`` builds again).
+    writes an instance as its ``metric_id.spec()``, which ``parse_spec`` builds again); ``settings``: the plan's
+    and the statistics' settings, with ``anchor`` (the anchor row's system name), ``anchor_references`` (fewest and
+    most references it was scored against) and ``anchor_auto`` (added by default) when the human references' anchor
+    row was added (:mod:`.anchor`).
     """
 
     result: ScoreResult

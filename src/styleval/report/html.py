@@ -407,7 +407,8 @@ def render_html(evaluation: "Evaluation | Mapping[str, Any]", *, title: str = "s
     if correlations:
         extra.append(("Correlation with human judgments", plots.correlation_heatmap(correlations), None, []))
     for caption, png, fid, points in figures + extra:
-        parts.append(_figure_html(caption, png, element_id=fid, clickable=bool(points)))
+        parts.append(_figure_html(caption, png, element_id=fid, clickable=bool(points),
+                                  bars=any("equals" in p for p in points)))
     parts.append(_explorer_html(payload))
     if corr is not None:
         text, human_figures = _human_html(corr)
@@ -426,11 +427,13 @@ def render_html(evaluation: "Evaluation | Mapping[str, Any]", *, title: str = "s
 
 
 def _figure_html(caption: str, png: bytes, level: int = 2, element_id: str | None = None,
-                 clickable: bool = False) -> str:
+                 clickable: bool = False, bars: bool = False) -> str:
     ident = f" id=\"{element_id}\"" if element_id else ""
     points = (f"<details><summary>open the segments behind a point</summary><div class=\"points\" "
               f"id=\"{element_id}-points\"></div></details>") if clickable and element_id else ""
-    hint = " Click a point to open its segments in the explorer." if clickable else ""
+    hint = (" Click a point to open its segments in the explorer" + (
+        "; a bar of a 0/1 metric opens the system's segments scored 1, the space above it those scored 0"
+        if bars else "") + ".") if clickable else ""
     return (f"<h{level}>{html.escape(caption)}</h{level}><figure><img{ident} alt=\"{html.escape(caption)}\" "
             f"src=\"{plots.data_uri(png)}\"><figcaption>{html.escape(caption)}.{hint}</figcaption></figure>{points}")
 
