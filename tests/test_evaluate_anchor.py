@@ -180,3 +180,19 @@ def test_cli_default_no_anchor_and_anchor(tmp_path, capsys):
     err = capsys.readouterr().err.strip()
     assert "fewer than two references" in err and "\n" not in err and "Traceback" not in err
     assert main(args) == 0  # by default: no anchor, no error
+
+
+def test_anchor_line_with_varying_reference_counts():
+    from styleval.evaluation.anchor import anchor_line, anchor_records, anchor_settings, wants_anchor
+
+    records = [Record(id=str(i), source="hi", output="Hello.", references=["Hello."] * n, system="a",
+                      direction="informal->formal") for i, n in ((1, 2), (2, 4), (3, 3))]
+    assert wants_anchor(records, None) and not wants_anchor(records, False) and not wants_anchor([], None)
+    anchored = anchor_records(records)
+    assert [len(r.references) for r in anchored] == [1, 3, 2]
+    settings = anchor_settings(anchored, auto=True)
+    assert settings == {"anchor": ANCHOR_SYSTEM, "anchor_references": [1, 3], "anchor_auto": True}
+    line = anchor_line(settings)
+    assert "against the other 1 to 3 references" in line and "(1 to 3 instead of 2 to 4, its signatures' nrefs)" in line
+    assert "asked for with --anchor" in anchor_line(anchor_settings(anchored, auto=False))
+    assert anchor_line({}) == ""

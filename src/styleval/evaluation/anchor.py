@@ -59,6 +59,10 @@ def anchor_settings(anchored: Sequence[Record], auto: bool) -> dict[str, Any]:
     return {"anchor": anchored[0].system, "anchor_references": [min(counts), max(counts)], "anchor_auto": auto}
 
 
+def _span(low: int, high: int) -> str:
+    return f"{low}" if low == high else f"{low} to {high}"
+
+
 def anchor_line(settings: Mapping[str, Any]) -> str:
     """The one line the rationale and the report give about the anchor ("" without one): which reference, against
     how many, that its reference-based scores use one reference fewer, and how it came to be there."""
@@ -70,8 +74,8 @@ def anchor_line(settings: Mapping[str, Any]) -> str:
         low, high = counts
         against = ("the other" if low == 1 else f"the other {low}") if low == high else f"the other {low} to {high}"
         plural = "s" if high != 1 else ""
-        fewer = (f"so its reference-based scores use one reference fewer than the systems' ({low} instead of "
-                 f"{low + 1}" + (f" to {high + 1}" if high != low else "") + ", its signatures' nrefs)")
+        fewer = (f"so its reference-based scores use one reference fewer than the systems' ({_span(low, high)} "
+                 f"instead of {_span(low + 1, high + 1)}, its signatures' nrefs)")
     else:  # a file written before the counts were kept
         against, plural = "the other", "s"
         fewer = "so its reference-based scores use one reference fewer than the systems' (its signatures' nrefs)"
