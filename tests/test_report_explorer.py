@@ -308,6 +308,8 @@ def test_anchor_row_is_labelled_and_left_out_of_the_mean(report, browser):
     names = {r.text for r in browser.find_elements(By.CSS_SELECTOR, "#sv-table tr.sys th")}
     assert "human-reference (anchor)" in names and "human-reference" not in names
     _select(browser, "sv-sort", "bleu/ref (content)")
+    assert Select(browser.find_element(By.ID, "sv-sortsys")).first_selected_option.text == (
+        "mean of the systems (not the anchor)")
     dec = _dec(report, "bleu/ref")
     real = [s for s in report["systems"] if s != "human-reference"]
     mean = {i: np.mean([round(report["scores"]["bleu/ref"][s][i], dec) for s in real]) for i in report["ids"]}

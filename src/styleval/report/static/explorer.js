@@ -231,7 +231,8 @@
   var metricItems = M.map(function (m, k) { return [k, m.key + " (" + m.aspect + ")"]; });
   var sysItems = SYS.map(function (s, k) { return [k, sysName(k)]; });
   fill("sv-system", [[-1, "all systems"]].concat(sysItems), -1);
-  fill("sv-sortsys", [[-1, "mean of the systems"]].concat(sysItems), -1);
+  fill("sv-sortsys", [[-1, ANCHOR === null ? "mean of the systems" : "mean of the systems (not the anchor)"]]
+    .concat(sysItems), -1);
   fill("sv-sort", metricItems, 0);
   fill("sv-dir", [["", "all directions"]].concat(D.dirs.filter(Boolean).map(function (d) { return [d, d]; })), "");
   fill("sv-a", sysItems, st.a); fill("sv-b", sysItems, st.b);
