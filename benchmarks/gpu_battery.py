@@ -38,7 +38,7 @@ records = read_yelp_dualrl(sys.argv[2])
 systems = list(dict.fromkeys(r.system for r in records))[:10]
 records = [r for s in systems for r in [x for x in records if x.system == s][:n]]
 t0 = time.perf_counter()
-ev = evaluate(records)
+ev = evaluate(records, anchor=False)  # the 10 systems only, as the recorded figures were measured
 seconds = time.perf_counter() - t0
 aspect_of = {m: a for a, ms in ev.aspects.items() for m in ms}
 per_aspect = {}

@@ -22,5 +22,6 @@ def test_fast_evaluate_counts_segments_per_system(tmp_path) -> None:
     write_report(ev, html=tmp_path / "r.html")
     page = (tmp_path / "r.html").read_text(encoding="utf-8")
     header = page[page.index("<p>Direction(s)"):].split("</p>")[0]
-    assert header.endswith("systems: copy, rewrite, tidy; 3 systems × 30 segments; fast mode."), header
+    assert header.endswith("systems: copy, rewrite, tidy and the anchor row human-reference; 3 systems × 30 segments; "
+                           "fast mode."), header  # two references per input: the anchor row, not a fourth system
     assert "90 records" not in page

@@ -20,7 +20,8 @@ def _check_style_model(ev, records, model: str, styles: str) -> None:
     assert f"shipped classifier {model!r}" in style_line and f"covering the styles {styles}" in style_line
     for spec in (f"style_accuracy:model={model}", "style_accuracy"):  # named, and chosen by direction (auto)
         direct = score(records, [spec], bootstrap=BOOTSTRAP)
-        for system in ev.systems:
+        assert direct.systems == [s for s in ev.systems if s != ev.settings.get("anchor")]
+        for system in direct.systems:  # the real systems (the anchor row: tests/test_evaluate_anchor.py)
             d, e = direct.get("style_accuracy", system), ev.result.get("style_accuracy", system)
             assert e.corpus_score == d.corpus_score and e.ci == d.ci
             assert list(e.segment_scores) == list(d.segment_scores)
@@ -44,7 +45,10 @@ def test_yelp_sentiment_negative_to_positive(yelp):
     _check_style_model(ev, yelp, "sentiment-classifier-yelp", "negative, positive")
     assert ev.aspects["content"][-3:] == ["bleu/ref", "chrf/ref", "meteor/ref"]  # the four human rewrites
     assert "up to 4 reference(s)" in ev.rationale[0]
-    for system in ev.systems:
+    # four references per input: the first scored against the other three is the anchor row, by default
+    assert ev.systems == ["DualRL", "DeleteOnly_Li", "human-reference"] and ev.settings["anchor_references"] == [3, 3]
+    assert ev.result.get("bleu/ref", "human-reference").signature.to_dict()["nrefs"] == 3
+    for system in ("DualRL", "DeleteOnly_Li"):
         acc = ev.result.get("style_accuracy", system).corpus_score
         assert 0.5 < acc <= 1.0  # both published systems mostly reach the positive side
         for name in ("hm", "gm", "j"):
@@ -79,6 +83,6 @@ def test_paradetox_toxic_to_neutral(shared_data):
     acc = {s: ev.result.get("style_accuracy", s).corpus_score for s in ev.systems}
     assert acc["crowd"] > 0.8 and acc["copy"] < 0.3  # rewrites read as neutral, the toxic inputs do not
     assert ev.overall_score("crowd", "j") > ev.overall_score("copy", "j")
-    test = next(c for c in ev.overall_comparisons if c.metric == "j")
+    test = next(c for c in ev.overall_comparisons if c.metric == "j" and {c.system, c.baseline} == {"crowd", "copy"})
     assert test.p_value < 0.05
     assert ev.result.get("bleu/src", "copy").corpus_score == pytest.approx(100.0)

@@ -16,6 +16,7 @@ import tempfile
 from pathlib import Path
 from typing import Any, Iterator
 
+import numpy as np
 import pytest
 
 webdriver = pytest.importorskip("selenium.webdriver")
@@ -205,6 +206,8 @@ def _discordance(report, m1: str, m2: str) -> dict[str, float]:
         c = n = 0
         for k, s in enumerate(systems):
             for t in systems[k + 1:]:
+                if any(i not in report["scores"][m][u] for m in (m1, m2) for u in (s, t)):
+                    continue  # nobody judged the anchor row: a pair without scores is not counted, as on the page
                 x = round(report["scores"][m1][s][i], d1) - round(report["scores"][m1][t][i], d1)
                 y = round(report["scores"][m2][s][i], d2) - round(report["scores"][m2][t][i], d2)
                 n += 1
@@ -246,7 +249,7 @@ def test_clicking_plot_points_opens_their_segments(report, browser):
     assert browser.find_element(By.CSS_SELECTOR, "#sv-table tr.hit th").text == "rewrite"
     browser.find_element(By.ID, "sv-clear").click()
     # a box plot outlier: exactly the segments with that value
-    outlier = max(figures["fig-distribution"], key=lambda p: len(p["ids"]))
+    outlier = max((p for p in figures["fig-distribution"] if "ids" in p), key=lambda p: len(p["ids"]))
     metric = report["payload"]["metrics"][outlier["metric"]]["key"]
     system = report["systems"][outlier["system"]]
     _click_point(browser, "fig-distribution", outlier)
@@ -255,6 +258,66 @@ def test_clicking_plot_points_opens_their_segments(report, browser):
     value = float(re.search(r"= ([-0-9.e+]+) \(", outlier["label"]).group(1))
     assert all(abs(report["scores"][metric][system][i] - value) <= 5e-4 * max(1, abs(value))
                for i in outlier["ids"])
+
+
+def _click_at(driver, img_id: str, x: float, y: float) -> None:
+    """A click at pixel (x, y) of the image's PNG (as the payload's points and boxes give them)."""
+    _click_point(driver, img_id, {"x": x, "y": y})
+
+
+@pytest.mark.parametrize("value", [1, 0])
+def test_clicking_a_bar_of_a_binary_metric_opens_that_decision(report, browser, value):
+    """A bar of style accuracy (0/1 per segment): the bar itself opens the system's segments the classifier passed,
+    the space above it those it failed; a click anywhere in the region counts, not only at its centre."""
+    figures = {f["img"]: f["points"] for f in report["payload"]["figures"]}
+    rewrite = report["systems"].index("rewrite")
+    metric = next(k for k, m in enumerate(report["payload"]["metrics"]) if m["key"] == "style_accuracy")
+    bar = next(p for p in figures["fig-distribution"]
+               if p.get("equals") == value and p["system"] == rewrite and p["metric"] == metric)
+    acc = report["scores"]["style_accuracy"]["rewrite"]
+    expected = {i for i, v in acc.items() if v == value}
+    assert 0 < len(expected) < len(acc) and bar["label"] == (
+        f"style_accuracy = {value} (rewrite, {len(expected)} segment{'s' if len(expected) != 1 else ''})")
+    left, top, right, bottom = bar["box"]
+    assert right - left > 30  # the bar's width, far more than the 12 px a point is clickable within
+    x, y = left + 0.2 * (right - left), top + 0.8 * (bottom - top)  # off-centre, inside the region
+    _click_at(browser, "fig-distribution", x, y)
+    assert f"from the plot: {bar['label']}" in browser.find_element(By.ID, "sv-count").text
+    assert _matching(browser) == len(expected)
+    assert set(_shown(browser)) == expected if len(expected) <= 20 else set(_shown(browser)) < expected
+    hit = browser.find_elements(By.CSS_SELECTOR, "#sv-table tr.hit th")
+    assert hit and {h.text for h in hit} == {"rewrite"}
+    assert Select(browser.find_element(By.ID, "sv-sortsys")).first_selected_option.text == "rewrite"
+    _shot(browser, f"explorer-bar-{value}.png")
+    # the same region from the list of points under the figure
+    browser.find_element(By.ID, "sv-clear").click()
+    assert _matching(browser) == len(report["ids"])
+    browser.execute_script("document.querySelector('#fig-distribution-points').closest('details').open = true")
+    button = next(b for b in browser.find_elements(By.CSS_SELECTOR, "#fig-distribution-points button")
+                  if b.text == bar["label"])
+    button.click()
+    assert _matching(browser) == len(expected)
+
+
+def test_anchor_row_is_labelled_and_left_out_of_the_mean(report, browser):
+    """The human references' anchor row (the example has two references per input) is named as the anchor, and
+    sorting by "mean of the systems" averages the real systems only."""
+    payload = report["payload"]
+    anchor = payload["anchor"]
+    assert payload["systems"][anchor] == "human-reference"
+    names = {r.text for r in browser.find_elements(By.CSS_SELECTOR, "#sv-table tr.sys th")}
+    assert "human-reference (anchor)" in names and "human-reference" not in names
+    _select(browser, "sv-sort", "bleu/ref (content)")
+    assert Select(browser.find_element(By.ID, "sv-sortsys")).first_selected_option.text == (
+        "mean of the systems (not the anchor)")
+    dec = _dec(report, "bleu/ref")
+    real = [s for s in report["systems"] if s != "human-reference"]
+    mean = {i: np.mean([round(report["scores"]["bleu/ref"][s][i], dec) for s in real]) for i in report["ids"]}
+    shown = _shown(browser)
+    assert [mean[i] for i in shown] == sorted(mean.values())[:len(shown)]
+    with_anchor = {i: np.mean([round(report["scores"]["bleu/ref"][s][i], dec) for s in report["systems"]])
+                   for i in report["ids"]}
+    assert [with_anchor[i] for i in shown] != sorted(with_anchor.values())[:len(shown)]  # the anchor would move it
 
 
 def test_keyboard(report, browser):

@@ -79,7 +79,8 @@ def test_j_per_segment_is_the_product(ev):
 
 
 def test_a_sample_above_the_budget(ev):
-    page = render_html(ev, max_outputs=60)  # 3 systems: 20 inputs, each metric's lowest and highest one first
+    # 3 systems and the anchor row: 20 inputs, each metric's lowest and highest one first
+    page = render_html(ev, max_outputs=80)
     data = _payload(page)
     sample = data["sample"]
     assert sample is not None and sample["total"] == 30 and sample["per_metric"] == 1
@@ -89,7 +90,7 @@ def test_a_sample_above_the_budget(ev):
         pooled = sorted((float(v), i) for s in ev.systems
                         for i, v in zip(ev.result.get(r_metric, s).ids, ev.result.get(r_metric, s).segment_scores))
         assert pooled[0][1] in data["ids"] and pooled[-1][1] in data["ids"]
-    assert render_html(ev, max_outputs=60) == page  # the sample is seeded
+    assert render_html(ev, max_outputs=80) == page  # the sample is seeded
     assert _payload(render_html(ev))["sample"] is None
 
 
@@ -124,11 +125,13 @@ def test_summary_names_the_leaders(ev, page):
     data = ev.to_dict()
     letters = system_letters(ev.systems)
     summary = re.search(r'<ul class="summary">(.*?)</ul>', page, re.S).group(1)
+    systems = [s for s in ev.systems if s != ev.settings["anchor"]]  # the anchor row leads on nothing
+    assert systems == ["copy", "rewrite", "tidy"]
     for row in aspect_rows(data, "style") + aspect_rows(data, "content"):
-        best = max(ev.systems, key=lambda s: row["cells"][s]["score"])
-        beaten = row["cells"][best]["marks"].lstrip("^")
-        others = {letters[s] for s in ev.systems if s != best}
-        phrase = ("significantly ahead of every other system" if set(beaten) == others
+        best = max(systems, key=lambda s: row["cells"][s]["score"])
+        beaten = set(row["cells"][best]["marks"].lstrip("^")) - {letters[ev.settings["anchor"]]}
+        others = {letters[s] for s in systems if s != best}
+        phrase = ("significantly ahead of every other system" if beaten == others
                   else "no significant lead" if not beaten else "significantly ahead of")
         line = next(li for li in summary.split("<li>") if f"<b>{row['metric']}</b>" in li)
         after = line[line.index(f"<b>{row['metric']}</b>"):]
@@ -191,7 +194,7 @@ def test_anchor_row_of_the_human_references():
     page = render_html(ev)
     summary = re.search(r'<ul class="summary">(.*?)</ul>', page, re.S).group(1)
     assert "rewrite leads on" in summary and "human-reference" not in summary
-    assert "human-reference is an anchor, not a system" in page
+    assert "anchor: human-reference is not a system" in page and "asked for with --anchor" in page
     data = _payload(page)
     own = data["sysrefs"][str(data["systems"].index("human-reference"))]
     assert {data["ids"][int(k)]: [data["strings"][j] for j in v] for k, v in own.items()} == {
@@ -200,3 +203,28 @@ def test_anchor_row_of_the_human_references():
                       direction="informal->formal")]
     with pytest.raises(InputError, match="fewer than two references, e.g. '1'"):
         evaluate(one_ref, fast=True, anchor=True)
+
+
+def test_bars_of_a_binary_metric_are_clickable_regions(ev, page):
+    """Each bar of style accuracy (0/1 per segment) gives two regions: the bar (segments scored 1) and the space
+    above it up to 1 (scored 0), stacked on one another, with the counts of the segment scores."""
+    data = _payload(page)
+    points = next(f["points"] for f in data["figures"] if f["img"] == "fig-distribution")
+    metric = [m["key"] for m in data["metrics"]].index("style_accuracy")
+    bars = [p for p in points if p.get("metric") == metric]
+    assert bars and all("equals" in p and "box" in p and "ids" not in p for p in bars)
+    assert "a bar of a 0/1 metric opens the system's segments scored 1" in page
+    for k, system in enumerate(data["systems"]):
+        scores = ev.result.get("style_accuracy", system).segment_scores
+        mine = {p["equals"]: p for p in bars if p["system"] == k}
+        counts = {v: int(sum(1 for s in scores if s == v)) for v in (0, 1)}
+        assert set(mine) == {v for v, n in counts.items() if n}  # a region without segments is left out
+        for v, p in mine.items():
+            assert p["label"] == f"style_accuracy = {v} ({system}, {counts[v]} segment{'s' if counts[v] != 1 else ''})"
+            left, top, right, bottom = p["box"]
+            assert left < p["x"] < right and top <= p["y"] <= bottom
+        if len(mine) == 2:  # the pass region sits right under the fail region, same width
+            assert mine[1]["box"][1] == pytest.approx(mine[0]["box"][3], abs=0.2)
+            assert mine[1]["box"][0] == mine[0]["box"][0] and mine[1]["box"][2] == mine[0]["box"][2]
+            share = (mine[1]["box"][3] - mine[1]["box"][1]) / (mine[1]["box"][3] - mine[0]["box"][1])
+            assert share == pytest.approx(counts[1] / len(scores), abs=0.01)  # the bar's height is the pass rate

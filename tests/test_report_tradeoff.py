@@ -38,7 +38,8 @@ def _records():
 
 @pytest.fixture(scope="module")
 def ev():
-    return evaluate(_records(), fast=True, bootstrap=100, naturalness="unigram")
+    # its own "ref" system is the first reference as an output: no anchor row beside it
+    return evaluate(_records(), fast=True, bootstrap=100, naturalness="unigram", anchor=False)
 
 
 @pytest.fixture(scope="module")

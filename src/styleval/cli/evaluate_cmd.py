@@ -44,9 +44,14 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     b.add_argument("--fluency-threshold", type=float, default=None,
                    help="pass threshold of J's fluency factor: acceptability at or above it (default 0.5), or "
                         "perplexity at or below it (default 200)")
-    b.add_argument("--anchor", action="store_true",
-                   help="add the human references as an anchor row (system 'human-reference'): each input's first "
-                        "reference scored against the others; every input needs two references or more")
+    anchor = b.add_mutually_exclusive_group()
+    anchor.add_argument("--anchor", dest="anchor", action="store_const", const=True, default=None,
+                        help="require the human references as an anchor row (system 'human-reference': each input's "
+                             "first reference scored against the others): an error when an input has fewer than two "
+                             "references. Without --anchor or --no-anchor the row is added when every input has two "
+                             "references or more")
+    anchor.add_argument("--no-anchor", dest="anchor", action="store_const", const=False,
+                        help="leave out the anchor row of the human references")
     b.add_argument("--naturalness", nargs="?", const="unigram", choices=("unigram", "embedding"), default=None,
                    help="also compute Mir et al.'s adversarial naturalness (share of outputs a classifier trained to "
                         "tell inputs from outputs finds more human-like than their input) with a unigram (default) "
@@ -70,6 +75,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from ..errors import InputError
     from ..evaluation import evaluate
+    from ..evaluation.summary import signature_rows
     from ..report.text import text_report
 
     style_lms = {}
@@ -111,9 +117,10 @@ def run(args: argparse.Namespace) -> int:
             write_report(ev, html=args.html, markdown=args.markdown, human=human,
                          exclude_systems=args.exclude_system)
     if not args.quiet:
-        print(text_report(ev.to_dict()))
+        data = ev.to_dict()
+        print(text_report(data))
         print("\nsignatures:")
-        for metric, sig in ev.result.signatures().items():
+        for metric, sig in signature_rows(data):
             print(f"  {metric}: {sig}")
     if getattr(args, "verbose", False) and ev.timing:
         print(timing_text(ev.timing), file=sys.stderr)

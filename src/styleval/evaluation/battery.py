@@ -22,7 +22,7 @@ from ..records import Record
 from ..engine.options import StatisticsOptions
 from ..results import Comparison, ScoreResult
 from .overall import overall_metrics, split_overall
-from .anchor import ANCHOR_SYSTEM, anchor_records
+from .anchor import anchor_line, anchor_records, anchor_settings, wants_anchor
 from .texts import segment_texts
 from .plan import (DEFAULT_CONTENT_MODEL, DEFAULT_FLUENCY, DEFAULT_LM, BatteryChoices, CorpusFacts, ModelCardFacts,
                    StyleModelFacts, plan_evaluation)
@@ -43,7 +43,10 @@ class Evaluation:
     intervals from the joint bootstrap over segments, NaN without one); ``overall_comparisons``: paired tests of
     the overall scores between the systems the metrics' tests compare; ``rationale``: one sentence per choice;
     ``metric_specs``: the specs given to :func:`styleval.score` (re-run them to reproduce every number; the JSON
-    writes an instance as its ``metric_id.spec()``, which ``parse_spec`` builds again).
+    writes an instance as its ``metric_id.spec()``, which ``parse_spec`` builds again); ``settings``: the plan's
+    and the statistics' settings, with ``anchor`` (the anchor row's system name), ``anchor_references`` (fewest and
+    most references it was scored against) and ``anchor_auto`` (added by default) when the human references' anchor
+    row was added (:mod:`.anchor`).
     """
 
     result: ScoreResult
@@ -193,10 +196,11 @@ def _calibration_note(model: Any) -> str:
 FLUENCY_PASS_WARNING = 0.2
 
 
-def _fluency_warning(result: Any, metric: str, threshold: float) -> list[str]:
-    """A rationale line when J's fluency factor rejects most outputs of every system (J then says little)."""
+def _fluency_warning(result: Any, metric: str, threshold: float, systems: Sequence[str] | None = None) -> list[str]:
+    """A rationale line when J's fluency factor rejects most outputs of every system in ``systems`` (default: every
+    system of ``result``; ``evaluate`` gives the real systems, without the anchor row) (J then says little)."""
     shares = {}
-    for system in result.systems:
+    for system in result.systems if systems is None else systems:
         r = result.get(metric, system)
         seg = np.asarray(r.segment_scores, dtype=float)
         passed = seg >= threshold if getattr(r, "higher_is_better", False) else seg <= threshold
@@ -217,7 +221,7 @@ def evaluate(records: Sequence[Record], *, style_model: str = "auto", content_mo
              lm: str = DEFAULT_LM, style_lms: "str | Mapping[str, str] | None" = None,
              fluency: str = DEFAULT_FLUENCY, fluency_threshold: float | None = None, fast: bool = False,
              naturalness: "str | bool | None" = None, options: StatisticsOptions | None = None,
-             progress: Progress | None = None, anchor: bool = False, **statistics: Any) -> Evaluation:
+             progress: Progress | None = None, anchor: bool | None = None, **statistics: Any) -> Evaluation:
     """Score ``records`` with the battery recommended for their transfer direction(s).
 
     * style: ``style_accuracy`` and ``style_emd`` with the best style classifier for the direction
@@ -240,8 +244,11 @@ def evaluate(records: Sequence[Record], *, style_model: str = "auto", content_mo
     ``fast=True`` leaves out the neural content and fluency models (lexical metrics and the style classifier only);
     SIM in J is then chrF/src ÷ 100 and J has no fluency factor.
 
-    ``anchor=True`` adds the human references as a row (:mod:`.anchor`): each input's first reference scored
-    against the other references, as the system ``human-reference``; every input needs two references or more.
+    ``anchor``: the human references as an anchor row (:mod:`.anchor`), the system ``human-reference``: each
+    input's first reference scored as an output against the other references. ``None`` (the default) adds it when
+    every input has two references or more, ``True`` requires it (an :class:`InputError` when an input has fewer),
+    ``False`` leaves it out. The real systems' scores are the same with or without it; the rationale says so in
+    one line (:func:`.anchor.anchor_line`), and the report leaves it out of the leads.
 
     ``options``: intervals and paired tests (:class:`StatisticsOptions`; here the default test is the paired
     bootstrap); its fields may also be given as keywords (``bootstrap=0``, ``seed=7``). ``naturalness`` is fitted
@@ -279,13 +286,17 @@ def timing_facts(log: Any, total: float) -> dict[str, Any]:
 
 
 def _evaluate(records: list[Record], style_model: str, choices: BatteryChoices, opts: StatisticsOptions,
-              progress: Progress | None, anchor: bool) -> Evaluation:
+              progress: Progress | None, anchor: bool | None) -> Evaluation:
     from ..scoring import build_metrics, score_records
 
-    if anchor:
-        records = records + anchor_records(records)
+    corpus = CorpusFacts.of(records)  # the real systems: the anchor adds no input, style or reference
+    systems = list(dict.fromkeys(r.system for r in records))
+    anchor_facts: dict[str, Any] = {}
+    if wants_anchor(records, anchor):
+        anchored = anchor_records(records)
+        anchor_facts = anchor_settings(anchored, auto=anchor is None)
+        records = records + anchored
     texts = segment_texts(records)
-    corpus = CorpusFacts.of(records)
     with reporting(progress):  # a model loaded while planning is reported too
         plan = plan_evaluation(corpus, choices, style_model_facts(style_model, corpus.styles), shipped_model_cards())
         built = build_metrics(plan.specs, ("source", "references"), corpus.has_references)
@@ -309,7 +320,9 @@ def _evaluate(records: list[Record], style_model: str, choices: BatteryChoices, 
                         if "fluency" in roles
                         else ", no fluency factor (fast)."))
     if "fluency" in roles:
-        rationale.extend(_fluency_warning(result, roles["fluency"], threshold))
+        rationale.extend(_fluency_warning(result, roles["fluency"], threshold, systems))
+    if anchor_facts:
+        rationale.append(anchor_line(anchor_facts))
     if opts.bootstrap > 0:
         rationale.append(f"intervals: {opts.confidence:.0%} bootstrap CIs ({opts.bootstrap} resamples, seed "
                          f"{opts.seed}); significance: {opts.significance}"
@@ -321,6 +334,6 @@ def _evaluate(records: list[Record], style_model: str, choices: BatteryChoices, 
     return Evaluation(result=result, overall=overall, rationale=rationale,
                       aspects={aspect: [mid.label for mid in ids] for aspect, ids in plan.aspects.items()},
                       roles=roles, metric_specs=plan.specs,
-                      settings={**plan.settings, **result.settings, **({"anchor": ANCHOR_SYSTEM} if anchor else {})},
+                      settings={**plan.settings, **result.settings, **anchor_facts},
                       overall_comparisons=overall_comparisons, texts=texts,
                       overall_segments={"j": j_segments})

@@ -184,6 +184,33 @@ def systems_of(data: Mapping[str, Any]) -> list[str]:
     return list(score["settings"].get("systems") or dict.fromkeys(c["system"] for c in score["corpus"]))
 
 
+def anchor_of(data: Mapping[str, Any]) -> str | None:
+    """The anchor row of the human references (``evaluate``'s ``anchor``), or None without one."""
+    return data.get("settings", {}).get("anchor") or None
+
+
+def signature_rows(data: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """``(label, signature)`` per metric: the signature of its first system, then, labelled ``metric (systems)``,
+    each other signature some systems have (the anchor row's, whose reference-based scores use one reference
+    fewer: nrefs)."""
+    by_metric: dict[str, dict[str, list[str]]] = {}
+    for c in data["score"]["corpus"]:
+        by_metric.setdefault(c["metric"], {}).setdefault(c["signature_string"], []).append(c["system"])
+    rows = []
+    for metric, signatures in by_metric.items():
+        for k, (signature, systems) in enumerate(signatures.items()):
+            rows.append((metric if k == 0 else f"{metric} ({', '.join(systems)})", signature))
+    return rows
+
+
+def system_headings(data: Mapping[str, Any]) -> dict[str, str]:
+    """Each system's column heading: ``name (letter)``; the anchor row's says so, ``name (letter, anchor)``."""
+    systems = systems_of(data)
+    letters = system_letters(systems)
+    anchor = anchor_of(data)
+    return {s: f"{s} ({letters[s]}{', anchor' if s == anchor else ''})" for s in systems}
+
+
 def format_cell(entry: Mapping[str, Any] | None, marks: str = "", interval: bool = True) -> str:
     """``score ±half-width`` (:func:`estimate`) followed by its significance mark (:func:`significance_mark`)."""
     if entry is None:

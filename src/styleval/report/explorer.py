@@ -119,7 +119,9 @@ def explorer_payload(data: Mapping[str, Any], human: HumanSegments | None = None
     """The explorer's data (see the module docstring) from the JSON form of an evaluation; ``human``: mean human
     score per aspect, system and segment; ``figures``: the clickable points of the report's figures
     (``{"img": element id, "points": [{"x", "y", "label", "system", "metric", "ids"}]}``, metric and system as
-    names, turned into column and system indices here)."""
+    names, turned into column and system indices here; a bar of a 0/1 metric gives ``equals``, the decision whose
+    segments it opens, instead of ``ids``, and ``box``, its pixel box); ``anchor``: the index of the anchor row of
+    the human references among ``systems`` (None without one), which the mean over the systems leaves out."""
     systems = systems_of(data)
     ids = _all_ids(data)
     columns = _metric_columns(data, human)
@@ -178,7 +180,9 @@ def explorer_payload(data: Mapping[str, Any], human: HumanSegments | None = None
     if decisions["threshold"] is None:
         decisions["fluency"] = None
     figs = [{"img": fig["img"], "points": [_point(p, systems, keys) for p in fig["points"]]} for fig in figures]
-    return {"systems": systems, "ids": kept_ids, "strings": list(strings), "src": src, "refs": refs,
+    anchor = settings.get("anchor")
+    return {"systems": systems, "anchor": systems.index(anchor) if anchor in systems else None, "ids": kept_ids,
+            "strings": list(strings), "src": src, "refs": refs,
             "sysrefs": sysrefs,
             "dir": dir_index, "dirs": list(directions), "out": out, "metrics": metrics, "decisions": decisions,
             "sample": sample, "has_texts": bool(texts), "figures": figs}
@@ -193,6 +197,10 @@ def _point(p: Mapping[str, Any], systems: list[str], keys: list[str]) -> dict[st
         q["metric"] = keys.index(p["metric"])
     if p.get("ids") is not None:
         q["ids"] = list(p["ids"])
+    if p.get("equals") is not None and "system" in q and "metric" in q:
+        q["equals"] = p["equals"]  # a bar of a 0/1 metric: that system's segments with this decision
+    if p.get("box") is not None:  # clickable anywhere in this pixel box (left, top, right, bottom)
+        q["box"] = list(p["box"])
     return q
 
 

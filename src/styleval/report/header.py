@@ -6,6 +6,7 @@ from __future__ import annotations
 import html
 from typing import Any, Mapping
 
+from ..evaluation.anchor import anchor_line
 from ..evaluation.summary import ASPECTS, beaten_letters, system_letters, systems_of
 from ..textnorm.casing import release_case
 
@@ -80,12 +81,10 @@ def summary_html(data: Mapping[str, Any]) -> str:
         + "; ".join(", ".join(metrics) + (f" ({html.escape(phrase)})" if phrase else "")
                     for phrase, metrics in by_phrase.items()) + "</li>"
         for system, by_phrase in grouped.items())
-    anchor = data.get("settings", {}).get("anchor")
-    if not (items or anchor):
+    line = anchor_line(data.get("settings", {}))
+    if not (items or line):
         return ""
-    note = (f"<p class=\"anchor\">{html.escape(anchor)} is an anchor, not a system: each input's first human "
-            "reference scored against the other references (one reference fewer than the systems had); it is left "
-            "out of the leads above.</p>") if anchor else ""
+    note = f"<p class=\"anchor\">{html.escape(line)}</p>" if line else ""
     return f"<h2>Summary</h2><ul class=\"summary\">{items}</ul>{note}"
 
 

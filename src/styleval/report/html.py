@@ -34,7 +34,7 @@ from ..evaluation.battery import Evaluation, as_dict
 from ..meta.conventions import LAI2022_SEGMENT, LAI2022_SYSTEM
 from ..outputs import write_text
 from ..evaluation.summary import (ASPECTS, aspect_rows, bounds_text, estimate_parts, fmt, legend, overall_rows,
-                                  system_letters, systems_of)
+                                  anchor_of, signature_rows, system_headings, systems_of)
 from . import plots
 from .explorer import MAX_OUTPUTS, explorer_payload, payload_json
 from .header import case_note, perplexity_labels, run_html, summary_html
@@ -66,10 +66,11 @@ def _html_cell(cell: Mapping[str, Any], confidence: float) -> str:
     return f"<td>{out}</td>"
 
 
-def _html_table(rows: list[dict[str, Any]], systems: list[str], letters: Mapping[str, str],
+def _html_table(rows: list[dict[str, Any]], systems: list[str], headings: Mapping[str, str],
                 confidence: float = 0.95, marked: "set[str] | frozenset[str]" = frozenset()) -> str:
-    """One aspect's table; the rows of ``marked`` metrics carry a † pointing to the note under the table."""
-    head = "<tr><th>metric</th>" + "".join(f"<th>{html.escape(s)} ({letters[s]})</th>" for s in systems) + "</tr>"
+    """One aspect's table (``headings``: each system's column heading, :func:`system_headings`); the rows of
+    ``marked`` metrics carry a † pointing to the note under the table."""
+    head = "<tr><th>metric</th>" + "".join(f"<th>{html.escape(headings[s])}</th>" for s in systems) + "</tr>"
     body = "".join("<tr><td>" + html.escape(f"{r['metric']} {'↑' if r['higher_is_better'] else '↓'}"
                                             + (" †" if r["metric"] in marked else "")) + "</td>"
                    + "".join(_html_cell(r["cells"][s], confidence) for s in systems) + "</tr>" for r in rows)
@@ -150,10 +151,11 @@ def human_correlations(evaluation: "Evaluation | Mapping[str, Any]", human: Huma
     in the notes); judged systems or segments absent from the evaluation are an :class:`InputError`.
     ``exclude_systems`` are left out of every correlation (the tasks' ``exclude``, e.g. ``("ref",)`` for Lai et
     al.'s 8 systems without the human references); a name neither evaluated nor judged is an :class:`InputError`.
+    The evaluation's anchor row of the human references (``settings["anchor"]``) is always left out (``anchor``).
 
     Returns ``{"aspects", "metrics", "system": {metric: {aspect: r}}, "segment": {metric: {aspect: tau}},
     "curves": {aspect: {metric: {"top": [(N, r)...], "last": [...]}}}, "tasks": {level: {aspect: task name}},
-    "notes": [text...], "negated": [metric...], "n_segments": {aspect: n}, "excluded": [system...],
+    "notes": [text...], "negated": [metric...], "n_segments": {aspect: n}, "excluded": [system...], "anchor",
     "systems": [system...], "segment_means": {aspect: {system: {segment: mean}}}}`` (``systems``: those the
     correlations use; ``segment_means``: every judged segment, excluded systems included, for the explorer).
     """
@@ -168,7 +170,10 @@ def human_correlations(evaluation: "Evaluation | Mapping[str, Any]", human: Huma
     metrics = list(dict.fromkeys(metric_table["metric"]))
     lower = lower_is_better_from_score_dict(data["score"])
     aspects = judgments.aspects
-    exclude = tuple(dict.fromkeys(str(s) for s in exclude_systems))
+    exclude = asked = tuple(dict.fromkeys(str(s) for s in exclude_systems))
+    anchor = anchor_of(data)
+    if anchor is not None and anchor in set(metric_table["system"]) and anchor not in exclude:
+        exclude += (anchor,)  # the human references' anchor row is not a system: nobody judged it
     _check_match(judgments, metric_table, aspects, exclude)
     kept = [s for s in dict.fromkeys(metric_table["system"]) if s not in exclude]
     if len(kept) < 2:
@@ -177,7 +182,8 @@ def human_correlations(evaluation: "Evaluation | Mapping[str, Any]", human: Huma
     out: dict[str, Any] = {"aspects": aspects, "metrics": metrics, "system": {m: {} for m in metrics},
                            "segment": {m: {} for m in metrics}, "curves": {}, "tasks": {"system": {}, "segment": {}},
                            "notes": [], "negated": [m for m in metrics if m in lower], "n_segments": {},
-                           "excluded": list(exclude), "systems": kept,
+                           "excluded": list(asked),
+                           "anchor": anchor, "systems": kept,
                            "segment_means": segment_means(judgments)}
     for aspect in aspects:
         for level, choices in (("system", SYSTEM_TASK), ("segment", SEGMENT_TASK)):
@@ -216,9 +222,13 @@ def _human_data(evaluation: Mapping[str, Any], human: HumanInput, exclude_system
 
 def _excluded_text(corr: Mapping[str, Any]) -> str:
     excluded = corr.get("excluded") or []
+    anchor = corr.get("anchor")
+    left = (f"The anchor row {anchor} (the human references, not a system) is left out of the correlations. "
+            if anchor and anchor not in excluded else "")
     if not excluded:
-        return "No system is excluded from the correlations."
-    return (f"Excluded from the correlations: {', '.join(excluded)} (their scores stay in the tables above); "
+        return left + ("No system is excluded from the correlations." if not left
+                       else f"No system is excluded: correlations over {', '.join(corr.get('systems', []))}.")
+    return (left + f"Excluded from the correlations: {', '.join(excluded)} (their scores stay in the tables above); "
             f"correlations over {', '.join(corr.get('systems', []))}.")
 
 
@@ -355,7 +365,7 @@ def render_html(evaluation: "Evaluation | Mapping[str, Any]", *, title: str = "s
     data = as_dict(evaluation)
     corr = None if human is None else _human_data(data, human, exclude_systems)
     systems = systems_of(data)
-    letters = system_letters(systems)
+    headings = system_headings(data)
     confidence = data["score"]["settings"].get("confidence", 0.95)
     figures = _figures(data)
     payload = explorer_payload(data, _segment_humans(corr), max_outputs=max_outputs,
@@ -374,26 +384,31 @@ def render_html(evaluation: "Evaluation | Mapping[str, Any]", *, title: str = "s
              f"<title>{html.escape(title)}</title><style>{css}</style><style>{explorer_css}</style></head><body>"
              f"<h1>{html.escape(title)}</h1>", run_html(data)]
     settings = data["settings"]
+    anchor = anchor_of(data)
+    shown = ", ".join(s for s in systems if s != anchor)
+    if anchor in systems:
+        shown += f" and the anchor row {anchor}"
     parts.append(f"<p>Direction(s): {html.escape(', '.join(settings.get('directions', [])))}; systems: "
-                 f"{html.escape(', '.join(systems))}; "
+                 f"{html.escape(shown)}; "
                  f"{html.escape(settings.get('size') or str(settings.get('n_records', '?')) + ' records')}"
                  f"{'; fast mode' if settings.get('fast') else ''}.</p>")
     parts.append(summary_html(data))
     for aspect in ASPECTS:
         rows = aspect_rows(data, aspect)
         if rows:
-            parts.append(f"<h2>{aspect.capitalize()}</h2>" + _html_table(rows, systems, letters, confidence,
+            parts.append(f"<h2>{aspect.capitalize()}</h2>" + _html_table(rows, systems, headings, confidence,
                                                                           marked=perplexities))
             if note and any(r["metric"] in perplexities for r in rows):
                 parts.append(f"<p class=\"case-note\">† {html.escape(note)}</p>")
-    parts.append("<h2>Overall</h2>" + _html_table(overall_rows(data), systems, letters, confidence))
+    parts.append("<h2>Overall</h2>" + _html_table(overall_rows(data), systems, headings, confidence))
     parts.append("<p class=\"legend\">" + "<br>".join(html.escape(line) for line in legend(data).splitlines())
                  + "</p>")
     extra: list[Figure] = []
     if correlations:
         extra.append(("Correlation with human judgments", plots.correlation_heatmap(correlations), None, []))
     for caption, png, fid, points in figures + extra:
-        parts.append(_figure_html(caption, png, element_id=fid, clickable=bool(points)))
+        parts.append(_figure_html(caption, png, element_id=fid, clickable=bool(points),
+                                  bars=any("equals" in p for p in points)))
     parts.append(_explorer_html(payload))
     if corr is not None:
         text, human_figures = _human_html(corr)
@@ -402,9 +417,9 @@ def render_html(evaluation: "Evaluation | Mapping[str, Any]", *, title: str = "s
             parts.append(_figure_html(caption, png, level=3))
     parts.append("<details class=\"rationale\"><summary><h2>Why these metrics</h2></summary><ul>"
                  + "".join(f"<li>{html.escape(line)}</li>" for line in data["rationale"]) + "</ul></details>")
-    sigs = {c["metric"]: c["signature_string"] for c in data["score"]["corpus"]}
     parts.append("<details class=\"signatures\"><summary><h2>Signatures</h2></summary><ul>"
-                 + "".join(f"<li><b>{html.escape(m)}</b>: <code>{html.escape(s)}</code></li>" for m, s in sigs.items())
+                 + "".join(f"<li><b>{html.escape(m)}</b>: <code>{html.escape(s)}</code></li>"
+                           for m, s in signature_rows(data))
                  + "</ul></details>")
     parts.append(f"<script type=\"application/json\" id=\"sv-data\">{payload_json(payload)}</script>"
                  f"<script>{script}</script></body></html>")
@@ -412,11 +427,13 @@ def render_html(evaluation: "Evaluation | Mapping[str, Any]", *, title: str = "s
 
 
 def _figure_html(caption: str, png: bytes, level: int = 2, element_id: str | None = None,
-                 clickable: bool = False) -> str:
+                 clickable: bool = False, bars: bool = False) -> str:
     ident = f" id=\"{element_id}\"" if element_id else ""
     points = (f"<details><summary>open the segments behind a point</summary><div class=\"points\" "
               f"id=\"{element_id}-points\"></div></details>") if clickable and element_id else ""
-    hint = " Click a point to open its segments in the explorer." if clickable else ""
+    hint = (" Click a point to open its segments in the explorer" + (
+        "; a bar of a 0/1 metric opens the system's segments scored 1, the space above it those scored 0"
+        if bars else "") + ".") if clickable else ""
     return (f"<h{level}>{html.escape(caption)}</h{level}><figure><img{ident} alt=\"{html.escape(caption)}\" "
             f"src=\"{plots.data_uri(png)}\"><figcaption>{html.escape(caption)}.{hint}</figcaption></figure>{points}")
 
@@ -432,11 +449,11 @@ def render_markdown(evaluation: "Evaluation | Mapping[str, Any]", *, title: str 
     data = as_dict(evaluation)
     corr = None if human is None else _human_data(data, human, exclude_systems)
     systems = systems_of(data)
-    letters = system_letters(systems)
+    headings = system_headings(data)
     out = [f"# {title}", ""]
 
     def table(rows: list[dict[str, Any]]) -> list[str]:
-        lines = ["| metric | " + " | ".join(f"{_md_escape(s)} ({letters[s]})" for s in systems) + " |",
+        lines = ["| metric | " + " | ".join(_md_escape(headings[s]) for s in systems) + " |",
                  "|---|" + "---:|" * len(systems)]
         for r in rows:
             lines.append(f"| {_md_escape(r['metric'])} {'↑' if r['higher_is_better'] else '↓'} | "
@@ -459,8 +476,7 @@ def render_markdown(evaluation: "Evaluation | Mapping[str, Any]", *, title: str 
         out += [""] + [f"- {_md_escape(n)}" for n in corr.get("notes", [])] + [""]
     out += ["## Why these metrics", ""]
     out += [f"- {line}" for line in data["rationale"]] + ["", "## Signatures", ""]
-    sigs = {c["metric"]: c["signature_string"] for c in data["score"]["corpus"]}
-    out += [f"- **{m}**: `{s}`" for m, s in sigs.items()]
+    out += [f"- **{m}**: `{s}`" for m, s in signature_rows(data)]
     return "\n".join(out) + "\n"
 
 

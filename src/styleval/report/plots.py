@@ -33,7 +33,8 @@ def _png(fig) -> bytes:
     return buf.getvalue()
 
 
-#: a clickable mark of a figure: the axes, the point in data coordinates, and what a click on it opens
+#: a clickable mark of a figure: the axes, the point in data coordinates, and what a click on it opens (with
+#: ``extent``: ``(x0, y0, x1, y1)`` in data coordinates, a region such as a bar, clickable anywhere inside)
 Mark = tuple[Any, float, float, "dict[str, Any]"]
 
 
@@ -48,11 +49,21 @@ def png_and_points(fig, marks: "list[Mark]") -> "tuple[bytes, list[dict[str, Any
     fig.savefig(buf, format="png", bbox_inches=box)
     dpi = fig.dpi
     points = []
-    for ax, x, y, facts in marks:
+
+    def pixels(ax: Any, x: float, y: float) -> tuple[float, float]:
         px, py = ax.transData.transform((x, y))
+        return round(float(px - box.x0 * dpi), 1), round(float(box.y1 * dpi - py), 1)
+
+    for ax, x, y, facts in marks:
+        px, py = pixels(ax, x, y)
         if not (np.isfinite(px) and np.isfinite(py)):
             continue
-        points.append({"x": round(float(px - box.x0 * dpi), 1), "y": round(float(box.y1 * dpi - py), 1), **facts})
+        point = {"x": px, "y": py, **{k: v for k, v in facts.items() if k != "extent"}}
+        if "extent" in facts:  # a region (a bar) in data coordinates: its pixel box, left, top, right, bottom
+            x0, y0, x1, y1 = facts["extent"]
+            (left, bottom), (right, top) = pixels(ax, x0, y0), pixels(ax, x1, y1)
+            point["box"] = [min(left, right), min(top, bottom), max(left, right), max(top, bottom)]
+        points.append(point)
     return buf.getvalue(), points
 
 
@@ -109,9 +120,10 @@ Point = tuple[float, "list[float] | None"]  # (score, [low, high] or None)
 
 def _tradeoff_figure(points_x: Mapping[str, Point], points_y: Mapping[str, Point], systems: list[str], *,
                      xlabel: str, ylabel: str, title: str, ylim: tuple[float, float] | None = None,
-                     marks: "list[Mark] | None" = None, metric: str | None = None):
+                     marks: "list[Mark] | None" = None, metric: str | None = None, anchor: str | None = None):
     """Each system a point with its intervals as error bars; a model with several settings is one line through
-    its settings in setting order (``gid="curve:<model>"``), each point labelled with its setting."""
+    its settings in setting order (``gid="curve:<model>"``), each point labelled with its setting. The ``anchor``
+    row of the human references is a black star labelled as the anchor."""
     fig = _figure(5.8, 4.4)
     ax = fig.add_subplot(1, 1, 1)
     for k, (model, members) in enumerate(model_curves(systems).items()):
@@ -125,11 +137,14 @@ def _tradeoff_figure(points_x: Mapping[str, Point], points_y: Mapping[str, Point
                 continue
             xerr = None if not xci else [[x - xci[0]], [xci[1] - x]]
             yerr = None if not yci else [[y - yci[0]], [yci[1] - y]]
-            ax.errorbar([x], [y], xerr=xerr, yerr=yerr, fmt="o", capsize=3, color=colour, alpha=0.9,
-                        gid=f"point:{system}", label=model if len(members) == 1 else "_nolegend_")
+            is_anchor = system == anchor
+            ax.errorbar([x], [y], xerr=xerr, yerr=yerr, fmt="*" if is_anchor else "o", capsize=3,
+                        color="k" if is_anchor else colour, alpha=0.9, gid=f"point:{system}",
+                        label=(f"{model} (anchor)" if is_anchor else model) if len(members) == 1 else "_nolegend_")
             xs.append(x)
             ys.append(y)
-            labels.append(system if setting is None or len(members) == 1 else setting)
+            labels.append(f"{system} (anchor)" if is_anchor else
+                          system if setting is None or len(members) == 1 else setting)
             if marks is not None:
                 marks.append((ax, x, y, {"label": f"{system}: every segment", "system": system, "metric": metric}))
         if not xs:
@@ -167,7 +182,7 @@ def tradeoff_figure(data: Mapping[str, Any], style: str | None = None, content: 
             raise InputError(f"trade-off plot: no {style!r} or {content!r} score for system {system!r}")
     return _tradeoff_figure(xs, ys, systems, xlabel=f"{style} (style, higher is better)",
                             ylabel=f"{content} (content, higher is better)", title="style–content trade-off",
-                            marks=marks, metric=style)
+                            marks=marks, metric=style, anchor=data.get("settings", {}).get("anchor"))
 
 
 def tradeoff_plot(data: Mapping[str, Any], style: str | None = None, content: str | None = None) -> bytes:
@@ -206,7 +221,7 @@ def naturalness_figure(data: Mapping[str, Any], style: str | None = None):
     share = label == "naturalness"  # the adversarial naturalness is a share in [0, 1]
     return _tradeoff_figure(xs, ys, systems, xlabel=f"{style} (style intensity, higher is better)",
                             ylabel=f"{label} (higher is better)", title="naturalness–style intensity trade-off",
-                            ylim=(-0.03, 1.03) if share else None)
+                            ylim=(-0.03, 1.03) if share else None, anchor=data.get("settings", {}).get("anchor"))
 
 
 def naturalness_plot(data: Mapping[str, Any], style: str | None = None) -> bytes:
@@ -244,8 +259,33 @@ def needs_log_scale(values: "list[np.ndarray]") -> bool:
     return _middle_share(np.log(pooled)) > _middle_share(pooled)
 
 
-def _mean_bars(ax, values: "list[np.ndarray]", corpus: "list[Mapping[str, Any] | None]") -> None:
-    """One bar per system at its mean score, with the corpus score's interval when the corpus score is that mean."""
+#: half the width of a bar of :func:`_mean_bars` (matplotlib's default bar width is 0.8)
+BAR_HALF_WIDTH = 0.4
+
+
+def _bar_marks(ax, metric: str, systems: list[str], owners: "list[list[tuple[str, float]]]",
+               means: list[float]) -> "list[Mark]":
+    """Two clickable regions per bar of a 0/1 metric: the bar itself (its segments scored 1) and the space above it
+    up to 1 (its segments scored 0); a region without segments is left out."""
+    marks: list[Mark] = []
+    for k, (system, kept, mean) in enumerate(zip(systems, owners, means)):
+        if not kept:
+            continue
+        for value, low, high in ((1, 0.0, mean), (0, mean, 1.0)):
+            n = sum(1 for _, v in kept if v == value)
+            if not n:
+                continue
+            x = k + 1
+            marks.append((ax, x, (low + high) / 2, {
+                "label": f"{metric} = {value} ({system}, {n} segment{'s' if n != 1 else ''})", "system": system,
+                "metric": metric, "equals": value,
+                "extent": (x - BAR_HALF_WIDTH, low, x + BAR_HALF_WIDTH, high)}))
+    return marks
+
+
+def _mean_bars(ax, values: "list[np.ndarray]", corpus: "list[Mapping[str, Any] | None]") -> list[float]:
+    """One bar per system at its mean score, with the corpus score's interval when the corpus score is that mean;
+    returns the means."""
     means = [float(v.mean()) if v.size else np.nan for v in values]
     low, high = [], []
     for mean, entry in zip(means, corpus):
@@ -256,6 +296,7 @@ def _mean_bars(ax, values: "list[np.ndarray]", corpus: "list[Mapping[str, Any] |
     ax.bar(range(1, len(values) + 1), means, yerr=[low, high], capsize=4, color="C0", alpha=0.7)
     ax.set_ylim(0, 1.05)
     ax.set_ylabel("mean (share of 1s)", fontsize=8)
+    return means
 
 
 def distribution_figure(data: Mapping[str, Any], metrics: list[str], marks: "list[Mark] | None" = None):
@@ -263,12 +304,13 @@ def distribution_figure(data: Mapping[str, Any], metrics: list[str], marks: "lis
     :data:`MAX_FIGURE_WIDTH`. A box per system; a metric scored 0 or 1 per segment (:func:`is_binary`) gets bars
     of the mean with the interval instead, and one whose scores span orders of magnitude (:func:`needs_log_scale`)
     a log axis. ``marks``, when given, receives every box plot outlier (one mark per system and value, with the
-    segments that have it)."""
+    segments that have it) and every bar's two regions (:func:`_bar_marks`: its segments scored 1, and 0)."""
     if not metrics:
         raise InputError("distribution plot: no metric given")
     systems = list(data["score"]["settings"]["systems"])
     segs = {(s["metric"], s["system"]): s["scores"] for s in data["score"]["segments"]}
     corpus = _corpus(data)
+    anchor = data.get("settings", {}).get("anchor")
     n = len(metrics)
     cols = min(3, n)
     rows = math.ceil(n / cols)
@@ -282,7 +324,9 @@ def distribution_figure(data: Mapping[str, Any], metrics: list[str], marks: "lis
             values.append(np.array([v for _, v in kept], dtype=float))
             owners.append(kept)
         if is_binary(values):
-            _mean_bars(ax, values, [corpus.get((metric, s)) for s in systems])
+            means = _mean_bars(ax, values, [corpus.get((metric, s)) for s in systems])
+            if marks is not None:
+                marks.extend(_bar_marks(ax, metric, systems, owners, means))
         else:
             drawn = ax.boxplot(values, showmeans=True)
             if needs_log_scale(values):
@@ -295,7 +339,8 @@ def distribution_figure(data: Mapping[str, Any], metrics: list[str], marks: "lis
                                                                   f"segment{'s' if len(ids) != 1 else ''})",
                                                          "system": system, "metric": metric, "ids": ids}))
         ax.set_xticks(range(1, len(systems) + 1))
-        ax.set_xticklabels(systems, rotation=30, ha="right", fontsize=8)
+        ax.set_xticklabels([f"{s} (anchor)" if s == anchor else s for s in systems], rotation=30, ha="right",
+                           fontsize=8)
         ax.set_title(metric, fontsize=10)
         ax.grid(True, axis="y", alpha=0.3)
     fig.tight_layout()

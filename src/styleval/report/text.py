@@ -3,15 +3,15 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from ..evaluation.summary import ASPECTS, aspect_rows, legend, overall_rows, system_letters, systems_of
+from ..evaluation.summary import ASPECTS, aspect_rows, legend, overall_rows, system_headings, systems_of
 from .tables import text_table
 
 
 def text_report(data: Mapping[str, Any]) -> str:
     """The terminal form: one table per aspect, the overall table, the legend and the rationale."""
     systems = systems_of(data)
-    letters = system_letters(systems)
-    header = ["metric"] + [f"{s} ({letters[s]})" for s in systems]
+    headings = system_headings(data)
+    header = ["metric"] + [headings[s] for s in systems]
     parts = []
     for aspect in ASPECTS:
         rows = aspect_rows(data, aspect)

@@ -4,6 +4,8 @@
   "use strict";
   var D = JSON.parse(document.getElementById("sv-data").textContent);
   var S = D.strings, M = D.metrics, SYS = D.systems, N = D.ids.length, PAGE = 20;
+  var ANCHOR = D.anchor === undefined ? null : D.anchor;  // the human references' anchor row: not a system
+  function sysName(s) { return SYS[s] + (s === ANCHOR ? " (anchor)" : ""); }
   var $ = function (id) { return document.getElementById(id); };
   var st = {view: "all", system: -1, dir: "", text: "", decision: "", sort: 0, sortSys: -1, order: "worst",
             min: "", max: "", a: 0, b: Math.min(1, SYS.length - 1), dm: 0, m1: 0, m2: Math.min(1, M.length - 1),
@@ -84,10 +86,14 @@
     }
     return true;
   }
-  function key(i) {  // the sort metric of the chosen system, or its mean over the systems
+  function key(i) {  // the sort metric of the chosen system, or its mean over the systems (the anchor left out)
     if (st.sortSys >= 0) return val(st.sort, st.sortSys, i);
     var sum = 0, k = 0;
-    for (var s = 0; s < SYS.length; s++) { var v = val(st.sort, s, i); if (v !== null) { sum += v; k++; } }
+    for (var s = 0; s < SYS.length; s++) {
+      if (s === ANCHOR) continue;
+      var v = val(st.sort, s, i);
+      if (v !== null) { sum += v; k++; }
+    }
     return k ? sum / k : null;
   }
   function textHit(i, q) {
@@ -122,7 +128,7 @@
         if (va === null || vb === null || va === vb) continue;
         var d = good(st.dm, va) - good(st.dm, vb);
         order = -Math.abs(d);
-        note = (d > 0 ? SYS[st.a] : SYS[st.b]) + " better on " + M[st.dm].key + " by " + Math.abs(va - vb)
+        note = (d > 0 ? sysName(st.a) : sysName(st.b)) + " better on " + M[st.dm].key + " by " + Math.abs(va - vb)
           .toFixed(M[st.dm].dec);
       } else if (st.view === "disagree") {
         var c = discordant(i);
@@ -167,7 +173,7 @@
     return tr;
   }
   function systemRow(i, s) {
-    var tr = el("tr", "sys"), th = el("th", null, SYS[s]);
+    var tr = el("tr", "sys"), th = el("th", null, sysName(s));
     th.scope = "row";
     if (st.points && st.points.system === s) tr.className += " hit";
     tr.appendChild(th);
@@ -223,9 +229,10 @@
     s.value = String(value);
   }
   var metricItems = M.map(function (m, k) { return [k, m.key + " (" + m.aspect + ")"]; });
-  var sysItems = SYS.map(function (s, k) { return [k, s]; });
+  var sysItems = SYS.map(function (s, k) { return [k, sysName(k)]; });
   fill("sv-system", [[-1, "all systems"]].concat(sysItems), -1);
-  fill("sv-sortsys", [[-1, "mean of the systems"]].concat(sysItems), -1);
+  fill("sv-sortsys", [[-1, ANCHOR === null ? "mean of the systems" : "mean of the systems (not the anchor)"]]
+    .concat(sysItems), -1);
   fill("sv-sort", metricItems, 0);
   fill("sv-dir", [["", "all directions"]].concat(D.dirs.filter(Boolean).map(function (d) { return [d, d]; })), "");
   fill("sv-a", sysItems, st.a); fill("sv-b", sysItems, st.b);
@@ -255,8 +262,12 @@
   });
 
   // ---------------------------------------------------------------- plots: a click on a point opens its segments
+  function pointIds(pt) {  // a bar of a 0/1 metric: the system's segments scored pt.equals; else the point's ids
+    if (pt.equals === undefined) return pt.ids || D.ids;
+    return D.ids.filter(function (_, i) { return val(pt.metric, pt.system, i) === pt.equals; });
+  }
   function openPoint(pt) {
-    st.points = {ids: new Set(pt.ids || D.ids), system: pt.system === undefined ? null : pt.system, label: pt.label};
+    st.points = {ids: new Set(pointIds(pt)), system: pt.system === undefined ? null : pt.system, label: pt.label};
     st.view = "all"; $("sv-view").value = "all";
     if (pt.metric !== undefined) { st.sort = pt.metric; $("sv-sort").value = String(pt.metric); }
     if (pt.system !== undefined) { st.sortSys = pt.system; $("sv-sortsys").value = String(pt.system); }
@@ -269,7 +280,10 @@
     img.classList.add("clickable");
     img.addEventListener("click", function (e) {
       var sx = img.naturalWidth / img.clientWidth, x = e.offsetX * sx, y = e.offsetY * sx, best = null, bd = 12 * sx;
-      f.points.forEach(function (p) { var d = Math.hypot(p.x - x, p.y - y); if (d <= bd) { bd = d; best = p; } });
+      f.points.forEach(function (p) {  // a region (a bar) holds the click anywhere inside; a point within 12 px
+        var b = p.box, d = b && x >= b[0] && x <= b[2] && y >= b[1] && y <= b[3] ? 0 : Math.hypot(p.x - x, p.y - y);
+        if (d <= bd) { bd = d; best = p; }
+      });
       if (best) openPoint(best);
     });
     var list = $(f.img + "-points");
