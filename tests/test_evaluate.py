@@ -93,7 +93,9 @@ def test_cli_evaluate_json(tmp_path, capsys):
 
     out = tmp_path / "ev.json"
     argv = ["evaluate", "--example", "formality", "--fast", "--bootstrap", "50", "--no-progress", "--json", str(out)]
-    assert build_parser().parse_args(argv).significance == "paired-bootstrap"
+    from styleval.cli.score_options import statistics_options
+
+    assert statistics_options(build_parser().parse_args(argv)).significance == "paired-bootstrap"
     assert main(argv) == 0
     printed = capsys.readouterr().out
     assert "style_accuracy" in printed and "why these metrics" in printed and "^" in printed

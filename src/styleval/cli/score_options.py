@@ -13,15 +13,22 @@ def add_statistics_arguments(p: argparse.ArgumentParser, significance: str = "no
     s = p.add_argument_group("statistics")
     s.add_argument("--bootstrap", type=int, default=1000, help="bootstrap resamples for CIs (0: none)")
     s.add_argument("--confidence", type=float, default=0.95)
-    s.add_argument("--significance", choices=SIGNIFICANCE_METHODS, default=significance,
-                   help=f"paired test between systems (default: {significance})")
+    s.add_argument("--significance", choices=SIGNIFICANCE_METHODS, default=None,
+                   help=f"paired test between systems (default: {significance}"
+                        + ("; none with --bootstrap 0)" if significance == "paired-bootstrap" else ")"))
+    p.set_defaults(default_significance=significance)
     s.add_argument("--baseline", help="compare every system with this one (default: all pairs)")
     s.add_argument("--seed", type=int, default=12345)
 
 
 def statistics_options(args: argparse.Namespace) -> StatisticsOptions:
     """The options :func:`add_statistics_arguments` read."""
-    return StatisticsOptions(bootstrap=args.bootstrap, confidence=args.confidence, significance=args.significance,
+    significance = args.significance
+    if significance is None:  # the command's default; a paired bootstrap needs the resamples --bootstrap 0 drops
+        significance = args.default_significance
+        if significance == "paired-bootstrap" and args.bootstrap == 0:
+            significance = "none"
+    return StatisticsOptions(bootstrap=args.bootstrap, confidence=args.confidence, significance=significance,
                              baseline=args.baseline, seed=args.seed)
 
 

@@ -30,17 +30,27 @@ class StatisticsOptions:
         if self.significance not in SIGNIFICANCE_METHODS:
             raise InputError(f"significance must be one of {', '.join(SIGNIFICANCE_METHODS)}, "
                              f"got {self.significance!r}")
+        if self.significance == "paired-bootstrap" and self.bootstrap < 1:
+            raise InputError(f"the paired bootstrap test draws the bootstrap's resamples, and bootstrap is "
+                             f"{self.bootstrap}: give bootstrap > 0, or significance 'none' or 'approx-randomization'")
 
     @classmethod
     def given(cls, options: "StatisticsOptions | None", **overrides: Any) -> "StatisticsOptions":
         """``options`` (the defaults when None) with the named fields replaced: how ``score(..., bootstrap=0)``
-        keeps working beside ``score(..., options=...)``."""
+        keeps working beside ``score(..., options=...)``. ``bootstrap=0`` without a ``significance`` also turns a
+        paired bootstrap test off (it would have no resamples to draw)."""
         names = {f.name for f in fields(cls)}
         unknown = sorted(set(overrides) - names)
         if unknown:
             raise TypeError(f"unexpected keyword argument(s): {', '.join(unknown)}")
         base = options if options is not None else cls()
-        return cls(**{**{n: getattr(base, n) for n in names}, **overrides}) if overrides else base
+        if not overrides:
+            return base
+        merged = {**{n: getattr(base, n) for n in names}, **overrides}
+        paired_bootstrap = merged["significance"] == "paired-bootstrap"
+        if merged["bootstrap"] == 0 and "significance" not in overrides and paired_bootstrap:
+            merged["significance"] = "none"  # no resamples asked for: the default paired bootstrap goes with them
+        return cls(**merged)
 
     def settings(self) -> dict[str, Any]:
         """The options as a result records them."""
