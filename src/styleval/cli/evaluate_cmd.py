@@ -124,11 +124,13 @@ def run(args: argparse.Namespace) -> int:
 
 
 def timing_text(timing: dict) -> str:
-    """Where the run's time went (``--verbose``): each model's passes, then each metric and the statistics."""
+    """Where the run's time went (``--verbose``): each model's passes, the loads, then each metric and the
+    statistics."""
     total = timing["total_seconds"]
     lines = [f"time: {total:.1f} s in all"]
     for title, key in (("model passes (own time, texts passed)", "model_passes"),
-                       ("metrics (their model passes included)", "metrics"), ("statistics", "statistics")):
+                       ("loading models and resources (imports included)", "loads"),
+                       ("metrics (their model passes and loads included)", "metrics"), ("statistics", "statistics")):
         rows = timing.get(key) or {}
         if rows:
             lines.append(f"  {title}:")

@@ -271,9 +271,11 @@ def evaluate(records: Sequence[Record], *, style_model: str = "auto", content_mo
 
 def timing_facts(log: Any, total: float) -> dict[str, Any]:
     """Where a run's time went, as the JSON keeps it: the whole run, each model's forward passes over the texts
-    it had to read (its own time: a pass inside another is not counted twice), each metric's statistics (its
-    passes included, so metrics that share a pass show it once, in the first) and the intervals and tests."""
+    it had to read (its own time: a pass inside another is not counted twice), the loads of models and resources
+    (the imports they trigger included; not counted in the passes), each metric's statistics (its passes and
+    loads included, so metrics that share a pass show it once, in the first) and the intervals and tests."""
     return {"total_seconds": round(total, 3), "model_passes": {k: t.to_dict() for k, t in log.of_kind("model").items()},
+            "loads": {k: t.to_dict() for k, t in log.of_kind("load").items()},
             "metrics": {k: t.to_dict() for k, t in log.of_kind("metric").items()},
             "statistics": {k: t.to_dict() for k, t in log.of_kind("statistics").items()}}
 

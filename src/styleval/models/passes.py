@@ -4,7 +4,9 @@ Model wrappers time the forward passes they actually run (cache and memo hits co
 :func:`timed`; the engine's worker times each metric's statistics. Nothing is recorded unless a log is open
 (:func:`time_log`, which ``evaluate`` opens around its run), so the default path pays one ``None`` check. Entries
 are keyed ``(kind, name)``: kind ``model`` (a forward pass over texts: the LM, a sentence or token encoder, a style
-classifier) or ``metric`` (a metric's statistics, model passes included, for every system), or ``statistics``.
+classifier), ``load`` (loading a model or resource, the imports it triggers included: a first pass that loads its
+model counts the load here, not as a pass), ``metric`` (a metric's statistics, model passes and loads included,
+for every system), or ``statistics``.
 """
 from __future__ import annotations
 
@@ -51,6 +53,9 @@ class TimeLog:
         return out
 
 
+#: kinds that count their own time only: one nested in another is taken out of the outer one
+OWN_TIME = ("model", "load")
+
 _log: TimeLog | None = None
 _nested = threading.local()  # per thread: seconds of the model passes run inside the current one
 
@@ -71,22 +76,24 @@ def time_log() -> Iterator[TimeLog]:
 
 @contextlib.contextmanager
 def timed(kind: str, name: str, texts: int = 0) -> Iterator[None]:
-    """Record the block's wall-clock seconds under ``(kind, name)`` when a log is open. Model passes count their
-    own time only: a pass run inside another (a style classifier's sentence-encoder block) is taken out of the
-    outer one, so the model entries add up to the time spent in models; metric entries include their passes."""
+    """Record the block's wall-clock seconds under ``(kind, name)`` when a log is open. Model passes and loads
+    count their own time only: one run inside another (a style classifier's sentence-encoder block, the load of
+    the encoder its first pass needs) is taken out of the outer one, so the model and load entries add up to the
+    time spent in models and loading them; metric entries include both."""
     log = _log
     if log is None:
         yield
         return
+    own = kind in OWN_TIME
     stack = _nested.__dict__.setdefault("stack", [])
-    if kind == "model":
+    if own:
         stack.append(0.0)
     start = time.perf_counter()
     try:
         yield
     finally:
         elapsed = time.perf_counter() - start
-        inner = stack.pop() if kind == "model" else 0.0
-        if kind == "model" and stack:
+        inner = stack.pop() if own else 0.0
+        if own and stack:
             stack[-1] += elapsed
         log.add(kind, name, elapsed - inner, texts)
