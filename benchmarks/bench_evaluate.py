@@ -155,11 +155,13 @@ def main() -> int:
         for key in ("model_passes", "loads", "statistics"):
             for name, t in (timing.get(key) or {}).items():
                 texts = f" over {t['texts']:,} texts" if key == "model_passes" else ""
-                print(f"  after, inside evaluate, {key}: {name}: {t['seconds']:.1f} s{texts}")
+                cpu = f" / {t['cpu_seconds']:.1f} CPU-s" if "cpu_seconds" in t else ""
+                print(f"  after, inside evaluate, {key}: {name}: {t['seconds']:.1f} s{cpu}{texts}")
         metrics = timing.get("metrics") or {}
-        rest = {k: v["seconds"] for k, v in metrics.items() if k.startswith("meteor")}
-        for name, sec in rest.items():
-            print(f"  after, inside evaluate, metric {name}: {sec:.1f} s (loads included)")
+        for name, t in metrics.items():
+            if not any(name.startswith(m) for m in ("style_", "sentence_cosine", "bertscore", "perplexity")):
+                print(f"  after, inside evaluate, metric {name}: {t['seconds']:.1f} s"
+                      + (f" / {t['cpu_seconds']:.1f} CPU-s" if "cpu_seconds" in t else "") + " (loads included)")
     return 0
 
 

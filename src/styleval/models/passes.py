@@ -19,14 +19,18 @@ from typing import Iterator
 
 @dataclass
 class Timing:
-    """Seconds spent, texts passed (0 where it does not apply) and calls, summed over a run."""
+    """Wall-clock seconds spent, texts passed (0 where it does not apply) and calls, summed over a run, with the
+    process's CPU seconds over the same blocks (on shared cores wall time moves with the load; CPU time much less;
+    it counts every thread of the process, so it exceeds wall time when several work at once)."""
 
     seconds: float = 0.0
     texts: int = 0
     calls: int = 0
+    cpu_seconds: float = 0.0
 
     def to_dict(self) -> dict[str, float | int]:
-        return {"seconds": round(self.seconds, 3), "texts": self.texts, "calls": self.calls}
+        return {"seconds": round(self.seconds, 3), "texts": self.texts, "calls": self.calls,
+                "cpu_seconds": round(self.cpu_seconds, 3)}
 
 
 class TimeLog:
@@ -36,12 +40,13 @@ class TimeLog:
         self.entries: dict[tuple[str, str], Timing] = {}
         self._lock = threading.Lock()
 
-    def add(self, kind: str, name: str, seconds: float, texts: int = 0) -> None:
+    def add(self, kind: str, name: str, seconds: float, texts: int = 0, cpu_seconds: float = 0.0) -> None:
         with self._lock:
             entry = self.entries.setdefault((kind, name), Timing())
             entry.seconds += seconds
             entry.texts += texts
             entry.calls += 1
+            entry.cpu_seconds += cpu_seconds
 
     def of_kind(self, kind: str) -> dict[str, Timing]:
         return {name: t for (k, name), t in self.entries.items() if k == kind}
@@ -57,7 +62,7 @@ class TimeLog:
 OWN_TIME = ("model", "load")
 
 _log: TimeLog | None = None
-_nested = threading.local()  # per thread: seconds of the model passes run inside the current one
+_nested = threading.local()  # per thread: (wall, CPU) seconds of the passes and loads run inside the current one
 
 
 @contextlib.contextmanager
@@ -87,13 +92,14 @@ def timed(kind: str, name: str, texts: int = 0) -> Iterator[None]:
     own = kind in OWN_TIME
     stack = _nested.__dict__.setdefault("stack", [])
     if own:
-        stack.append(0.0)
-    start = time.perf_counter()
+        stack.append([0.0, 0.0])
+    start, cpu_start = time.perf_counter(), time.process_time()
     try:
         yield
     finally:
-        elapsed = time.perf_counter() - start
-        inner = stack.pop() if own else 0.0
+        elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu_start
+        inner = stack.pop() if own else [0.0, 0.0]
         if own and stack:
-            stack[-1] += elapsed
-        log.add(kind, name, elapsed - inner, texts)
+            stack[-1][0] += elapsed
+            stack[-1][1] += cpu
+        log.add(kind, name, elapsed - inner[0], texts, cpu - inner[1])
