@@ -102,8 +102,9 @@ def test_time_log_counts_model_passes_once(monkeypatch):
     nothing is recorded without an open log. A stepping clock stands in for wall-clock time."""
     from styleval.models import passes
 
-    ticks = iter(range(100))
+    ticks, cpu_ticks = iter(range(100)), iter(range(0, 200, 2))  # CPU time: two seconds a tick
     monkeypatch.setattr(passes.time, "perf_counter", lambda: float(next(ticks)))
+    monkeypatch.setattr(passes.time, "process_time", lambda: float(next(cpu_ticks)))
     with passes.timed("model", "ignored"):  # no log open
         pass
     with passes.time_log() as log:
@@ -113,8 +114,18 @@ def test_time_log_counts_model_passes_once(monkeypatch):
                     pass
         with passes.timed("model", "sentence encoder", 3):  # t=6 .. 7
             pass
+        with passes.timed("metric", "bertscore", 3):  # t=8 .. 15
+            with passes.timed("model", "token encoder", 3):  # t=9 .. 14, of which the load t=10 .. 13
+                with passes.timed("load", "encoder minilm"):  # t=10 .. 13
+                    with passes.timed("load", "transformers import"):  # t=11 .. 12
+                        pass
     facts = log.to_dict()
-    assert facts["model"]["style classifier"] == {"seconds": 2.0, "texts": 10, "calls": 1}
-    assert facts["model"]["sentence encoder"] == {"seconds": 2.0, "texts": 10, "calls": 2}
+    assert facts["model"]["style classifier"] == {"seconds": 2.0, "texts": 10, "calls": 1, "cpu_seconds": 4.0}
+    assert facts["model"]["sentence encoder"] == {"seconds": 2.0, "texts": 10, "calls": 2, "cpu_seconds": 4.0}
     assert facts["metric"]["style_accuracy"]["seconds"] == 5.0
     assert "ignored" not in facts["model"]
+    # a first pass that loads its model: the load is taken out of the pass, and loads nest like passes
+    assert facts["model"]["token encoder"] == {"seconds": 2.0, "texts": 3, "calls": 1, "cpu_seconds": 4.0}
+    assert facts["load"] == {"encoder minilm": {"seconds": 2.0, "texts": 0, "calls": 1, "cpu_seconds": 4.0},
+                             "transformers import": {"seconds": 1.0, "texts": 0, "calls": 1, "cpu_seconds": 2.0}}
+    assert facts["metric"]["bertscore"]["seconds"] == 7.0

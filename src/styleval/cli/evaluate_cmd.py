@@ -131,16 +131,20 @@ def run(args: argparse.Namespace) -> int:
 
 
 def timing_text(timing: dict) -> str:
-    """Where the run's time went (``--verbose``): each model's passes, then each metric and the statistics."""
+    """Where the run's time went (``--verbose``): each model's passes, the loads, then each metric and the
+    statistics."""
     total = timing["total_seconds"]
-    lines = [f"time: {total:.1f} s in all"]
+    cpu = timing.get("total_cpu_seconds")
+    lines = [f"time: {total:.1f} s in all" + (f" ({cpu:.1f} CPU-s)" if cpu is not None else "")]
     for title, key in (("model passes (own time, texts passed)", "model_passes"),
-                       ("metrics (their model passes included)", "metrics"), ("statistics", "statistics")):
+                       ("loading models and resources (imports included)", "loads"),
+                       ("metrics (their model passes and loads included)", "metrics"), ("statistics", "statistics")):
         rows = timing.get(key) or {}
         if rows:
             lines.append(f"  {title}:")
         for name, t in sorted(rows.items(), key=lambda kv: -kv[1]["seconds"]):
-            texts = f", {t['texts']:,} texts" if key == "model_passes" else ""
+            texts = (f", {t['cpu_seconds']:.1f} CPU-s" if "cpu_seconds" in t else "") \
+                + (f", {t['texts']:,} texts" if key == "model_passes" else "")
             lines.append(f"    {name}: {t['seconds']:.1f} s ({t['seconds'] / total:.0%}){texts}" if total else
                          f"    {name}: {t['seconds']:.1f} s{texts}")
     return "\n".join(lines)

@@ -261,7 +261,7 @@ def evaluate(records: Sequence[Record], *, style_model: str = "auto", content_mo
     from ..models.passes import time_log
 
     with time_log() as log:
-        started = time.perf_counter()
+        started, cpu_started = time.perf_counter(), time.process_time()
         from ..metrics.fluency.perplexity import parse_style_lms
 
         opts = StatisticsOptions.given(options if options is not None else EVALUATE_STATISTICS, **statistics)
@@ -272,15 +272,19 @@ def evaluate(records: Sequence[Record], *, style_model: str = "auto", content_mo
                                  naturalness="unigram" if naturalness is True else (naturalness or None),
                                  seed=opts.seed)
         evaluation = _evaluate(list(records), style_model, choices, opts, progress, anchor)
-        evaluation.timing = timing_facts(log, time.perf_counter() - started)
+        evaluation.timing = timing_facts(log, time.perf_counter() - started, time.process_time() - cpu_started)
     return evaluation
 
 
-def timing_facts(log: Any, total: float) -> dict[str, Any]:
+def timing_facts(log: Any, total: float, total_cpu: float) -> dict[str, Any]:
     """Where a run's time went, as the JSON keeps it: the whole run, each model's forward passes over the texts
-    it had to read (its own time: a pass inside another is not counted twice), each metric's statistics (its
-    passes included, so metrics that share a pass show it once, in the first) and the intervals and tests."""
-    return {"total_seconds": round(total, 3), "model_passes": {k: t.to_dict() for k, t in log.of_kind("model").items()},
+    it had to read (its own time: a pass inside another is not counted twice), the loads of models and resources
+    (the imports they trigger included; not counted in the passes), each metric's statistics (its passes and
+    loads included, so metrics that share a pass show it once, in the first) and the intervals and tests; each in
+    wall-clock and process CPU seconds."""
+    return {"total_seconds": round(total, 3), "total_cpu_seconds": round(total_cpu, 3),
+            "model_passes": {k: t.to_dict() for k, t in log.of_kind("model").items()},
+            "loads": {k: t.to_dict() for k, t in log.of_kind("load").items()},
             "metrics": {k: t.to_dict() for k, t in log.of_kind("metric").items()},
             "statistics": {k: t.to_dict() for k, t in log.of_kind("statistics").items()}}
 

@@ -24,6 +24,7 @@ from ..errors import InputError, ResourceUnavailableError
 from ..progress import stage
 from . import catalog as cat
 from .outputs import active_store
+from .passes import timed
 from .spec import model_spec
 
 _torch_configured = False
@@ -76,7 +77,8 @@ class ModelPool:
             lock = self._locks.setdefault(key, threading.Lock())
         with lock:
             if key not in self._items:
-                with stage(f"loading {what or key.split(':')[0]}"):
+                label = what or key.split(":")[0]
+                with stage(f"loading {label}"), timed("load", label):
                     self._items[key] = loader()
             return self._items[key]
 

@@ -289,12 +289,49 @@ def _reader_class() -> type:
     class StylevalWordNetReader(WordNetCorpusReader):
         """NLTK's reader, minus the sense-key map to WordNet 3.0 built at start-up (about half of the
         loading time), which only the Open Multilingual WordNet functions use; they are unavailable here
-        anyway (no OMW data). Synsets, lemmas, morphy and similarity are NLTK's own."""
+        anyway (no OMW data), and with the index files read by Python's own line reader (through NLTK's seekable
+        stream reader, start-up takes 1.27 instead of 0.81 CPU-s: benchmarks/bench_wordnet.py). Synsets, lemmas,
+        morphy and similarity are NLTK's own, over the same maps (tests/test_wordnet.py compares them entry for
+        entry)."""
 
         def map_wn(self, version: str = "wordnet") -> None:  # type: ignore[override]
             return None
 
+        def _load_lemma_pos_offset_map(self) -> None:
+            from nltk.corpus.reader.wordnet import ADJ, ADJ_SAT
+
+            index, satellites = self._lemma_pos_offset_map, self.satellite_offsets
+            for suffix in self._FILEMAP.values():
+                fileid = f"index.{suffix}"
+                with open(self.abspath(fileid).path, encoding=self._ENCODING) as lines:
+                    for number, line in enumerate(lines, start=1):
+                        if line.startswith(" "):  # the licence header
+                            continue
+                        lemma, pos, offsets = _index_entry(line, fileid, number)
+                        index[lemma][pos] = offsets
+                        if pos == ADJ:  # its satellites too, in index order
+                            index[lemma][ADJ_SAT] = [offset for offset in offsets if offset in satellites]
+
     return StylevalWordNetReader
+
+
+def _index_entry(line: str, fileid: str, number: int) -> tuple[str, str, list[int]]:
+    """``(lemma, pos, synset offsets)`` of one line of an ``index.POS`` file, parsed as NLTK's reader parses it:
+    ``lemma pos n_synsets n_pointers pointer... n_senses n_tagged offset...``."""
+    fields = line.split()
+    try:
+        n_synsets = int(fields[2])
+        start = 4 + int(fields[3])  # after the pointer symbols
+        if n_synsets <= 0 or int(fields[start]) != n_synsets:
+            raise ValueError(f"{n_synsets} synsets but {fields[start]} senses")
+        offsets = [int(x) for x in fields[start + 2:start + 2 + n_synsets]]
+        if len(offsets) != n_synsets:
+            raise ValueError(f"{n_synsets} synset offsets announced, {len(offsets)} given")
+    except (IndexError, ValueError) as exc:
+        from nltk.corpus.reader.wordnet import WordNetError
+
+        raise WordNetError(f"file {fileid}, line {number}: {exc}") from exc
+    return fields[0], fields[1], offsets
 
 
 def wordnet_reader(cache_dir: str | os.PathLike[str] | None = None,

@@ -76,13 +76,14 @@ class AdaptedEncoderBlock(Block):
         return sp.csr_matrix(self._encode(texts))
 
     def _encode(self, texts: Sequence[str]) -> np.ndarray:
-        import torch
-
+        from ..models.passes import timed
         from ..progress import report, stage
 
-        if self._runtime is None:
-            with stage(f"loading adapted encoder {self.model}"):
+        if self._runtime is None:  # a load (torch and transformers imports included), not part of a pass
+            with stage(f"loading adapted encoder {self.model}"), timed("load", f"adapted encoder {self.model}"):
                 self._encoder()
+        import torch
+
         tok, enc = self._encoder()
         out = np.zeros((len(texts), self._dim), dtype=np.float32)
         done = 0

@@ -108,11 +108,15 @@ class Meteor(ContentMetric):
 
     def _load(self) -> None:
         if self._wordnet is None:
+            from ...models.passes import timed
             from ...resources.wordnet import wordnet_reader
 
-            reader, self._wordnet_info = wordnet_reader()
-            self._wordnet = _MemoWordNet(reader)
-            self._stemmer = _MemoStemmer()
+            with timed("load", "wordnet and nltk"):  # NLTK's import included
+                import nltk.translate.meteor_score  # noqa: F401
+
+                reader, self._wordnet_info = wordnet_reader()
+                self._wordnet = _MemoWordNet(reader)
+                self._stemmer = _MemoStemmer()
 
     def resources(self) -> dict[str, str]:
         if self._wordnet_info is None:
@@ -122,10 +126,10 @@ class Meteor(ContentMetric):
         return self._wordnet_info.as_resources()
 
     def pair_stats(self, outputs: list[str], comparisons: list[list[str]]) -> np.ndarray:
-        from nltk.translate.meteor_score import meteor_score
-
         check_lengths(self.name, outputs, comparisons)
         self._load()
+        from nltk.translate.meteor_score import meteor_score
+
         tok = self._tok
         refs_tok = self._ref_cache.get(comparisons, lambda: [[tok(r) for r in refs] for refs in comparisons])
         kwargs = dict(stemmer=self._stemmer, wordnet=self._wordnet, alpha=self.alpha, beta=self.beta,
