@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from .clusters import Clusters, assign_ranks, significance_clusters
 from .run import BenchmarkResult, Row, Summary, TaskResult, benchmark, dry_run, recommended_metrics
-from .sets import BUILTIN, BenchSet, BenchTask, builtin_set, user_set
+from .sets import BUILTIN, BenchSet, BenchTask, builtin_set, user_set, with_metric_ties
 
 __all__ = ["benchmark", "dry_run", "recommended_metrics", "BenchmarkResult", "TaskResult", "Row", "Summary", "Clusters",
-           "significance_clusters", "assign_ranks", "BenchSet", "BenchTask", "BUILTIN", "builtin_set", "user_set"]
+           "significance_clusters", "assign_ranks", "BenchSet", "BenchTask", "BUILTIN", "builtin_set", "user_set",
+           "with_metric_ties"]
