@@ -273,6 +273,26 @@ def test_scores_are_cached_per_set_and_metric(shared_data, tmp_path):
     assert len(list((tmp_path / "lai2022").glob("*.json"))) == 2
 
 
+def test_specs_of_one_metric_keep_apart(shared_data):
+    """Each spec is scored alone (and cached alone), where a run of one spec names its column plainly (``chrf/src``
+    for ``chrf:word_order=2`` too); the benchmark names the columns as one run of all the specs would
+    (``chrf[word_order=2]/src``), so two specs of one metric (the judge's three aspects, LogProp's two parts)
+    neither merge nor take each other's kind."""
+    bench_set = lai2022_set(shared_data)
+    bench_set.tasks = [t for t in bench_set.tasks if t.kind == "content" and t.task.direction == "both"]
+    both = benchmark(["chrf", "chrf:word_order=2"], [bench_set], stored=False, ci=0, n_permutations=0)
+    alone = benchmark(["chrf:word_order=2"], [bench_set], stored=False, ci=0, n_permutations=0)
+    plain = benchmark(["chrf"], [bench_set], stored=False, ci=0, n_permutations=0)
+    for level in ("segment", "system"):
+        rows = {r.metric: r for r in both.task("lai2022", "content", level).rows}
+        plus, plain_ = "chrf[word_order=2]/src", "chrf[word_order=0]/src"
+        assert set(rows) == {plus, plain_, plus.replace("src", "ref"), plain_.replace("src", "ref")}
+        assert rows[plus].statistic == alone.task("lai2022", "content", level).row("chrf/src").statistic
+        assert rows[plain_].statistic == plain.task("lai2022", "content", level).row("chrf/src").statistic
+        assert rows[plain_].statistic != rows[plus].statistic
+    assert "word_order:2" in both.signatures[plus] and "word_order:0" in both.signatures[plain_]
+
+
 def test_dry_run_counts_requests_and_cost(shared_data, capsys):
     bench_set = lai2022_set(shared_data)
     spec = "llm_judge:aspect=content;base_url=http://127.0.0.1:9;model=m;price=1/2"

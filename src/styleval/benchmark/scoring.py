@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -113,6 +113,41 @@ def score_metric(spec: str, records: Sequence[Record], set_name: str, *, cache_d
     if path is not None:
         _write_cache(path, scored, digest)
     return scored
+
+
+SIDES = ("source", "references")
+
+
+def joint_labels(specs: Sequence[str]) -> dict[str, dict[str, str]]:
+    """Per spec: each column's name in a run of that spec alone -> its name in one run of all ``specs``. A run
+    names a column plainly unless another metric of the run shares the name (``llm_judge`` for every aspect when
+    alone, ``llm_judge:aspect=content`` beside ``llm_judge``); the benchmark scores and caches each spec alone, so
+    it renames the columns as the joint run would. Two specs of one metric are an error naming both."""
+    from ..metrics.identity import assign_labels
+    from ..scoring import build_metrics
+
+    every = assign_labels([m.metric_id for m in build_metrics(specs, SIDES, True)])
+    out: dict[str, dict[str, str]] = {}
+    k = 0
+    for spec in specs:
+        own = assign_labels([m.metric_id for m in build_metrics([spec], SIDES, True)])
+        out[spec] = {a.label: b.label for a, b in zip(own, every[k:k + len(own)])}
+        k += len(own)
+    return out
+
+
+def relabelled(scored: Scored, names: dict[str, str]) -> Scored:
+    """``scored`` with its columns renamed (``names``: old -> new; a column not named keeps its name)."""
+    if all(old == new for old, new in names.items()):
+        return scored
+
+    def name(column: str) -> str:
+        return names.get(column, column)
+
+    return replace(scored, table=scored.table.assign(metric=scored.table["metric"].map(name)),
+                   kinds={name(c): k for c, k in scored.kinds.items()},
+                   lower_is_better=frozenset(name(c) for c in scored.lower_is_better),
+                   signatures={name(c): s for c, s in scored.signatures.items()})
 
 
 def read_user_scores(spec: str) -> tuple[str, str, Path]:
