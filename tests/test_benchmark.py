@@ -293,6 +293,29 @@ def test_specs_of_one_metric_keep_apart(shared_data):
     assert "word_order:2" in both.signatures[plus] and "word_order:0" in both.signatures[plain_]
 
 
+def test_the_cache_keeps_model_outputs(shared_data, tmp_path):
+    """With --cache the model-output store is active while each spec is scored: every distinct text the encoder saw
+    is stored once, and the figures are those of a run without a cache."""
+    import sqlite3
+
+    from styleval.benchmark.scoring import MODEL_OUTPUTS
+    from styleval.models.pool import embedding_cache
+
+    embedding_cache().clear()  # texts an earlier test embedded would come from memory and never reach the store
+    bench_set = lai2022_set(shared_data)
+    bench_set.tasks = [t for t in bench_set.tasks if t.kind == "content" and t.task.direction == "both"]
+    spec = "sentence_cosine:against=source"
+    cached = benchmark([spec], [bench_set], cache_dir=tmp_path, stored=False, ci=0, n_permutations=0)
+    plain = benchmark([spec], [bench_set], stored=False, ci=0, n_permutations=0)
+    records = bench_set.records()
+    with sqlite3.connect(tmp_path / MODEL_OUTPUTS) as db:
+        stored_texts = db.execute("SELECT COUNT(*) FROM model_entries").fetchone()[0]
+    assert stored_texts == len({r.source for r in records} | {r.output for r in records})
+    for level in ("segment", "system"):
+        assert cached.task("lai2022", "content", level).row("sentence_cosine/src").statistic == pytest.approx(
+            plain.task("lai2022", "content", level).row("sentence_cosine/src").statistic, abs=1e-12)
+
+
 def test_dry_run_counts_requests_and_cost(shared_data, capsys):
     bench_set = lai2022_set(shared_data)
     spec = "llm_judge:aspect=content;base_url=http://127.0.0.1:9;model=m;price=1/2"
