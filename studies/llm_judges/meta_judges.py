@@ -157,7 +157,12 @@ def stage_score(args: argparse.Namespace) -> None:
 
 # -- stage 2 ------------------------------------------------------------------------------------------------------
 def ours(args: argparse.Namespace, name: str) -> pd.DataFrame:
+    """Our scores of one set; a segment a judge left unrated (no score) is left out, and said so."""
     frame = pd.read_csv(args.work / f"{name}.scores.csv", dtype={"system": str, "segment": str})
+    missing = frame[frame["score"].isna()]
+    for (metric, system), group in missing.groupby(["metric", "system"]):
+        log(f"{name} {metric} {system}: {len(group)} segment(s) without a score left out "
+            f"(first: {group['segment'].iloc[0]})")
     return frame[frame["score"].notna()]
 
 

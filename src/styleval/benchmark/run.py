@@ -24,7 +24,8 @@ from ..progress import Progress
 from ..readers.text import StrPath
 from ..scoring import build_metrics
 from .clusters import Clusters, significance_clusters
-from .scoring import Failure, Scored, dry_run_estimate, read_user_scores, score_metric, user_scores_on
+from .scoring import (Failure, Scored, dry_run_estimate, joint_labels, read_user_scores, relabelled, score_metric,
+                      user_scores_on)
 from .sets import KINDS, BenchSet, BenchTask, builtin_set, first_inputs
 
 STORED, SCORED, USER = "stored", "scored", "user"
@@ -210,6 +211,7 @@ def benchmark(metrics: Sequence[str] = (), sets: Sequence[str | BenchSet] | None
     says so in every task's name and label and in ``settings["subsets"]``."""
     stats = BenchStatistics.given(**statistics)
     kinds_of = {spec: _kinds_of(spec) for spec in metrics}
+    labels = joint_labels(metrics)
     user = [read_user_scores(s) for s in scores]
     bench_sets = plan_sets(sets, root)
     signatures: dict[str, str] = {}
@@ -222,6 +224,7 @@ def benchmark(metrics: Sequence[str] = (), sets: Sequence[str | BenchSet] | None
         kinds_here = {bt.kind for bt in bench_set.tasks}
         needed = [m for m in metrics if kinds_of[m] & kinds_here]  # a metric no task of the set judges: not scored
         scored, failures = _scores_of(bench_set, needed, user, len(bench_sets), cache_dir, progress)
+        scored = [relabelled(s, labels[s.spec]) if s.origin == SCORED else s for s in scored]
         log += [{"set": bench_set.name, "metric": s.spec, "origin": s.origin, "cached": s.cached,
                  "columns": list(s.kinds)} for s in scored]
         log += [{"set": bench_set.name, "metric": f.spec, "failed": f.reason} for f in failures]

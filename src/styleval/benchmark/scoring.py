@@ -3,17 +3,20 @@ a user's scores file.
 
 The cache is a folder with one JSON file per (set, metric spec): the rows (system, segment, column, score), each
 column's aspect kind, orientation and signature, and a hash of the records scored, so a changed set is scored
-again and adding a metric scores only that metric. A metric whose scoring fails on a set gives a
+again and adding a metric scores only that metric. The folder also holds a model-output store
+(:data:`MODEL_OUTPUTS`), active while each spec is scored, so specs over one model run it once per text. A metric
+whose scoring fails on a set gives a
 :class:`Failure` (the one-line reason) instead of rows: the benchmark reports it as failed on that set's tasks.
 """
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Iterator, Sequence
 
 import pandas as pd
 
@@ -25,6 +28,8 @@ from ..records import Record
 from ..scoring import score
 
 CACHE_FORMAT = 1
+#: the model-output store in a cache folder (sentence embeddings, LM log-probabilities), shared by every spec
+MODEL_OUTPUTS = "model-outputs.sqlite"
 
 
 @dataclass
@@ -101,7 +106,8 @@ def score_metric(spec: str, records: Sequence[Record], set_name: str, *, cache_d
     if path is not None and (hit := _read_cache(path, spec, digest)) is not None:
         return hit
     try:
-        result = score(records, [spec], bootstrap=0, progress=progress)
+        with _model_outputs(cache_dir):
+            result = score(records, [spec], bootstrap=0, progress=progress)
     except StyleEvalError as exc:
         return Failure(spec, " ".join(str(exc).split()))
     frame = result.to_dataframe("segment")
@@ -113,6 +119,56 @@ def score_metric(spec: str, records: Sequence[Record], set_name: str, *, cache_d
     if path is not None:
         _write_cache(path, scored, digest)
     return scored
+
+
+SIDES = ("source", "references")
+
+
+def joint_labels(specs: Sequence[str]) -> dict[str, dict[str, str]]:
+    """Per spec: each column's name in a run of that spec alone -> its name in one run of all ``specs``. A run
+    names a column plainly unless another metric of the run shares the name (``llm_judge`` for every aspect when
+    alone, ``llm_judge:aspect=content`` beside ``llm_judge``); the benchmark scores and caches each spec alone, so
+    it renames the columns as the joint run would. Two specs of one metric are an error naming both."""
+    from ..metrics.identity import assign_labels
+    from ..scoring import build_metrics
+
+    every = assign_labels([m.metric_id for m in build_metrics(specs, SIDES, True)])
+    out: dict[str, dict[str, str]] = {}
+    k = 0
+    for spec in specs:
+        own = assign_labels([m.metric_id for m in build_metrics([spec], SIDES, True)])
+        out[spec] = {a.label: b.label for a, b in zip(own, every[k:k + len(own)])}
+        k += len(own)
+    return out
+
+
+def relabelled(scored: Scored, names: dict[str, str]) -> Scored:
+    """``scored`` with its columns renamed (``names``: old -> new; a column not named keeps its name)."""
+    if all(old == new for old, new in names.items()):
+        return scored
+
+    def name(column: str) -> str:
+        return names.get(column, column)
+
+    return replace(scored, table=scored.table.assign(metric=scored.table["metric"].map(name)),
+                   kinds={name(c): k for c, k in scored.kinds.items()},
+                   lower_is_better=frozenset(name(c) for c in scored.lower_is_better),
+                   signatures={name(c): s for c, s in scored.signatures.items()})
+
+
+@contextlib.contextmanager
+def _model_outputs(cache_dir: StrPath | None) -> Iterator[None]:
+    """With a cache folder, its model-output store is active while a spec is scored: a spec over a model an earlier
+    spec ran reads that model's outputs (``logprop:part=style`` after ``logprop``: one LM pass)."""
+    if cache_dir is None:
+        yield
+        return
+    from ..engine.model_cache import ModelOutputCache
+    from ..models.outputs import use_store
+
+    Path(cache_dir).mkdir(parents=True, exist_ok=True)
+    with ModelOutputCache(Path(cache_dir) / MODEL_OUTPUTS) as store, use_store(store):
+        yield
 
 
 def read_user_scores(spec: str) -> tuple[str, str, Path]:

@@ -65,7 +65,9 @@ class BenchTask:
         """A short column label: set (and subset), aspect, level and statistic, direction or group."""
         t = self.task
         where = self.group or ("" if t.direction == "both" else t.direction)
-        return " ".join(x for x in (self._set, t.aspect, t.level, t.method, where) if x)
+        ties = f"metric_ties={t.metric_ties}" if t.method == "kendall_tau_like" and t.metric_ties != "discordant" \
+            else ""
+        return " ".join(x for x in (self._set, t.aspect, t.level, t.method, ties, where) if x)
 
     @property
     def _set(self) -> str:
@@ -187,6 +189,14 @@ def sgdd_tst_set(root: str | Path | None = None) -> BenchSet:
     return BenchSet("sgdd-tst", data.judgments, lambda: sgdd_data.records(root, system=SGDD_SYSTEM),
                     [BenchTask("sgdd-tst", "content", task)], stored, kinds, frozenset(),
                     "Babakov et al. 2022, SGDD-TST formality rewrites, 10,287 pairs")
+
+
+def with_metric_ties(bench_set: BenchSet, metric_ties: str) -> BenchSet:
+    """The set with ``metric_ties`` on every Kendall tau-like task in place of its convention's (Lai et al. count a
+    metric's tie on a non-tied human pair as discordant; ``skip`` leaves such pairs out). Other tasks stay."""
+    tasks = [replace(bt, task=bt.task.with_(metric_ties=metric_ties)) if bt.task.method == "kendall_tau_like" else bt
+             for bt in bench_set.tasks]
+    return replace(bench_set, tasks=tasks)
 
 
 BUILTIN: dict[str, Callable[[str | Path | None], BenchSet]] = {"lai2022": lai2022_set, "mir2019": mir2019_set,

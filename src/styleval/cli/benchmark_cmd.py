@@ -39,6 +39,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--no-stored", action="store_true", help="leave out the scores stored with each set")
     p.add_argument("--cache", metavar="DIR", help="keep scores here between runs (a metric added later is the "
                                                   "only one scored)")
+    p.add_argument("--metric-ties", choices=("discordant", "skip", "half", "concordant"),
+                   help="how a metric's tie on a pair the humans rank counts in every Kendall tau-like task "
+                        "(default: each set's convention; Lai et al.'s is discordant); the labels say so")
     p.add_argument("--ci", type=int, default=200, metavar="N", help="bootstrap resamples per figure (0: none)")
     p.add_argument("--permutations", type=int, default=200, metavar="N",
                    help="resamples of each pairwise permutation test behind the clusters (0: rank by figure)")
@@ -63,7 +66,7 @@ def _split(text: str) -> list[str]:
 
 
 def _sets(args: argparse.Namespace) -> list:
-    from ..benchmark import user_set
+    from ..benchmark import builtin_set, user_set, with_metric_ties
 
     names = [s.strip() for s in args.sets.split(",") if s.strip()]
     if names == ["none"]:
@@ -78,6 +81,9 @@ def _sets(args: argparse.Namespace) -> list:
         sets.append(user_set(name.strip(), folder.strip()))
     if not sets:
         raise InputError("no set to benchmark on: give --sets or --set NAME=DIR")
+    if args.metric_ties:
+        sets = [with_metric_ties(s if not isinstance(s, str) else builtin_set(s, args.root), args.metric_ties)
+                for s in sets]
     return sets
 
 
