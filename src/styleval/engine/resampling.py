@@ -55,14 +55,12 @@ def paired_comparison(metric: str, system: str, a: np.ndarray, baseline: str, b:
                       sum_then: Callable[[np.ndarray], float] | None, options: StatisticsOptions,
                       memo: ResampleMemo | None = None) -> Comparison:
     """``system`` (statistics ``a``) against ``baseline`` (``b``) on the segments finite in both, by the test that
-    ``options`` names; ``aggregate``/``sum_then`` turn rows or summed rows into the corpus score (with ``memo``, its
-    own, which the paired bootstrap shares with the intervals)."""
+    ``options`` names; ``aggregate``/``sum_then`` turn rows or summed rows into the corpus score (with ``memo``, the
+    memo's own objects, :func:`resample_memo`; the paired bootstrap then shares its resamples with the intervals)."""
     from ..stats.significance import approximate_randomization, paired_bootstrap
 
     ok = finite_rows(a, b)
     if options.significance == "paired-bootstrap":
-        if memo is not None:
-            aggregate, sum_then = memo.aggregate, memo.sum_then
         test = paired_bootstrap(_rows(a, ok), _rows(b, ok), aggregate, sum_then=sum_then,
                                 n_resamples=options.bootstrap, seed=options.seed, memo=memo)
         n = options.bootstrap
