@@ -23,13 +23,11 @@ def add_statistics_arguments(p: argparse.ArgumentParser, significance: str = "no
 
 def statistics_options(args: argparse.Namespace) -> StatisticsOptions:
     """The options :func:`add_statistics_arguments` read."""
-    significance = args.significance
-    if significance is None:  # the command's default; a paired bootstrap needs the resamples --bootstrap 0 drops
-        significance = args.default_significance
-        if significance == "paired-bootstrap" and args.bootstrap == 0:
-            significance = "none"
-    return StatisticsOptions(bootstrap=args.bootstrap, confidence=args.confidence, significance=significance,
-                             baseline=args.baseline, seed=args.seed)
+    given = {"bootstrap": args.bootstrap, "confidence": args.confidence, "baseline": args.baseline, "seed": args.seed}
+    if args.significance is not None:
+        given["significance"] = args.significance
+    # the command's default test, dropped by StatisticsOptions.given when --bootstrap 0 leaves it no resamples
+    return StatisticsOptions.given(StatisticsOptions(significance=args.default_significance), **given)
 
 
 def split_specs(text: str) -> list[str]:
