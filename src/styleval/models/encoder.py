@@ -35,7 +35,7 @@ def sentence_encoder(name: str = cat.DEFAULT_ENCODER, *, allow_hub: bool | None 
         from sentence_transformers import SentenceTransformer
 
         target = str(spec.path) if spec.path is not None else spec.hub_id
-        kwargs = {} if spec.source == "hub" else {"local_files_only": True}
+        kwargs = {"local_files_only": True} if spec.path is not None else {}
         with quiet_transformers():
             try:
                 return SentenceTransformer(target, **kwargs)
@@ -74,7 +74,7 @@ def transformer(name: str = cat.DEFAULT_ENCODER, *, allow_hub: bool | None = Non
         from transformers import AutoModel, AutoTokenizer
 
         target = str(transformers_dir(spec)) if spec.path is not None else spec.hub_id
-        local = spec.source != "hub"
+        local = spec.path is not None
         with quiet_transformers():  # its "Loading weights" bar would print from library code
             tok = AutoTokenizer.from_pretrained(target, use_fast=False, local_files_only=local)
             model = AutoModel.from_pretrained(target, local_files_only=local)

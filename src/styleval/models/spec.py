@@ -3,9 +3,11 @@
 Catalog names are located the one way the registry locates installed assets (:meth:`.catalog.CatalogEntry.locate`);
 a shipped model's folder comes from :func:`styleval.models.registry.resolve`.
 
-Resolution is offline first. A hub id is only accepted when the caller passes ``allow_hub=True`` or the
-environment sets ``STYLEVAL_ALLOW_HUB=1``; otherwise an unknown name that is not a path is an
-:class:`~styleval.errors.UnknownNameError` listing the catalog. A catalog model whose package is not
+Resolution is offline first. A hub id (``org/name``, or ``org/name@REVISION``) is only accepted when the caller
+passes ``allow_hub=True`` or the environment sets ``STYLEVAL_ALLOW_HUB=1``; it is then fetched into the local hub cache
+(:mod:`styleval.models.hub`) and becomes a folder like any other, signed by the commit it resolved to. Without that
+permission a name shaped ``org/name`` is refused in one line naming the variable; any other unknown name that is not
+a path is an :class:`~styleval.errors.UnknownNameError` listing the catalog. A catalog model whose package is not
 installed is a :class:`~styleval.errors.ResourceUnavailableError` saying what to ``pip install``.
 """
 from __future__ import annotations
@@ -18,7 +20,7 @@ from pathlib import Path
 from ..errors import InputError, ResourceUnavailableError, UnknownNameError
 from . import catalog as cat
 
-_HUB_ID = re.compile(r"^[A-Za-z0-9][\w.\-]*(/[\w.\-]+)?$")
+_HUB_ID = re.compile(r"^[A-Za-z0-9][\w.\-]*(/[\w.\-]+)?(@[\w.\-/]+)?$")
 
 WORD2VEC_TEXT = "word2vec-text"
 WORD2VEC_BINARY = "word2vec-binary"
@@ -33,11 +35,12 @@ class ModelSpec:
 
     name: str  # as the user gave it
     kind: str  # one of catalog.KINDS
-    path: Path | None  # local files; None for a hub id
+    path: Path | None  # local files (for a hub id: its snapshot in the hub cache)
     source: str  # "catalog", "path" or "hub"
     vector_format: str | None = None
     hub_id: str | None = None
     entry: cat.CatalogEntry | None = None
+    commit: str | None = None  # for a hub id: the commit its revision resolved to
 
     @property
     def key(self) -> str:
@@ -49,10 +52,12 @@ class ModelSpec:
     def display(self) -> str:
         if self.entry is not None:
             return self.entry.name
-        return str(self.hub_id) if self.path is None else str(self.path)
+        if self.source == "hub":
+            return f"{self.hub_id}@{self.commit}" if self.commit else str(self.hub_id)
+        return str(self.path)
 
     def content_hash(self) -> str:
-        """sha256 of the files (cached on disk); for a hub id, ``hub:<id>`` (the download is not hashed)."""
+        """sha256 of the files (cached on disk); a hub id's snapshot is hashed like any folder."""
         if self.path is None:
             return f"hub:{self.hub_id}"
         from .hashing import content_hash
@@ -60,9 +65,20 @@ class ModelSpec:
         return content_hash(self.path)
 
     def identity(self, n: int = 12) -> dict[str, str]:
-        """For signatures: model name and a short content hash."""
+        """For signatures: model name and a short content hash; a hub model adds the commit it resolved to."""
         h = self.content_hash()
-        return {"model": self.display, "model_hash": h if h.startswith("hub:") else h[:n]}
+        out = {"model": self.display, "model_hash": h if h.startswith("hub:") else h[:n]}
+        if self.commit:
+            out["model_commit"] = self.commit
+        return out
+
+    def facts(self, prefix: str = "model") -> dict[str, str]:
+        """A metric's signature resources for this model: ``<prefix>_hash`` and, for a hub id, ``<prefix>_commit``."""
+        ident = self.identity()
+        out = {f"{prefix}_hash": ident["model_hash"]}
+        if "model_commit" in ident:
+            out[f"{prefix}_commit"] = ident["model_commit"]
+        return out
 
 
 def hub_allowed(allow_hub: bool | None = None) -> bool:
@@ -134,11 +150,19 @@ def model_spec(name: str | os.PathLike[str], *, expect: str | None = None, allow
         elif _looks_like_path(text):
             raise InputError(f"model path {text!r} does not exist")
         elif hub_allowed(allow_hub) and _HUB_ID.match(text):
-            kind = expect or cat.TRANSFORMERS
-            if kind in (cat.WORD_VECTORS, cat.SPACY):
-                raise ResourceUnavailableError(f"{kind} models cannot be fetched from a model hub; give a local "
+            if expect in (cat.WORD_VECTORS, cat.SPACY):
+                raise ResourceUnavailableError(f"{expect} models cannot be fetched from a model hub; give a local "
                                                f"path or one of: {', '.join(cat.names())}")
-            spec = ModelSpec(name=text, kind=kind, path=None, source="hub", hub_id=text)
+            from .hub import fetch_snapshot, split_revision
+
+            hub_id, revision = split_revision(text)
+            snap = fetch_snapshot(hub_id, revision)
+            kind, _fmt = _kind_of_path(snap.path)
+            spec = ModelSpec(name=text, kind=kind, path=snap.path, source="hub", hub_id=hub_id, commit=snap.commit)
+        elif "/" in text.split("@")[0] and _HUB_ID.match(text):
+            raise ResourceUnavailableError(f"model {text!r} is not a local folder and looks like a hub id: set "
+                                           "STYLEVAL_ALLOW_HUB=1 to download it from the model hub (styleval fetches "
+                                           "nothing otherwise), or give the path of a local copy")
         else:
             hint = [*cat.names(), "<a local path>"]
             if not hub_allowed(allow_hub):

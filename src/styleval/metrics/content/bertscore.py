@@ -303,7 +303,7 @@ class BERTScore(ContentMetric):
         from ...models.hashing import short_hash
         from ...models.spec import model_spec
 
-        res = {"model_hash": model_spec(self.model).identity()["model_hash"], "layer": str(self.layer())}
+        res = {**model_spec(self.model).facts(), "layer": str(self.layer())}
         path = self.baseline_file()
         if path is not None:
             res["baseline"] = path.name

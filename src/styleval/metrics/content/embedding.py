@@ -102,7 +102,7 @@ class _WordVectorMetric(ContentMetric):
     def resources(self) -> dict[str, str]:
         from ...models.spec import model_spec
 
-        return {"vectors_hash": model_spec(self.vectors).identity()["model_hash"]}
+        return model_spec(self.vectors).facts("vectors")
 
     def tokens(self, text: str) -> list[str]:
         toks = self._tok(text.strip())
@@ -369,7 +369,7 @@ class SentenceCosine(ContentMetric):
     def resources(self) -> dict[str, str]:
         from ...models.spec import model_spec
 
-        return {"model_hash": model_spec(self.model).identity()["model_hash"]}
+        return model_spec(self.model).facts()
 
     def embed(self, texts: Sequence[str]) -> tuple[dict[str, np.ndarray], set[str]]:
         """Unit-normalized sentence embeddings of the distinct texts, and the texts longer than the model's

@@ -77,4 +77,4 @@ class Naturalness(Metric):
             return {}
         from ...models.spec import model_spec
 
-        return {"encoder_hash": model_spec(self.encoder).identity()["model_hash"]}
+        return model_spec(self.encoder).facts("encoder")
