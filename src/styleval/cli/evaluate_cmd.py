@@ -57,6 +57,14 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                         "tell inputs from outputs finds more human-like than their input) with a unigram (default) "
                         "or sentence-embedding classifier; the report then plots naturalness against style "
                         "intensity")
+    f = p.add_argument_group("the field's setups (docs/field-models.md)")
+    f.add_argument("--setup", metavar="NAME", default=None,
+                   help="run a published protocol with its own models and formula instead of the battery: "
+                        "paradetox (J of Logacheva et al. 2022), krishna2020 (J(A,S,F)), gyafc (accuracy, BLEU "
+                        "against the references, HM); its models come from the hub (STYLEVAL_ALLOW_HUB=1) or from "
+                        "--model-dir")
+    f.add_argument("--model-dir", action="append", default=[], metavar="HUB_ID=DIR",
+                   help="a local copy of one of the setup's hub models (repeatable)")
     o = p.add_argument_group("outputs")
     o.add_argument("--json", metavar="FILE", help="write the evaluation as JSON (input of `styleval report`)")
     o.add_argument("--html", metavar="FILE", help="also write the HTML report")
@@ -73,6 +81,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.setup:
+        return run_setup(args)
+    if args.model_dir:
+        from ..errors import InputError
+
+        raise InputError("--model-dir gives local copies of a setup's models: use it with --setup NAME")
     from ..errors import InputError
     from ..evaluation import evaluate
     from ..evaluation.summary import signature_rows
@@ -127,6 +141,46 @@ def run(args: argparse.Namespace) -> int:
     for path in (args.json, args.html, args.markdown):
         if path:
             print(f"wrote {shown(path)}", file=sys.stderr)
+    return 0
+
+
+def run_setup(args: argparse.Namespace) -> int:
+    """``evaluate --setup NAME``: the protocol's metrics, table, formula and differences from the paper."""
+    from ..evaluation.setups import get_setup, parse_model_dirs, resolved_models, setup_specs
+    from ..models.spec import hub_allowed
+    from ..outputs import check_destinations, shown
+    from ..scoring import score
+    from .score_table import format_table, table_legend
+
+    setup = get_setup(args.setup)
+    models = resolved_models(setup, parse_model_dirs(args.model_dir), hub_allowed=hub_allowed())
+    check_destinations(("--json", args.json), inputs=score_cmd.input_files(args))
+    records = score_cmd.load_records(args)
+    if setup.needs_references and not all(r.references for r in records):
+        from ..errors import InputError
+
+        raise InputError(f"setup {setup.name!r} scores against references: give --reference files (or a table "
+                         "with ref columns) for every input")
+    with progress.make(not (args.no_progress or args.quiet)) as bar:
+        result = score(records, setup_specs(setup, models), options=statistics_options(args), progress=bar)
+    if args.json:
+        result.write_json(args.json)
+    if not args.quiet:
+        print(f"{setup.title}\n  {setup.formula}\n  paper: {setup.paper}\n  code: {setup.code}")
+        for m in setup.models:
+            print(f"  {m.role}: {models[m.role]}  ({m.note})")
+        for d in setup.differences:
+            print(f"  differs from the paper: {d}")
+        print()
+        print(format_table(result))
+        legend = table_legend(result)
+        if legend:
+            print(f"\n{legend}")
+        print("\nsignatures:")
+        for metric, sig in result.signatures().items():
+            print(f"  {metric}: {sig}")
+    if args.json:
+        print(f"wrote {shown(args.json)}", file=sys.stderr)
     return 0
 
 
