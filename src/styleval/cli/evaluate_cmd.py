@@ -150,7 +150,6 @@ def run_setup(args: argparse.Namespace) -> int:
     from ..models.spec import hub_allowed
     from ..outputs import check_destinations, shown
     from ..scoring import score
-    from .score_table import format_table, table_legend
 
     setup = get_setup(args.setup)
     models = resolved_models(setup, parse_model_dirs(args.model_dir), hub_allowed=hub_allowed())
@@ -172,13 +171,7 @@ def run_setup(args: argparse.Namespace) -> int:
         for d in setup.differences:
             print(f"  differs from the paper: {d}")
         print()
-        print(format_table(result))
-        legend = table_legend(result)
-        if legend:
-            print(f"\n{legend}")
-        print("\nsignatures:")
-        for metric, sig in result.signatures().items():
-            print(f"  {metric}: {sig}")
+        score_cmd.print_result(result)
     if args.json:
         print(f"wrote {shown(args.json)}", file=sys.stderr)
     return 0

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from ..errors import InputError
 from ..records import Record
+from ..results import ScoreResult
 from ..scoring import score
 from . import progress, stream_cmd
 from .direction_help import METAVAR, direction_help
@@ -161,6 +162,15 @@ def run(args: argparse.Namespace) -> int:
         result.write_jsonl(args.jsonl)
     if args.quiet:
         return 0
+    print_result(result)
+    for path in (args.json, args.csv, args.segments_csv, args.jsonl):
+        if path:
+            print(f"wrote {shown(path)}", file=sys.stderr)
+    return 0
+
+
+def print_result(result: ScoreResult) -> None:
+    """The corpus table, notes on empty outputs, the legend of its marks, judge requests and the signatures."""
     print(format_table(result))
     flagged = {r.system: len(r.flags.get("empty_output", [])) for r in result.results if r.flags.get("empty_output")}
     for system, n in flagged.items():
@@ -174,7 +184,3 @@ def run(args: argparse.Namespace) -> int:
     print("\nsignatures:")
     for metric, sig in result.signatures().items():
         print(f"  {metric}: {sig}")
-    for path in (args.json, args.csv, args.segments_csv, args.jsonl):
-        if path:
-            print(f"wrote {shown(path)}", file=sys.stderr)
-    return 0
