@@ -133,12 +133,13 @@ def _config(arch: str, tokenizer, *, max_length: int, num_labels: int, hidden: i
 
 def build_classifier(folder: str | Path, arch: str = "bert", *,
                      labels: Sequence[str] | None = ("informal", "formal"), max_length: int = 64, seed: int = 0,
-                     hidden: int = 32, layers: int = 2, initializer_range: float = 0.5,
+                     hidden: int = 32, layers: int = 2, initializer_range: float = 0.2,
                      corpus: Sequence[str] = CORPUS) -> Path:
     """A sequence-classification model of ``arch`` (``bert`` or ``roberta``) in ``folder``: ``labels`` in
     ``config.id2label`` order (``None``: a single-output regression head, ``problem_type="regression"``), a
     tokenizer trained here whose ``model_max_length`` and the model's positions are ``max_length``, weights drawn
-    from ``seed`` (a wide ``initializer_range`` so that texts get distinct probabilities). Returns the folder."""
+    from ``seed`` (``initializer_range`` wider than BERT's 0.02, so that texts get distinct probabilities, and narrow
+    enough that float32 padding noise stays well below 1e-6). Returns the folder."""
     _check_arch(arch)
     folder = Path(folder)
     tokenizer = train_tokenizer(folder, arch, max_length=max_length, corpus=corpus)

@@ -1,7 +1,16 @@
-"""A model name as something loadable (:func:`model_spec`): a catalog name, a local path, or (if allowed) a hub id.
+"""A model name as something loadable (:func:`model_spec`): a shipped name, a catalog name, a local path, or (if
+allowed) a hub id. Every model of every metric resolves here: content encoders, style and fluency models (shipped
+``model.json`` folders, ``train-style`` folders, transformers classifiers), LMs' base folders.
 
 Catalog names are located the one way the registry locates installed assets (:meth:`.catalog.CatalogEntry.locate`);
-a shipped model's folder comes from :func:`styleval.models.registry.resolve`.
+a shipped model's name (``shipped=`` the registry kind the caller reads, e.g. ``style``) is the folder the registry
+names (:func:`styleval.models.registry.shipped`). A folder holding ``model.json`` is a styleval model folder
+(kind :data:`~.catalog.STYLEVAL`; the package that reads it checks its format).
+
+A hub id (``org/name``, optionally ``org/name@revision``) is fetched by :func:`fetch` into the hub's local cache
+(``huggingface_hub.snapshot_download``, which honours ``HF_ENDPOINT`` and ``HF_HOME``); the fetched spec has the
+snapshot folder as its path and the resolved commit as its ``revision``, which its :meth:`ModelSpec.identity`
+gives to signatures in place of a content hash.
 
 Resolution is offline first. A hub id is only accepted when the caller passes ``allow_hub=True`` or the
 environment sets ``STYLEVAL_ALLOW_HUB=1``; otherwise an unknown name that is not a path is an
@@ -12,13 +21,17 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
+import threading
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..errors import InputError, ResourceUnavailableError, UnknownNameError
 from . import catalog as cat
 
-_HUB_ID = re.compile(r"^[A-Za-z0-9][\w.\-]*(/[\w.\-]+)?$")
+_HUB_ID = re.compile(r"^[A-Za-z0-9][\w.\-]*(/[\w.\-]+)?(@[\w.\-]+)?$")
+#: Files of a hub repository that no loader here reads (other frameworks' weights, exports).
+HUB_IGNORE = ("*.h5", "*.msgpack", "*.onnx", "*.ot", "*.tflite", "*.gguf", "onnx/*", "openvino/*", "coreml/*",
+              "*.mlmodel")
 
 WORD2VEC_TEXT = "word2vec-text"
 WORD2VEC_BINARY = "word2vec-binary"
@@ -38,31 +51,40 @@ class ModelSpec:
     vector_format: str | None = None
     hub_id: str | None = None
     entry: cat.CatalogEntry | None = None
+    revision: str | None = None  # hub ids: the revision asked for, the resolved commit once fetched
 
     @property
     def key(self) -> str:
         """Identity used by the pool: the same files give the same key."""
-        where = str(self.path) if self.path is not None else f"hub:{self.hub_id}"
+        where = str(self.path) if self.path is not None else f"hub:{self.hub_id}@{self.revision or ''}"
         return f"{self.kind}:{self.vector_format or ''}:{where}"
 
     @property
     def display(self) -> str:
         if self.entry is not None:
             return self.entry.name
-        return str(self.hub_id) if self.path is None else str(self.path)
+        if self.source == "shipped":
+            return self.name
+        return str(self.hub_id) if self.hub_id is not None else str(self.path)
 
     def content_hash(self) -> str:
-        """sha256 of the files (cached on disk); for a hub id, ``hub:<id>`` (the download is not hashed)."""
-        if self.path is None:
-            return f"hub:{self.hub_id}"
+        """sha256 of the files (cached on disk); for a hub id, ``hub:<id>@<commit>`` once fetched (``hub:<id>``
+        before: the download is not hashed, its commit names it)."""
+        if self.hub_id is not None:
+            return f"hub:{self.hub_id}" + (f"@{self.revision}" if self.revision else "")
+        assert self.path is not None  # noqa: S101 - a spec is a hub id or has files
         from .hashing import content_hash
 
         return content_hash(self.path)
 
     def identity(self, n: int = 12) -> dict[str, str]:
-        """For signatures: model name and a short content hash."""
+        """For signatures: model name and a short content hash (a hub id: its resolved commit, in full)."""
         h = self.content_hash()
         return {"model": self.display, "model_hash": h if h.startswith("hub:") else h[:n]}
+
+    def local(self) -> "ModelSpec":
+        """This spec with local files: itself, or a hub id fetched (:func:`fetch`)."""
+        return self if self.path is not None else fetch(self)
 
 
 def hub_allowed(allow_hub: bool | None = None) -> bool:
@@ -90,19 +112,26 @@ def sniff_vector_format(path: Path) -> str:
     return GLOVE_TEXT
 
 
-def _kind_of_path(path: Path) -> tuple[str, str | None]:
+def _kind_of_path(path: Path, label: str | None = None) -> tuple[str, str | None]:
+    """The kind of model a local path holds; ``label`` (a shipped kind's, e.g. "style model") words the error for a
+    folder that holds none."""
     if path.is_dir():
         if (path / "modules.json").is_file() or (path / "config_sentence_transformers.json").is_file():
             return cat.SENTENCE_TRANSFORMERS, None
         if (path / "config.json").is_file():
             return cat.TRANSFORMERS, None
+        if (path / "model.json").is_file():
+            return cat.STYLEVAL, None
         if (path / "meta.json").is_file() and (path / "config.cfg").is_file():
             return cat.SPACY, None
         if (path / "glove_6B_50d_emb.npy").is_file() or any(path.glob("*_emb.npy")):
             return cat.WORD_VECTORS, GLOVE_NPY
-        raise InputError("a model folder must hold a sentence-transformers model (modules.json), a transformers "
-                         "model (config.json), a spaCy pipeline (meta.json + config.cfg) or *_emb.npy vectors",
-                         path)
+        if label is not None:
+            raise InputError(f"not a styleval {label} folder (no model.json) nor a transformers model (no "
+                             "config.json)", path)
+        raise InputError("a model folder must hold a styleval model (model.json), a sentence-transformers model "
+                         "(modules.json), a transformers model (config.json), a spaCy pipeline (meta.json + "
+                         "config.cfg) or *_emb.npy vectors", path)
     return cat.WORD_VECTORS, sniff_vector_format(path)
 
 
@@ -113,40 +142,110 @@ def _compatible(kind: str, expect: str | None) -> bool:
     return {kind, expect} == {cat.SENTENCE_TRANSFORMERS, cat.TRANSFORMERS}
 
 
-def model_spec(name: str | os.PathLike[str], *, expect: str | None = None, allow_hub: bool | None = None) -> ModelSpec:
-    """Resolve ``name``: a catalog name (or alias), an existing local path, or a hub id when allowed.
+def model_spec(name: str | os.PathLike[str], *, expect: str | tuple[str, ...] | None = None,
+               allow_hub: bool | None = None, shipped: str | None = None) -> ModelSpec:
+    """Resolve ``name``: a shipped model's name (of registry kind ``shipped``, when given), a catalog name (or
+    alias), an existing local path, or a hub id when allowed.
 
-    ``expect`` (a catalog kind) checks that the model is of a usable kind for the caller.
+    ``expect`` (a catalog kind, or several) checks that the model is of a usable kind for the caller.
     """
     text = os.fspath(name).strip()
     if not text:
         raise InputError("empty model name")
     entry = cat.lookup(text)
-    if entry is not None:
+    folders = _shipped(shipped)
+    label = _shipped_label(shipped)
+    if text in folders:
+        spec = ModelSpec(name=text, kind=cat.STYLEVAL, path=folders[text], source="shipped")
+    elif entry is not None and shipped is None:
         path = entry.locate()  # ResourceUnavailableError with the pip hint
         spec = ModelSpec(name=text, kind=entry.kind, path=path, source="catalog",
                          vector_format=entry.vector_format, entry=entry)
     else:
         path = Path(text).expanduser()
         if path.exists():
-            kind, fmt = _kind_of_path(path)
+            kind, fmt = _kind_of_path(path, label)
             spec = ModelSpec(name=text, kind=kind, path=path.resolve(), source="path", vector_format=fmt)
         elif _looks_like_path(text):
-            raise InputError(f"model path {text!r} does not exist")
+            raise (InputError(f"{label} folder not found", path) if label else
+                   InputError(f"model path {text!r} does not exist"))
         elif hub_allowed(allow_hub) and _HUB_ID.match(text):
-            kind = expect or cat.TRANSFORMERS
-            if kind in (cat.WORD_VECTORS, cat.SPACY):
-                raise ResourceUnavailableError(f"{kind} models cannot be fetched from a model hub; give a local "
-                                               f"path or one of: {', '.join(cat.names())}")
-            spec = ModelSpec(name=text, kind=kind, path=None, source="hub", hub_id=text)
+            kinds = (expect,) if isinstance(expect, str) else tuple(expect or ())
+            kind = next((k for k in kinds if k in (cat.SENTENCE_TRANSFORMERS, cat.TRANSFORMERS)), None)
+            if kind is None and kinds:
+                raise ResourceUnavailableError(f"{kinds[0]} models cannot be fetched from a model hub; give a "
+                                               f"local path or one of: {', '.join(cat.names())}")
+            repo, _, revision = text.partition("@")
+            spec = ModelSpec(name=text, kind=kind or cat.TRANSFORMERS, path=None, source="hub", hub_id=repo,
+                             revision=revision or None)
+        elif label and ("/" in text or "\\" in text):
+            raise InputError(f"{label} folder not found (a hub id needs STYLEVAL_ALLOW_HUB=1)", path)
         else:
+            if label:
+                raise UnknownNameError(label, text, list(folders))
             hint = [*cat.names(), "<a local path>"]
             if not hub_allowed(allow_hub):
                 hint.append("<a hub id with STYLEVAL_ALLOW_HUB=1>")
             raise UnknownNameError("model", text, hint)
-    if not _compatible(spec.kind, expect):
-        raise InputError(f"model {text!r} is a {spec.kind} model, but a {expect} model is needed here")
+    kinds = (expect,) if isinstance(expect, str) else expect
+    if kinds is not None and not any(_compatible(spec.kind, k) for k in kinds):
+        raise InputError(f"model {text!r} is a {spec.kind} model, but a {' or '.join(kinds)} model is needed here")
     return spec
+
+
+def _shipped_label(kind: str | None) -> str | None:
+    """How errors name a shipped kind's models (``style model``), or None."""
+    if kind is None:
+        return None
+    from . import registry
+
+    return registry.SHIPPED[kind].label if kind in registry.SHIPPED else None
+
+
+def _shipped(kind: str | None) -> dict[str, Path]:
+    """The shipped folders of registry kind ``kind`` by name (none when ``kind`` is None)."""
+    if kind is None:
+        return {}
+    from . import registry
+
+    return registry.shipped(kind)
+
+
+_FETCHED: dict[tuple[str, str, str], ModelSpec] = {}
+_FETCH_LOCK = threading.Lock()
+
+
+def fetch(spec: ModelSpec) -> ModelSpec:
+    """A hub id's files, downloaded once into the hub's cache (and once per process asked): the spec with the
+    snapshot folder as ``path`` and the resolved commit as ``revision``. Needs ``STYLEVAL_ALLOW_HUB=1`` (or the
+    spec made with ``allow_hub=True``); a failed download is one :class:`ResourceUnavailableError` naming the id."""
+    if spec.path is not None or spec.hub_id is None:
+        return spec
+    endpoint = os.environ.get("HF_ENDPOINT", "")
+    key = (spec.hub_id, spec.revision or "", endpoint)
+    with _FETCH_LOCK:
+        done = _FETCHED.get(key)
+    if done is not None:
+        return done
+    try:
+        from huggingface_hub import snapshot_download
+    except ImportError:
+        raise ResourceUnavailableError("fetching a hub model needs the 'huggingface_hub' library: pip install "
+                                       "'styleval[neural]'") from None
+    try:
+        folder = Path(snapshot_download(spec.hub_id, revision=spec.revision, ignore_patterns=list(HUB_IGNORE)))
+    except Exception as exc:  # noqa: BLE001 - network, HTTP and disk errors all end here, as one line
+        reason = " ".join(str(exc).split())[:300] or type(exc).__name__
+        raise ResourceUnavailableError(f"cannot fetch model {spec.hub_id!r}"
+                                       + (f" at revision {spec.revision!r}" if spec.revision else "")
+                                       + f" from the hub{f' ({endpoint})' if endpoint else ''}: {reason}; "
+                                       "download it elsewhere and give its local folder instead") from None
+    kind = _kind_of_path(folder)[0] if spec.kind == cat.TRANSFORMERS else spec.kind
+    done = replace(spec, path=folder, revision=folder.name, kind=kind if kind in (
+        cat.SENTENCE_TRANSFORMERS, cat.TRANSFORMERS) else spec.kind)
+    with _FETCH_LOCK:
+        _FETCHED[key] = done
+    return done
 
 
 def _looks_like_path(text: str) -> bool:
