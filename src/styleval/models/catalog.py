@@ -18,7 +18,10 @@ TRANSFORMERS = "transformers"
 WORD_VECTORS = "word-vectors"
 SPACY = "spacy"
 CAUSAL_LM_GGUF = "causal-lm-gguf"
-KINDS = (SENTENCE_TRANSFORMERS, TRANSFORMERS, WORD_VECTORS, SPACY, CAUSAL_LM_GGUF)
+#: A styleval model folder (``model.json``: style, acceptability or preservation models; the package that reads it
+#: checks its format).
+STYLEVAL = "styleval"
+KINDS = (SENTENCE_TRANSFORMERS, TRANSFORMERS, WORD_VECTORS, SPACY, CAUSAL_LM_GGUF, STYLEVAL)
 SMOLLM2_GGUF_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 #: The default causal LM (perplexity, SLOR, acceptability, the LM baselines and adapters); code names it by this
 #: constant, never by its spelling.

@@ -75,9 +75,11 @@ def _no_bars() -> Iterator[None]:
 
 
 def _offline() -> bool:
+    """``HF_HUB_OFFLINE`` as set now (huggingface_hub reads it once, at import)."""
     from huggingface_hub import constants
 
-    return bool(constants.HF_HUB_OFFLINE)
+    now = os.environ.get("HF_HUB_OFFLINE", "").strip().upper() in ("1", "ON", "YES", "TRUE")
+    return now or bool(constants.HF_HUB_OFFLINE)
 
 
 def fetch_snapshot(hub_id: str, revision: str | None = None) -> HubSnapshot:
@@ -112,7 +114,8 @@ def _fetch(hub_id: str, rev: str) -> HubSnapshot:
                                           ignore_patterns=_OTHER_FORMATS))
         except Exception as exc:  # noqa: BLE001 - every failure becomes one line naming the model
             raise ResourceUnavailableError(
-                f"model {where} is not in the local hub cache and HF_HUB_OFFLINE=1 forbids downloading it "
+                f"model {hub_id!r} (revision {rev}) is not in the local hub cache and HF_HUB_OFFLINE=1 forbids "
+                "downloading it "
                 f"({_reason(exc)}); unset HF_HUB_OFFLINE, or give a local folder instead of the hub id") from None
         return HubSnapshot(hub_id, rev, _commit_of(path, hub_id), path)
     try:

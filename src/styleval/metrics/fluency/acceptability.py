@@ -8,6 +8,12 @@ decision threshold is folded into it: an output is acceptable when its score is 
 share of acceptable outputs (the FL of ParaDetox, Logacheva et al. 2022). Statistics ``[p, acceptable, truncated]``;
 an empty output scores 0 and is flagged. The signature names the model (with its content hash), its LM and its
 unigram model.
+
+``model`` may also be a transformers sequence classifier (a CoLA-style folder, or a hub id with
+``STYLEVAL_ALLOW_HUB=1``): P(acceptable) is then its softmax probability of the acceptable label (``id2label``'s
+``acceptable``, or ``acceptable_label=``; :mod:`styleval.acceptability.transformers_model`), on the outputs after
+``normalize`` as above, an output acceptable when P >= 0.5; the signature names the model with its content hash
+(a hub id: its resolved commit).
 """
 from __future__ import annotations
 
@@ -15,6 +21,8 @@ from typing import Any, Callable, ClassVar
 
 import numpy as np
 
+from ...errors import InputError
+from ...models import catalog as cat
 from ..base import Aspect, Batch, Metric, SegmentStats
 from ..content._common import check_number
 from ..registry import register
@@ -32,6 +40,9 @@ class Acceptability(Metric):
         "model": "the acceptability classifier: shipped name or model folder",
         "normalize": "auto: detokenize and true-case only lower-cased or tokenized releases; detok+truecase "
                      "always; none",
+        "acceptable_label": "a transformers classifier's label (name or index) that means acceptable (default: the "
+                            "id2label name 'acceptable')",
+        "batch_size": "texts per batch of a transformers classifier, sorted by length (does not change scores)",
     }
     n_stats = 3
     version = "1"
@@ -43,15 +54,26 @@ class Acceptability(Metric):
     libraries = ("torch", "sacremoses")
 
     def __init__(self, *, model: str = "acceptability-smollm2", normalize: str = "auto",
-                 batch_tokens: int = 4096) -> None:
+                 batch_tokens: int = 4096, acceptable_label: str | None = None, batch_size: int = 32) -> None:
         from ...acceptability.model import load_acceptability
+        from ...models import registry
+        from ...models.spec import model_spec
         from ...textnorm.readable import check_mode
 
         self.model = model
         self.normalize = check_mode(normalize)
         check_number(self.name, "batch_tokens", batch_tokens, low=1, integer=True)
+        check_number(self.name, "batch_size", batch_size, low=1, integer=True)
         self.batch_tokens = int(batch_tokens)
-        self._model = load_acceptability(model)
+        self.batch_size = int(batch_size)
+        self.acceptable_label = None if acceptable_label is None else str(acceptable_label)
+        self._spec = model_spec(model, shipped=registry.ACCEPTABILITY, expect=(cat.STYLEVAL, cat.TRANSFORMERS))
+        self._model = None
+        if self._spec.kind != cat.TRANSFORMERS:
+            if acceptable_label is not None:
+                raise InputError(f"acceptable_label= reads a transformers classifier; {model!r} is a styleval "
+                                 "acceptability model")
+            self._model = load_acceptability(model)
         self.progress: Callable[[str, int, int], None] | None = None
 
     batch_dependence = ("normalize=auto decides the text normalisation from each batch's outputs; give normalize=none, "
@@ -64,13 +86,26 @@ class Acceptability(Metric):
     def get_params(self) -> dict[str, Any]:
         params = super().get_params()
         params.pop("batch_tokens", None)  # does not change scores
+        params.pop("batch_size", None)
+        if params.get("acceptable_label", 0) is None:  # transformers classifiers only
+            params.pop("acceptable_label")
         return params
+
+    def _classifier(self) -> tuple[Any, int]:
+        """The transformers classifier (loaded once per process) and the index of its acceptable label."""
+        from ...acceptability.transformers_model import acceptable_index
+        from ...models.classifier import load_classifier
+
+        clf = load_classifier(self._spec)
+        return clf, acceptable_index(clf, self.acceptable_label)
 
     def segment_stats(self, batch: Batch) -> SegmentStats:
         from ...textnorm.readable import resolve_auto
 
         backends: set[str] = set()
         mode = resolve_auto(batch.outputs) if self.normalize == "auto" else self.normalize
+        if self._model is None:
+            return self._classifier_stats(batch, mode)
         scored, _ = scored_texts(self._model.lm, batch.outputs, normalize=mode,
                                  batch_tokens=self.batch_tokens, progress=self.progress, backends=backends)
         p = self._model.predict_scored(scored)
@@ -78,6 +113,17 @@ class Acceptability(Metric):
         return SegmentStats(values=stats, flags={"truncated": [int(i) for i in np.flatnonzero(stats[:, TRUNC])]},
                             resources={**({"lm_backend": ",".join(sorted(backends))} if backends else {}),
                                        **({"normalized_as": mode} if self.normalize == "auto" else {})})
+
+    def _classifier_stats(self, batch: Batch, mode: str) -> SegmentStats:
+        """The statistics from a transformers classifier, on the outputs normalised as ``mode`` says."""
+        from ...acceptability.transformers_model import p_acceptable
+        from ...textnorm.readable import normalize_all
+
+        clf, index = self._classifier()
+        p, truncated = p_acceptable(clf, index, normalize_all(batch.outputs, mode), self.batch_size)
+        stats = np.column_stack([p, (p >= 0.5).astype(float), truncated.astype(float)])
+        return SegmentStats(values=stats, flags={"truncated": [int(i) for i in np.flatnonzero(truncated)]},
+                            resources={"normalized_as": mode} if self.normalize == "auto" else {})
 
     def aggregate(self, stats: np.ndarray) -> float:
         stats = np.asarray(stats, dtype=float)
@@ -87,6 +133,11 @@ class Acceptability(Metric):
         from ...acceptability.unigram import load_unigram
         from ...lm.loading import resolve_causal_lm
 
+        if self._model is None:
+            clf, index = self._classifier()
+            ident = clf.identity()
+            return {"acceptability_model": ident["model"], "acceptability_hash": ident["model_hash"],
+                    "acceptable_as": clf.labels[index]}
         out = dict(self._model.identity())
         out.update(resolve_causal_lm(self._model.lm).identity())
         out.update(load_unigram(self._model.unigram).identity())

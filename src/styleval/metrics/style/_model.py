@@ -13,6 +13,12 @@ parameter every one of them takes.
   the sources and references were lower-cased or tokenized by the release, else ``sensitive`` (with a case-blind
   model, and no cased slot, the model stays blind and the run facts say so).
 
+A transformers sequence classifier (a folder with ``config.json``, or a hub id with ``STYLEVAL_ALLOW_HUB=1``) is a
+style model too: ``labels`` maps its ``id2label`` names to styles, ``threshold`` decides for a single-output head,
+``batch_size`` sets how many texts of similar length run together (no effect on scores); see
+:mod:`styleval.style_models.transformers_model`. Texts longer than the model reads are truncated and flagged
+(``truncated`` outputs, ``source_truncated`` sources).
+
 The decision goes into the signature's resources (``case_as``) and, with the detector's shares, into the run facts
 (``extra["case"]``). A batch holds one system's segments, whose sources and references all systems share, so in
 ``score`` and ``evaluate`` the decision is the same for every system. A chunk could decide otherwise than the whole
@@ -27,18 +33,46 @@ import numpy as np
 
 from ...errors import InputError
 from ...records import Direction
-from ...style_models.model import CLASSIFIER, StyleModel
-from ...style_models.pretrained import AUTO, choose_shipped  # model="auto"; case="auto" spells the same
+from ...style_models.model import CLASSIFIER
+from ...style_models.pretrained import AUTO, AnyStyleModel, choose_shipped  # model="auto"; case="auto" the same
 from ...textnorm.casing import BLIND, SENSITIVE, CaseEvidence, release_case
 from ..base import Aspect, Batch, Metric, SegmentStats
+from ..content._common import check_number
 
 CASES = (AUTO, SENSITIVE, BLIND)
+#: What the transformers classifier parameters mean (``styleval metrics NAME``).
+CLASSIFIER_HELP: dict[str, str] = {
+    "labels": "a transformers classifier's labels as styles: \"LABEL_0=informal,LABEL_1=formal\" or one style per "
+              "output in order; for a single-output head LOW,HIGH (default: config.id2label)",
+    "threshold": "a single-output (regression) head's decision: the score from which an output counts for the "
+                 "high style; P(high) = sigmoid(score - threshold)",
+    "batch_size": "texts per batch of a transformers classifier, sorted by length (does not change scores)",
+}
 
 
 def check_case(case: str) -> str:
     if case not in CASES:
         raise InputError(f"case must be one of {', '.join(CASES)}, not {case!r}")
     return case
+
+
+def check_classifier_params(metric: str, labels: str | None, threshold: float | None, batch_size: int) -> None:
+    """The transformers classifier parameters, refused at construction when malformed."""
+    if labels is not None and (not isinstance(labels, str) or not labels.strip()):
+        raise InputError(f"metric {metric!r}: labels must be text like \"LABEL_0=informal,LABEL_1=formal\", got "
+                         f"{labels!r}")
+    if threshold is not None:
+        check_number(metric, "threshold", threshold)
+    check_number(metric, "batch_size", batch_size, low=1, integer=True)
+
+
+def truncation_flags(output: np.ndarray | None, source: np.ndarray | None = None) -> dict[str, list[int]]:
+    """The rows whose output (``truncated``) or source (``source_truncated``) the classifier cut."""
+    flags = {}
+    for name, rows in (("truncated", output), ("source_truncated", source)):
+        if rows is not None and np.any(rows):
+            flags[name] = [int(i) for i in np.flatnonzero(rows)]
+    return flags
 
 
 @dataclass(frozen=True)
@@ -87,7 +121,17 @@ class StyleModelMetric(Metric):
     def get_params(self) -> dict:
         params = super().get_params()
         params.pop("batch_size", None)
+        for name in ("labels", "threshold"):  # transformers classifiers only: absent from other models' identity
+            if params.get(name, 0) is None:
+                params.pop(name)
         return params
+
+    def style_model(self, name: str) -> AnyStyleModel:
+        """The style model ``name``, read with this metric's classifier parameters."""
+        from ...style_models.pretrained import load_style_model
+
+        return load_style_model(name, labels=getattr(self, "labels", None), threshold=getattr(self, "threshold", None),
+                                batch_size=int(getattr(self, "batch_size", 32)))
 
     def model_name(self, batch: Batch | None = None) -> str:
         """The style model this metric uses for ``batch``: ``model``, or the shipped one ``auto`` picks for the
@@ -101,7 +145,6 @@ class StyleModelMetric(Metric):
     def case_choice(self, batch: Batch) -> CaseChoice:
         """The model and casing this batch is scored with (see the module doc)."""
         from ...models import registry
-        from ...style_models.pretrained import load_style_model
 
         name = self.model_name(batch)
         evidence = release_case(batch.sources, batch.references) if self.case == AUTO else None
@@ -111,7 +154,7 @@ class StyleModelMetric(Metric):
         slot = registry.cased_slot(registry.STYLE, name)
         if slot is not None:
             return CaseChoice(slot, SENSITIVE, evidence)
-        if load_style_model(name).cased:
+        if self.style_model(name).cased:
             return CaseChoice(name, SENSITIVE, evidence)
         if evidence is None:
             raise InputError(f"case=sensitive needs a cased model, but style model {name!r} is case-blind (it "
@@ -119,17 +162,15 @@ class StyleModelMetric(Metric):
                              "or a cased model")
         return CaseChoice(name, BLIND, evidence, note=f"style model {name!r} is case-blind and has no cased slot")
 
-    def load(self, batch: Batch | None = None, choice: CaseChoice | None = None) -> StyleModel:
-        from ...style_models.pretrained import load_style_model
-
+    def load(self, batch: Batch | None = None, choice: CaseChoice | None = None) -> AnyStyleModel:
         name = choice.model if choice is not None else self.model_name(batch)
-        model = load_style_model(name)
+        model = self.style_model(name)
         if model.kind != self.model_kind:
             raise InputError(f"metric {self.name!r} needs a {self.model_kind}, but model {name!r} is a {model.kind}")
         return model
 
     @staticmethod
-    def seen(model: StyleModel, texts: Sequence[str], choice: CaseChoice) -> list[str]:
+    def seen(model: AnyStyleModel, texts: Sequence[str], choice: CaseChoice) -> list[str]:
         """The texts as ``model`` is given them: normalised (``lower-tokens``) for a cased model scoring blind, as
         written otherwise (a case-blind model normalises them itself)."""
         if choice.case_as == BLIND and model.cased:
@@ -160,23 +201,23 @@ class StyleModelMetric(Metric):
         return self._model_resources(slot if slot is not None and self.case == SENSITIVE else self.model)
 
     def _model_resources(self, name: str) -> dict[str, str]:
-        from ...style_models.pretrained import load_style_model
-
-        res = load_style_model(name).resources()
+        res = self.style_model(name).resources()
         if not getattr(self, "calibrated", True) and "style_calibration" in res:
             res["style_calibration"] = "not used"
         return res
 
     @staticmethod
-    def target_index(model: StyleModel, directions: list[Direction | None]) -> np.ndarray:
-        """Index of each segment's target style among the model's labels (poles for a regressor)."""
+    def target_index(model: AnyStyleModel, directions: list[Direction | None], side: str = "target") -> np.ndarray:
+        """Index of each segment's target style (``side="source"``: source style) among the model's labels (poles
+        for a regressor)."""
         cache: dict[str, int] = {}
         out = []
         for d in directions:
             if d is None:
                 raise InputError("a segment has no transfer direction")
-            if d.target_style not in cache:
-                cache[d.target_style] = model.style_index(d.target_style)
-                model.style_index(d.source_style)  # an unknown source style is an error too
-            out.append(cache[d.target_style])
+            style = d.target_style if side == "target" else d.source_style
+            if style not in cache:
+                cache[style] = model.style_index(style)
+                model.style_index(d.source_style if side == "target" else d.target_style)  # the other side too
+            out.append(cache[style])
         return np.asarray(out, dtype=int)

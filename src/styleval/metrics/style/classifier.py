@@ -1,5 +1,9 @@
 """Style metrics from a style classifier: target-style accuracy, target-style probability, and Mir et al.'s
-(2019) direction-corrected Earth Mover's Distance between the style distributions of source and output."""
+(2019) direction-corrected Earth Mover's Distance between the style distributions of source and output.
+
+The classifier is a styleval style model or a transformers sequence classifier (``model=DIR`` or a hub id; see
+:mod:`styleval.style_models.transformers_model` for how its labels, more than two of them, or a single output,
+give the target style's probability)."""
 from __future__ import annotations
 
 from typing import ClassVar
@@ -7,9 +11,11 @@ from typing import ClassVar
 import numpy as np
 
 from ...style_models.distance import direction_corrected_emd, parse_ground
-from ..base import Batch
+from ...style_models.transformers_model import TransformersStyleModel
+from ..base import Batch, SegmentStats
 from ..registry import register
-from ._model import AUTO, StyleModelMetric, check_case
+from ._model import (AUTO, CLASSIFIER_HELP, StyleModelMetric, check_case, check_classifier_params,
+                     truncation_flags)
 
 
 class _TargetDecisionMetric(StyleModelMetric):
@@ -17,18 +23,26 @@ class _TargetDecisionMetric(StyleModelMetric):
 
     calibrated: bool
 
-    def __init__(self, *, model: str = AUTO, calibrated: bool = True, case: str = AUTO) -> None:
+    def __init__(self, *, model: str = AUTO, calibrated: bool = True, case: str = AUTO, labels: str | None = None,
+                 threshold: float | None = None, batch_size: int = 32) -> None:
         self.model = model
         self.calibrated = bool(calibrated)
         self.case = check_case(case)
+        check_classifier_params(self.name, labels, threshold, batch_size)
+        self.labels, self.threshold, self.batch_size = labels, threshold, batch_size
 
-    def target_decisions(self, batch: Batch) -> tuple[np.ndarray, np.ndarray]:
-        """Per output: 1.0 where the model decides for the target style, and its probability of the target."""
+    def target_decisions(self, batch: Batch) -> tuple[np.ndarray, np.ndarray, dict[str, list[int]]]:
+        """Per output: 1.0 where the model decides for the target style, its probability of the target, and the
+        rows a transformers classifier truncated."""
         choice = self.case_choice(batch)
         clf = self.load(batch, choice)
         t = self.target_index(clf, batch.directions)
-        label, p = clf.decide(self.seen(clf, batch.outputs, choice), calibrated=self.calibrated)
-        return (label == t).astype(float), p[np.arange(len(t)), t]
+        texts = self.seen(clf, batch.outputs, choice)
+        if isinstance(clf, TransformersStyleModel):
+            correct, p, truncated = clf.target_decisions(texts, t, self.target_index(clf, batch.directions, "source"))
+            return correct, p, truncation_flags(truncated)
+        label, probs = clf.decide(texts, calibrated=self.calibrated)
+        return (label == t).astype(float), probs[np.arange(len(t)), t], {}
 
 
 @register
@@ -41,13 +55,16 @@ class StyleAccuracy(_TargetDecisionMetric):
     name = "style_accuracy"
     parameter_help: ClassVar[dict[str, str]] = {
         "model": "the style classifier: auto (the shipped one covering the direction's styles), a shipped "
-                 "name or a `train-style` folder",
+                 "name, a `train-style` folder, a transformers classifier folder, or a hub id with "
+                 "STYLEVAL_ALLOW_HUB=1",
+        **CLASSIFIER_HELP,
     }
     n_stats = 2
     description = "target-style accuracy of a style classifier (shipped name, model folder, or auto), calibrated"
 
-    def segment_stats(self, batch: Batch) -> np.ndarray:
-        return np.column_stack(self.target_decisions(batch))
+    def segment_stats(self, batch: Batch) -> SegmentStats:
+        correct, p, flags = self.target_decisions(batch)
+        return SegmentStats(values=np.column_stack([correct, p]), flags=flags)
 
 
 @register
@@ -58,12 +75,14 @@ class StyleProbability(_TargetDecisionMetric):
 
     name = "style_probability"
     parameter_help: ClassVar[dict[str, str]] = {
-        "model": "the style classifier: auto, a shipped name or a folder",
+        "model": "the style classifier: auto, a shipped name, a folder (styleval or transformers) or a hub id",
+        **CLASSIFIER_HELP,
     }
     description = "mean target-style probability of a style classifier (calibrated when the card says how)"
 
-    def segment_stats(self, batch: Batch) -> np.ndarray:
-        return self.target_decisions(batch)[1][:, None]
+    def segment_stats(self, batch: Batch) -> SegmentStats:
+        _, p, flags = self.target_decisions(batch)
+        return SegmentStats(values=p[:, None], flags=flags)
 
 
 @register
@@ -75,8 +94,9 @@ class StyleEMD(StyleModelMetric):
 
     name = "style_emd"
     parameter_help: ClassVar[dict[str, str]] = {
-        "model": "the style classifier: auto, a shipped name or a folder",
+        "model": "the style classifier: auto, a shipped name, a folder (styleval or transformers) or a hub id",
         "ground": "ground distance between labels: unit (Mir et al.), ordinal, or a matrix '0 1; 1 0'",
+        **CLASSIFIER_HELP,
     }
     reference = ("Mir et al. 2019's direction-corrected EMD: their stored TextCNN figures reproduce "
                  "(tests/test_meta_reproduction.py)")
@@ -85,17 +105,27 @@ class StyleEMD(StyleModelMetric):
     needs: ClassVar[frozenset[str]] = frozenset({"source", "target_style"})
     value_range = (-1.0, 1.0)
 
-    def __init__(self, *, model: str = AUTO, ground: str = "unit", case: str = AUTO) -> None:
+    def __init__(self, *, model: str = AUTO, ground: str = "unit", case: str = AUTO, labels: str | None = None,
+                 threshold: float | None = None, batch_size: int = 32) -> None:
         self.model = model
         self.ground = ground
         self.case = check_case(case)
+        check_classifier_params(self.name, labels, threshold, batch_size)
+        self.labels, self.threshold, self.batch_size = labels, threshold, batch_size
 
-    def segment_stats(self, batch: Batch) -> np.ndarray:
+    def segment_stats(self, batch: Batch) -> SegmentStats:
         choice = self.case_choice(batch)
         clf = self.load(batch, choice)
         t = self.target_index(clf, batch.directions)
         ground = parse_ground(self.ground, len(clf.labels))
-        ps = clf.predict_proba(self.seen(clf, batch.sources, choice))
-        po = clf.predict_proba(self.seen(clf, batch.outputs, choice))
+        flags: dict[str, list[int]] = {}
+        if isinstance(clf, TransformersStyleModel):
+            ps, source_cut = clf.distribution(self.seen(clf, batch.sources, choice))
+            po, output_cut = clf.distribution(self.seen(clf, batch.outputs, choice))
+            flags = truncation_flags(output_cut, source_cut)
+        else:
+            ps = clf.predict_proba(self.seen(clf, batch.sources, choice))
+            po = clf.predict_proba(self.seen(clf, batch.outputs, choice))
         rows = np.arange(len(t))
-        return np.column_stack([direction_corrected_emd(ps, po, t, ground), ps[rows, t], po[rows, t]])
+        return SegmentStats(values=np.column_stack([direction_corrected_emd(ps, po, t, ground), ps[rows, t],
+                                                    po[rows, t]]), flags=flags)
