@@ -168,3 +168,27 @@ def test_two_runs_downloading_the_same_model_at_once_both_succeed(minilm, tmp_pa
     assert [r.returncode for r in results] == [0, 0], [r.stderr[-500:] for r in results]
     assert results[0].stdout == results[1].stdout
     assert results[0].stdout.split()[0] == f"acme/minilm@{commit}"
+
+
+def test_a_style_classifier_by_hub_id_scores_as_its_folder_and_signs_its_commit(texts, tmp_path):
+    from tiny_classifiers import build_classifier
+
+    folder = build_classifier(tmp_path / "formality", "roberta", labels=("informal", "formal"), seed=7)
+    src, out = texts
+
+    def run(model: str, env: dict[str, str], name: str) -> dict:
+        cmd = [sys.executable, "-m", "styleval.cli.main", "score", "--source", str(src), "--system", f"sys={out}",
+               "--direction", "informal:formal", "-m", f"style_probability:model={model}", "--bootstrap", "0",
+               "--json", str(tmp_path / name), "--no-progress"]
+        r = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600)
+        assert r.returncode == 0, r.stderr
+        return json.loads((tmp_path / name).read_text())
+
+    with HubStandIn() as hub:
+        commit = hub.add("acme/formality", folder)
+        by_hub = run("acme/formality", _env(hub, tmp_path / "home"), "hub.json")
+    by_folder = run(str(folder), {k: v for k, v in os.environ.items() if k != "STYLEVAL_ALLOW_HUB"}, "local.json")
+    (hub_seg,), (local_seg,) = by_hub["segments"], by_folder["segments"]
+    assert hub_seg["scores"] == pytest.approx(local_seg["scores"], abs=1e-9)
+    (sig,) = [m["signature"] for m in by_hub["corpus"]]
+    assert commit in json.dumps(sig["resources"])
