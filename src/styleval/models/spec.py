@@ -176,9 +176,9 @@ def model_spec(name: str | os.PathLike[str], *, expect: str | tuple[str, ...] | 
             raise (InputError(f"{label} folder not found", path) if label else
                    InputError(f"model path {text!r} does not exist"))
         elif hub_allowed(allow_hub) and _HUB_ID.match(text):
-            kinds = (expect,) if isinstance(expect, str) else tuple(expect or ())
-            if kinds and not any(k in (cat.SENTENCE_TRANSFORMERS, cat.TRANSFORMERS) for k in kinds):
-                raise ResourceUnavailableError(f"{kinds[0]} models cannot be fetched from a model hub; give a "
+            asked = (expect,) if isinstance(expect, str) else tuple(expect or ())
+            if asked and not any(k in (cat.SENTENCE_TRANSFORMERS, cat.TRANSFORMERS) for k in asked):
+                raise ResourceUnavailableError(f"{asked[0]} models cannot be fetched from a model hub; give a "
                                                f"local path or one of: {', '.join(cat.names())}")
             from .hub import fetch_snapshot, split_revision
 
