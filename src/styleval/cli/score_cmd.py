@@ -73,7 +73,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     o.add_argument("--segments-csv", metavar="FILE", help="write segment scores as CSV")
     o.add_argument("--jsonl", metavar="FILE", help="write segment scores as JSON lines")
     o.add_argument("--no-progress", action="store_true", help="no progress bar")
-    o.add_argument("--quiet", "-q", action="store_true", help="print nothing but errors")
+    o.add_argument("--quiet", "-q", action="store_true",
+                   help="no progress, notes or warnings: the results table and signatures on stdout (nothing when "
+                        "--json, --csv, --segments-csv or --jsonl hold the results) and errors")
     stream_cmd.add_arguments(p)  # --stream, --cache, --engine ray: the scale engine
     p.set_defaults(run=run)
 
@@ -159,11 +161,12 @@ def run(args: argparse.Namespace) -> int:
         result.write_csv(args.segments_csv, level="segment")
     if args.jsonl:
         result.write_jsonl(args.jsonl)
-    if args.quiet:
+    written = [path for path in (args.json, args.csv, args.segments_csv, args.jsonl) if path]
+    if args.quiet and written:  # --quiet: the results are in the files asked for
         return 0
     print(format_table(result))
     flagged = {r.system: len(r.flags.get("empty_output", [])) for r in result.results if r.flags.get("empty_output")}
-    for system, n in flagged.items():
+    for system, n in flagged.items() if not args.quiet else ():
         print(f"note: {system}: {n} empty output(s) scored as they are (flagged in the segment files)")
     legend = table_legend(result)
     if legend:
@@ -174,7 +177,6 @@ def run(args: argparse.Namespace) -> int:
     print("\nsignatures:")
     for metric, sig in result.signatures().items():
         print(f"  {metric}: {sig}")
-    for path in (args.json, args.csv, args.segments_csv, args.jsonl):
-        if path:
-            print(f"wrote {shown(path)}", file=sys.stderr)
+    for path in written:
+        print(f"wrote {shown(path)}", file=sys.stderr)
     return 0

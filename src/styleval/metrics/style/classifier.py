@@ -7,7 +7,7 @@ from typing import ClassVar
 import numpy as np
 
 from ...style_models.distance import direction_corrected_emd, parse_ground
-from ..base import Batch
+from ..base import Batch, SegmentStats
 from ..registry import register
 from ._model import AUTO, StyleModelMetric, check_case
 
@@ -76,7 +76,9 @@ class StyleEMD(StyleModelMetric):
     name = "style_emd"
     parameter_help: ClassVar[dict[str, str]] = {
         "model": "the style classifier: auto, a shipped name or a folder",
-        "ground": "ground distance between labels: unit (Mir et al.), ordinal, or a matrix '0 1; 1 0'",
+        "ground": "ground distance between labels: unit (Mir et al.), ordinal (cost |i - j| over the model's labels "
+                  "in its own order, which train-style sorts by name, e.g. high<low<mid; the signature names it as "
+                  "ordinal_order), or a matrix '0 1; 1 0' over that order",
     }
     reference = ("Mir et al. 2019's direction-corrected EMD: their stored TextCNN figures reproduce "
                  "(tests/test_meta_reproduction.py)")
@@ -89,6 +91,14 @@ class StyleEMD(StyleModelMetric):
         self.model = model
         self.ground = ground
         self.case = check_case(case)
+
+    def compute(self, batch: Batch) -> SegmentStats:
+        """As every style metric, and with ``ground=ordinal`` the label order it ranks (the model's own label
+        order, which ``train-style`` writes sorted by name: ``high<low<mid``) among the signature's resources."""
+        out = super().compute(batch)
+        if self.ground == "ordinal":
+            out.resources["ordinal_order"] = "<".join(self.load(batch, self.case_choice(batch)).labels)
+        return out
 
     def segment_stats(self, batch: Batch) -> np.ndarray:
         choice = self.case_choice(batch)
