@@ -68,6 +68,21 @@ def _nan(value: Any) -> float:
     return math.nan if value is None else float(value)
 
 
+def read_json(path: str | Path) -> dict[str, Any]:
+    """A JSON object from ``path``; a missing or unreadable file, or one that holds no object, is an
+    :class:`InputError` naming it."""
+    p = Path(path)
+    try:
+        data = json.loads(p.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise InputError("file not found", p) from None
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise InputError(f"not a JSON file: {exc}", p) from None
+    if not isinstance(data, dict):
+        raise InputError("not a styleval result: the JSON holds no object", p)
+    return data
+
+
 def _json_facts(value: Any) -> Any:
     """Run facts as JSON values: numpy numbers as Python ones, NaN as null, anything else unknown as its text."""
     if isinstance(value, dict):
@@ -254,8 +269,6 @@ class ScoreResult:
     def from_json(cls, path: str | Path) -> "ScoreResult":
         """The result ``styleval score --json`` (or :meth:`write_json`) saved; an ``evaluate --json`` file gives its
         scores (``styleval.load`` gives the whole evaluation)."""
-        from .saved import read_json
-
         data = read_json(path)
         return cls.from_dict(data["score"] if "score" in data else data, path)
 
