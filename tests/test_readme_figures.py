@@ -86,3 +86,16 @@ def test_the_check_finds_a_figure_nobody_states():
     assert not _stated(".123", "a .1234 and 0.1235 but not the one")
     assert _stated(".977", "accuracy 0.977 (0.9768)") and _stated("−.816", "Pearson -.816")
     assert _stated("95.7 %", "pass 95.7 % of") and not _stated("95.7 %", "pass 95.71 %")
+
+
+def test_every_card_figure_names_its_metric_and_kendall_its_ties():
+    """What `styleval metrics NAME`, `styleval models` and the evaluate rationale quote from the cards."""
+    names = set(registry.available())
+    seen = 0
+    for kind in models.SHIPPED:
+        for name in models.shipped(kind):
+            for fig in cards.human_figures(cards.read_card(models.resolve(kind, name), kind)):
+                seen += 1
+                assert fig.scorer.split(":")[0] in names, (name, fig)
+                assert ("Kendall" in fig.statistic) == bool(fig.ties), (name, fig)
+    assert seen >= 40
