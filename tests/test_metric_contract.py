@@ -285,7 +285,8 @@ def _same(a: ScoreResult, b: ScoreResult, exact: bool) -> None:
 STREAMABLE_WITH: dict[str, str] = {
     **{name: "case=sensitive" for name in ("style_accuracy", "style_probability", "style_emd", "style_regression")},
     **{name: "normalize=none" for name in ("acceptability", "slor", "mean_logprob")},
-    **{name: 'style="style_accuracy:case=sensitive"' for name in ("hm", "gm", "j")},
+    **{name: 'style="style_accuracy:case=sensitive"' for name in ("hm", "gm")},
+    "j": 'style="style_accuracy:case=sensitive";fluency="acceptability:normalize=none"',
 }
 
 

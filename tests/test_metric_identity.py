@@ -189,7 +189,7 @@ def test_hm_gm_j_from_component_statistics(example):
     _, records = example
     res = styleval.score(records, ["pinc", "bleu:against=references", "chrf:against=source",
                                    "hm:style=pinc,content=bleu/ref", "gm:style=pinc,content=bleu/ref",
-                                   "j:style=pinc,similarity=chrf/src"], options=NO_CI)
+                                   "j:style=pinc,similarity=chrf/src,fluency=none"], options=NO_CI)
     for system in res.systems:
         s = res.get("pinc/src", system).corpus_score
         c = res.get("bleu/ref", system).corpus_score / 100.0

@@ -11,7 +11,8 @@ from styleval.engine.options import StatisticsOptions
 
 from test_stream import assert_same, write_table
 
-COMPOSITES = ["hm:style=pinc,content=bleu/ref", "gm:style=pinc,content=bleu/ref", "j:style=pinc,similarity=chrf/src"]
+COMPOSITES = ["hm:style=pinc,content=bleu/ref", "gm:style=pinc,content=bleu/ref",
+              "j:style=pinc,similarity=chrf/src,fluency=none"]
 
 
 @pytest.mark.parametrize("with_components", [True, False])

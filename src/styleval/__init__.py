@@ -12,14 +12,17 @@ from .records import Direction, Record
 if TYPE_CHECKING:  # type checkers see the real objects; at run time they load on first use (``__getattr__``)
     from .engine.options import StatisticsOptions
     from .engine.stream import StreamOptions, score_stream
+    from .evaluation import evaluate
+    from .saved import load
     from .scoring import score
 
 __all__ = ["__version__", "Record", "Direction", "InputError", "StyleEvalError", "UnknownNameError",
            "ResourceUnavailableError", "StatisticsOptions", "StreamOptions", "score", "score_stream",
-           "terminal_progress"]
+           "evaluate", "load", "terminal_progress"]
 
 #: names whose modules load on first use, so that ``import styleval`` stays light (the engine imports pandas)
-_LAZY = {"score": "scoring", "score_stream": "engine.stream", "StatisticsOptions": "engine.options",
+_LAZY = {"score": "scoring", "evaluate": "evaluation", "load": "saved",
+         "score_stream": "engine.stream", "StatisticsOptions": "engine.options",
          "StreamOptions": "engine.stream", "terminal_progress": "cli.progress"}
 
 

@@ -1,6 +1,7 @@
 """Exception types. Library code raises these; only the CLI turns them into messages and exit codes."""
 from __future__ import annotations
 
+import difflib
 import os
 from typing import Any
 
@@ -28,7 +29,10 @@ class UnknownNameError(StyleEvalError, KeyError):
 
     def __init__(self, kind: str, name: str, available: list[str]) -> None:
         self.kind, self.name, self.available = kind, name, sorted(available)
-        msg = f"unknown {kind} {name!r}; available: {', '.join(self.available) or '(none)'}"
+        close = difflib.get_close_matches(str(name).lower(), [a.lower() for a in self.available], n=3, cutoff=0.6)
+        by_lower = {a.lower(): a for a in self.available}
+        hint = f"; did you mean {', '.join(by_lower[c] for c in close)}?" if close else ""
+        msg = f"unknown {kind} {name!r}{hint}; available: {', '.join(self.available) or '(none)'}"
         super().__init__(msg)
 
     def __str__(self) -> str:  # KeyError would quote the message otherwise

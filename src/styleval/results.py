@@ -11,8 +11,11 @@ from typing import Any, Iterator
 import numpy as np
 import pandas as pd
 
-from .metrics.base import MetricResult
+from .errors import InputError
+from .metrics.base import Aspect, MetricResult
+from .metrics.identity import MetricId
 from .outputs import atomic_writer, write_text
+from .signature import Signature
 
 
 @dataclass(frozen=True)
@@ -31,6 +34,53 @@ class Comparison:
 
     def to_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "Comparison":
+        return cls(**{f.name: data[f.name] for f in fields(cls) if f.name in data})
+
+
+def integer_ids(ids: "pd.Series") -> "pd.Series":
+    """Segment ids as integers when every one is written as an integer (``"7"``, not ``"07"``), so that frames sort
+    1, 2, 10 rather than '1', '10', '2'; otherwise the ids as they are."""
+    text = ids.astype(str)
+    if len(text) and text.str.fullmatch(r"-?(0|[1-9][0-9]*)").all():
+        return text.astype("int64")
+    return ids
+
+
+def _metric_id(data: dict[str, Any] | None) -> MetricId | None:
+    """A :class:`MetricId` from its JSON form (the label's shown parameters read back from the saved label)."""
+    if not data:
+        return None
+    label = str(data.get("label", ""))
+    shown: tuple[str, ...] = ()
+    if label.startswith(data["name"] + "["):
+        inside = label[len(data["name"]) + 1:].split("]", 1)[0]
+        shown = tuple(part.split("=", 1)[0] for part in inside.split(","))
+    modifiers = tuple((m["modifier"], tuple(sorted((k, str(v)) for k, v in m["params"].items())))
+                      for m in data.get("modifiers", []))
+    return MetricId(name=data["name"], params=tuple(sorted((k, str(v)) for k, v in data["params"].items())),
+                    against=data.get("against"), modifiers=modifiers, shown=shown)
+
+
+def _nan(value: Any) -> float:
+    return math.nan if value is None else float(value)
+
+
+def read_json(path: str | Path) -> dict[str, Any]:
+    """A JSON object from ``path``; a missing or unreadable file, or one that holds no object, is an
+    :class:`InputError` naming it."""
+    p = Path(path)
+    try:
+        data = json.loads(p.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise InputError("file not found", p) from None
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise InputError(f"not a JSON file: {exc}", p) from None
+    if not isinstance(data, dict):
+        raise InputError("not a styleval result: the JSON holds no object", p)
+    return data
 
 
 def _json_facts(value: Any) -> Any:
@@ -140,6 +190,7 @@ class ScoreResult:
                 for k, column in enumerate(("source", "output")):
                     frame[column] = [self.texts[key][k] for key in keys]
                 frame["references"] = [list(self.texts[key][2]) for key in keys]
+            frame["id"] = integer_ids(frame["id"])
             return frame
         if level == "comparisons":
             hib = {r.metric: r.higher_is_better for r in self.results}
@@ -188,6 +239,39 @@ class ScoreResult:
             "comparisons": [c.to_dict() for c in self.comparisons],
         }
 
+    @classmethod
+    def from_dict(cls, data: dict[str, Any], where: Any = None) -> "ScoreResult":
+        """The result :meth:`to_dict` wrote: corpus scores, intervals, flags, signatures, segment scores and paired
+        tests, as saved. The segment statistics are not saved, so a loaded result carries none (an empty
+        ``stats`` array per metric): it cannot give new intervals or tests. ``where``: the file, for errors."""
+        try:
+            segments = {(s["metric"], s["system"]): s["scores"] for s in data["segments"]}
+            results = []
+            for row in data["corpus"]:
+                scores = segments[(row["metric"], row["system"])]
+                ids = list(scores)
+                ci = row.get("ci")
+                results.append(MetricResult(
+                    metric=row["metric"], system=row["system"], ids=ids,
+                    segment_scores=np.array([_nan(scores[i]) for i in ids], dtype=float),
+                    stats=np.empty((len(ids), 0)), corpus_score=_nan(row["score"]),
+                    signature=Signature.from_dict(row["signature"]), higher_is_better=bool(row["higher_is_better"]),
+                    aspect=Aspect(row["aspect"]), flags={k: list(v) for k, v in (row.get("flags") or {}).items()},
+                    ci=None if ci is None else (_nan(ci[0]), _nan(ci[1])), ci_level=row.get("ci_level"),
+                    extra={k: (math.nan if v is None else v) for k, v in (row.get("facts") or {}).items()},
+                    metric_id=_metric_id(row.get("metric_id"))))
+            comparisons = [Comparison.from_dict(c) for c in data.get("comparisons", [])]
+        except (KeyError, TypeError, ValueError) as exc:
+            raise InputError(f"not a styleval score result: {type(exc).__name__} {exc}", where) from None
+        return cls(results=results, comparisons=comparisons, settings=dict(data.get("settings") or {}))
+
+    @classmethod
+    def from_json(cls, path: str | Path) -> "ScoreResult":
+        """The result ``styleval score --json`` (or :meth:`write_json`) saved; an ``evaluate --json`` file gives its
+        scores (``styleval.load`` gives the whole evaluation)."""
+        data = read_json(path)
+        return cls.from_dict(data["score"] if "score" in data else data, path)
+
     def write_json(self, path: str | Path) -> None:
         """Everything as JSON, written atomically."""
         write_text(path, json.dumps(self.to_dict(), indent=1, ensure_ascii=False))
@@ -197,7 +281,7 @@ class ScoreResult:
         sigs = {(r.metric, r.system): str(r.signature) for r in self.results}
         with atomic_writer(path) as fh:
             for row in self.to_dataframe("segment").itertuples(index=False):
-                fh.write(json.dumps({"system": row.system, "metric": row.metric, "id": row.id,
+                fh.write(json.dumps({"system": row.system, "metric": row.metric, "id": str(row.id),
                                      "score": _clean(float(row.score)), "empty_output": bool(row.empty_output),
                                      "higher_is_better": bool(row.higher_is_better),
                                      "signature": sigs[(row.metric, row.system)]}, ensure_ascii=False) + "\n")

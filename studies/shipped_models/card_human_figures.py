@@ -46,9 +46,16 @@ HELD_OUT = ("Held-out data: the odd input rows of Lai 2022 and Mir 2019 (trainin
             "figures of version 3 prompted version 4's cosine weight, so those two sets are not blind for it.")
 
 
+#: the metric behind the acceptability model's figures (its default normalisation)
+ACCEPTABILITY = "acceptability: P(acceptable), normalize=auto"
+#: the tie convention of every per-input Kendall tau-like figure here (Lai et al. 2022's, docs/meta-conventions.md)
+LAI_TIES = "human ties skipped, metric ties discordant, as Lai et al. count them"
+
+
 def _fig(data: str, human: str, statistic: str, value: float, split: str = "evaluation",
          scorer: str = "") -> dict[str, Any]:
-    return cards.HumanFigure(data, human, statistic, value, split, scorer).to_dict()
+    ties = LAI_TIES if statistic == KENDALL else ""
+    return cards.HumanFigure(data, human, statistic, value, split, scorer, ties).to_dict()
 
 
 def _lai_style(both: tuple[float, float], inf_for: tuple[float, float], for_inf: tuple[float, float],
@@ -62,49 +69,55 @@ def _lai_style(both: tuple[float, float], inf_for: tuple[float, float], for_inf:
 
 
 def _preservation(kendall: float, pearson: float, lai_all: float, mir_pearson: float, mir_all: float,
-                  sgdd: float, shift: float) -> list[dict[str, Any]]:
+                  sgdd: float, shift: float, scorer: str) -> list[dict[str, Any]]:
     lai, mir = "Lai et al. 2022, odd input rows", "Mir et al. 2019, odd input rows"
-    return [_fig(lai, "content", KENDALL, kendall, "test"), _fig(lai, "content", PEARSON, pearson, "test"),
-            _fig(lai, "content", "Spearman over all 360 pairs", lai_all, "test"),
-            _fig(mir, "content", "Pearson over all rated outputs", mir_pearson, "test"),
-            _fig(mir, "content", "Spearman over all 1,464 pairs", mir_all, "test"),
-            _fig("SGDD-TST, 10,287 pairs", "content", "Spearman", sgdd, "test"),
+    return [_fig(lai, "content", KENDALL, kendall, "test", scorer), _fig(lai, "content", PEARSON, pearson, "test",
+                                                                         scorer),
+            _fig(lai, "content", "Spearman over all 360 pairs", lai_all, "test", scorer),
+            _fig(mir, "content", "Pearson over all rated outputs", mir_pearson, "test", scorer),
+            _fig(mir, "content", "Spearman over all 1,464 pairs", mir_all, "test", scorer),
+            _fig("SGDD-TST, 10,287 pairs", "content", "Spearman", sgdd, "test", scorer),
             _fig("style-shift test, 839 items", "content",
-                 "agreement (a human style rewrite above an automatic meaning change)", shift, "test")]
+                 "agreement (a human style rewrite above an automatic meaning change)", shift, "test", scorer)]
 
 
 #: model -> (kind, note, command, figures); the figures of docs/results.md.
 FIGURES: dict[str, tuple[str, str, str, list[dict[str, Any]]]] = {
     "formality-classifier-pt16": (registry.STYLE, FORMALITY, STYLE_CMD, _lai_style(
-        (0.009, -0.816), (0.151, 0.903), (-0.133, -0.715), "calibrated P(target style)")),
+        (0.009, -0.816), (0.151, 0.903), (-0.133, -0.715), "style_probability: calibrated P(target style)")),
     "formality-classifier-pt16-cased": (registry.STYLE, FORMALITY + " Lai's release is cased, so case=auto gives "
                                         "it to this model.", CASE_CMD, _lai_style(
-        (0.308, 0.934), (0.690, 0.987), (-0.073, -0.469), "calibrated P(target style), as written")),
+        (0.308, 0.934), (0.690, 0.987), (-0.073, -0.469), "style_probability: calibrated P(target style), as written")),
     "formality-regressor-pt16": (registry.STYLE, FORMALITY, STYLE_CMD, _lai_style(
-        (0.303, -0.154), (0.645, 0.993), (-0.039, -0.515), "score oriented to the target (style_regression)") + [
+        (0.303, -0.154), (0.645, 0.993), (-0.039, -0.515), "style_regression: score oriented to the target") + [
         _fig(f"{LAI}, both directions", "style", KENDALL, 0.303,
-             scorer="calibrated probability (style_regression:scale=probability)"),
+             scorer="style_regression:scale=probability: calibrated probability"),
         _fig(f"{LAI}, both directions", "style", PEARSON, 0.408,
-             scorer="calibrated probability (style_regression:scale=probability)")]),
+             scorer="style_regression:scale=probability: calibrated probability")]),
     "sentiment-classifier-yelp": (registry.STYLE, EVALUATION, STYLE_CMD, [
         _fig(f"{MIR}, {model} settings pooled", "style transfer intensity", "Pearson", value,
-             scorer="direction-corrected EMD (style_emd)")
+             scorer="style_emd: direction-corrected EMD")
         for model, value in (("ARAE", 0.531), ("CAAE", 0.606), ("DAR", 0.567))]),
     "preservation-minilm": (registry.PRESERVATION, HELD_OUT, PRESERVATION_CMD,
-                            _preservation(0.480, 0.959, 0.659, 0.523, 0.523, 0.552, 0.783)),
+                            _preservation(0.480, 0.959, 0.659, 0.523, 0.523, 0.552, 0.783,
+                                          "preservation:against=source")),
     "preservation-minilm-fast": (registry.PRESERVATION, HELD_OUT, PRESERVATION_CMD,
-                                 _preservation(0.428, 0.958, 0.608, 0.527, 0.537, 0.445, 0.570)),
+                                 _preservation(0.428, 0.958, 0.608, 0.527, 0.537, 0.445, 0.570,
+                                               "preservation:model=preservation-minilm-fast;against=source")),
     "acceptability-smollm2": (registry.ACCEPTABILITY, EVALUATION + " Texts normalised as the metric's default "
                               "(normalize=auto).", FLUENCY_CMD, [
-        _fig(f"{LAI}, both directions", "fluency", KENDALL, 0.374),
-        _fig(f"{LAI}, both directions", "fluency", PEARSON, 0.944),
-        _fig(f"{LAI}, informal->formal", "fluency", KENDALL, 0.360),
-        _fig(f"{LAI}, informal->formal", "fluency", PEARSON, 0.994),
-        _fig(f"{LAI}, formal->informal", "fluency", KENDALL, 0.388),
-        _fig(f"{LAI}, formal->informal", "fluency", PEARSON, 0.918),
-        _fig(f"{MIR}, 9 settings x 244 outputs", "naturalness", "Pearson over all outputs", 0.348),
-        _fig(f"{MIR}, 9 settings x 244 outputs", "naturalness", "Spearman over all outputs", 0.413),
-        _fig(f"{MIR}, 1,956 A/B choices", "naturalness", "agreement with relative judgments", 0.672)]),
+        _fig(f"{LAI}, both directions", "fluency", KENDALL, 0.374, scorer=ACCEPTABILITY),
+        _fig(f"{LAI}, both directions", "fluency", PEARSON, 0.944, scorer=ACCEPTABILITY),
+        _fig(f"{LAI}, informal->formal", "fluency", KENDALL, 0.360, scorer=ACCEPTABILITY),
+        _fig(f"{LAI}, informal->formal", "fluency", PEARSON, 0.994, scorer=ACCEPTABILITY),
+        _fig(f"{LAI}, formal->informal", "fluency", KENDALL, 0.388, scorer=ACCEPTABILITY),
+        _fig(f"{LAI}, formal->informal", "fluency", PEARSON, 0.918, scorer=ACCEPTABILITY),
+        _fig(f"{MIR}, 9 settings x 244 outputs", "naturalness", "Pearson over all outputs", 0.348,
+             scorer=ACCEPTABILITY),
+        _fig(f"{MIR}, 9 settings x 244 outputs", "naturalness", "Spearman over all outputs", 0.413,
+             scorer=ACCEPTABILITY),
+        _fig(f"{MIR}, 1,956 A/B choices", "naturalness", "agreement with relative judgments", 0.672,
+             scorer=ACCEPTABILITY)]),
 }
 
 #: style_figures.py --only lai: the metric label of each shipped style model's row and its scorer.
@@ -116,7 +129,7 @@ def check_style_json(path: Path) -> None:
     data = json.loads(path.read_text(encoding="utf-8"))
     for name, label in STYLE_LABELS.items():
         for fig in FIGURES[name][3]:
-            if fig.get("scorer", "").startswith("calibrated probability ("):
+            if "scale=probability" in fig.get("scorer", ""):
                 key = f"{label} (calibrated probability)"
             else:
                 key = label

@@ -46,7 +46,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--permutations", type=int, default=200, metavar="N",
                    help="resamples of each pairwise permutation test behind the clusters (0: rank by figure)")
     p.add_argument("--alpha", type=float, default=0.05, help="significance level of the clusters")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=int, default=0,
+                   help="seed of the bootstrap intervals and permutation tests (default 0)")
     p.add_argument("--dry-run", action="store_true",
                    help="for judges on a model server: print the requests and token estimate (and the cost with "
                         "price=) per set, send nothing, and stop")

@@ -45,7 +45,8 @@ def _arguments(p: argparse.ArgumentParser) -> None:
     c.add_argument("--degraded", type=int, default=6, help="degraded items per annotator (default 6)")
     c.add_argument("--training", type=int, help="training items per annotator (default: 3 if the protocol has)")
     c.add_argument("--max-segments", type=int, help="use only the first N segments")
-    c.add_argument("--seed", type=int, default=12345)
+    c.add_argument("--seed", type=int, default=12345,
+                   help="seed of the item order and of the annotator assignment (default 12345)")
     c.add_argument("--mask-lexicon", help="style words to mask, one per line (relative protocol)")
     c.add_argument("--base-url", default="http://127.0.0.1:8000", help="server address used in the printed links")
     c.add_argument("--links-out", help="also write annotator<TAB>link to this file (mode 600)")

@@ -9,6 +9,7 @@ segment, metric, score, higher_is_better). Ids and system names agree across the
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from typing import Any, Callable
 
@@ -106,7 +107,14 @@ def run_fetch(args: argparse.Namespace) -> int:
         return 0
     entries = [fetch.entry(name, manifest) for name in args.names]  # every name checked before any download
     for entry in entries:
-        report = fetch.fetch(entry.name, args.dir, mirror=args.mirror, retries=args.retries, manifest=manifest)
+        try:
+            report = fetch.fetch(entry.name, args.dir, mirror=args.mirror, retries=args.retries, manifest=manifest)
+        except fetch.FetchError as exc:
+            if args.mirror or os.environ.get(fetch.MIRROR_ENV):
+                raise
+            raise fetch.FetchError(f"{exc}; without access to GitHub, fetch from a copy of the files: --mirror URL "
+                                   f"(or ${fetch.MIRROR_ENV}), a server of URL/NAME/PATH as ../shared/data lays "
+                                   "them out (e.g. python -m http.server in that folder)") from None
         if args.quiet:
             continue
         if report.present:

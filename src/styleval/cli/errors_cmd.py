@@ -25,7 +25,14 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                                    "content words lost by part of speech, sentence type changed; and each cause's "
                                    "share among the worst against its share among all segments (base rate, lift). "
                                    + SEGMENT_IDS)
-    p.add_argument("table", help="CSV/TSV/JSONL with source, output, human score (and metric columns)")
+    p.add_argument("table", help="CSV/TSV/JSONL with source, output, human score (and metric columns); or human "
+                                 "judgments in the long format (system, segment, annotator, aspect, score) that "
+                                 "`styleval campaign export` and `styleval data export --human` write, with "
+                                 "--outputs for the texts")
+    p.add_argument("--outputs", metavar="TABLE",
+                   help="with long-format judgments: the outputs table `styleval score --input` reads (id, system, "
+                        "source, output), matched to the judgments by system and segment id")
+    p.add_argument("--aspect", help="with long-format judgments: the human aspect to use (default: the only one)")
     p.add_argument("--metric", "-m", action="append", required=True,
                    help="metric column of TABLE, or metric name in --scores (repeatable)")
     p.add_argument("--scores", metavar="JSON", help="a `styleval score --json` file to take metric scores from "
@@ -76,6 +83,66 @@ def _column(frame, given: str | None, kind: str, path: str) -> str:
                      path)
 
 
+#: the columns of styleval's long judgment format (``styleval.meta.judgments``)
+LONG_COLUMNS = ("system", "segment", "annotator", "aspect", "score")
+#: the key of a row of long-format judgments: system and segment id
+KEY = "_system_segment"
+
+
+def _is_long(frame) -> bool:
+    return all(c in frame.columns for c in LONG_COLUMNS) and not any(
+        c in frame.columns for names in TEXT_COLUMNS.values() for c in names)
+
+
+def _from_long(frame, args: argparse.Namespace):
+    """One row per judged (system, segment) of ``args.aspect``: the mean human score over annotators, with the
+    source and output of that segment from ``--outputs`` (matched by system and segment id)."""
+    if not args.outputs:
+        raise InputError("long-format judgments (system, segment, annotator, aspect, score) hold no texts: give "
+                         "--outputs TABLE, the outputs table `styleval score --input` reads (id, system, source, "
+                         "output)", args.table)
+    aspects = sorted({str(a) for a in frame["aspect"]})
+    aspect = args.aspect or (aspects[0] if len(aspects) == 1 else None)
+    if aspect is None:
+        raise InputError(f"the judgments hold several aspects ({', '.join(aspects)}): choose one with --aspect",
+                         args.table)
+    if aspect not in aspects:
+        raise InputError(f"no judgments of aspect {aspect!r}; aspects present: {', '.join(aspects)}", args.table)
+    judged = frame[frame["aspect"].astype(str) == aspect]
+    if args.system:
+        judged = judged[judged["system"].astype(str) == args.system]
+    human = judged.groupby([judged["system"].astype(str), judged["segment"].astype(str)], sort=False)["score"].mean()
+    outputs = _read_table(args.outputs, ID_COLUMN)
+    src_col, out_col = _column(outputs, None, "source", args.outputs), _column(outputs, None, "output", args.outputs)
+    if "system" not in outputs.columns:
+        raise InputError("no system column; columns present: " + ", ".join(map(str, outputs.columns)), args.outputs)
+    ids = _segment_ids(outputs, None, args.outputs)
+    texts = {(str(system), i): (source, output)
+             for system, i, source, output in zip(outputs["system"], ids, outputs[src_col], outputs[out_col])}
+    missing = [key for key in human.index if key not in texts]
+    if missing:
+        raise InputError(f"{len(missing)} of {len(human)} judged (system, segment) pairs have no row in the outputs "
+                         f"table (first: system {missing[0][0]!r}, segment {missing[0][1]!r})", args.outputs)
+    import pandas as pd
+
+    return pd.DataFrame({KEY: [f"{system}:{segment}" for system, segment in human.index],
+                         "source": [texts[key][0] for key in human.index],
+                         "output": [texts[key][1] for key in human.index],
+                         "human": human.to_numpy(dtype=float)})
+
+
+def _scores_by_system(path: str, metric: str, system: str | None) -> dict[str, float]:
+    """``system:segment`` -> score of ``metric`` for every system of a ``score --json`` file (or ``system``)."""
+    data = json.loads(read_text(path, "utf-8"))
+    blocks = [b for b in data.get("segments", [])
+              if b["metric"] == metric and (system is None or b["system"] == system)]
+    if not blocks:
+        names = sorted({b["metric"] for b in data.get("segments", [])})
+        raise InputError(f"metric {metric!r} not in the file; metrics: {', '.join(names)}", path)
+    return {f"{b['system']}:{k}": (float("nan") if v is None else float(v))
+            for b in blocks for k, v in b["scores"].items()}
+
+
 def _scores_from_json(path: str, metric: str, system: str | None) -> dict[str, float]:
     data = json.loads(read_text(path, "utf-8"))
     blocks = [b for b in data.get("segments", [])
@@ -110,6 +177,13 @@ def run(args: argparse.Namespace) -> int:
     from .progress import make as make_progress
 
     frame = _read_table(args.table, args.id_col or ID_COLUMN)
+    long = _is_long(frame)
+    if long:  # campaign export / data export --human: texts from --outputs, one row per judged output
+        frame = _from_long(frame, args)
+        args.human_col, args.id_col = "human", KEY
+    elif args.outputs or args.aspect:
+        raise InputError("--outputs and --aspect go with long-format judgments (system, segment, annotator, aspect, "
+                         "score); this table has the texts and a human column itself", args.table)
     src_col = _column(frame, args.source_col, "source", args.table)
     out_col = _column(frame, args.output_col, "output", args.table)
     if args.human_col not in frame.columns:
@@ -119,7 +193,7 @@ def run(args: argparse.Namespace) -> int:
     results = []
     for metric in args.metric:
         if args.scores:
-            by_id = _scores_from_json(args.scores, metric, args.system)
+            by_id = (_scores_by_system if long else _scores_from_json)(args.scores, metric, args.system)
             missing = [i for i in ids if i not in by_id]
             if missing:
                 raise InputError(f"{len(missing)} of {len(ids)} segment ids of the table have no {metric!r} score "
@@ -127,7 +201,9 @@ def run(args: argparse.Namespace) -> int:
             values = np.array([by_id[i] for i in ids])
         else:
             if metric not in frame.columns:
-                raise InputError(f"no metric column {metric!r}", args.table)
+                raise InputError(f"no metric column {metric!r}" + (
+                    "; with long-format judgments the scores come from --scores (a `styleval score --json` file of "
+                    "the --outputs table)" if long else ""), args.table)
             values = frame[metric].to_numpy(dtype=float)
         human = frame[args.human_col].to_numpy(dtype=float)
         keep = ~(np.isnan(values) | np.isnan(human))

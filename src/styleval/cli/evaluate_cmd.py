@@ -76,7 +76,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="leave SYSTEM out of the correlations with --human (repeatable), e.g. the human references "
                         "as Lai et al. 2022 do (--exclude-system ref); the report names the systems left out")
     o.add_argument("--no-progress", action="store_true", help="no progress bar")
-    o.add_argument("--quiet", "-q", action="store_true", help="print nothing but errors")
+    o.add_argument("--quiet", "-q", action="store_true",
+                   help="no progress, notes or warnings: the report on stdout (nothing when --json, --html or "
+                        "--markdown hold it) and errors")
     p.set_defaults(run=run)
 
 
@@ -130,7 +132,7 @@ def run(args: argparse.Namespace) -> int:
             bar("writing the report", 0, 1)
             write_report(ev, html=args.html, markdown=args.markdown, human=human,
                          exclude_systems=args.exclude_system)
-    if not args.quiet:
+    if not (args.quiet and any((args.json, args.html, args.markdown))):  # --quiet: results in the files asked for
         data = ev.to_dict()
         print(text_report(data))
         print("\nsignatures:")

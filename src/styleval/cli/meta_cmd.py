@@ -95,8 +95,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="test every metric against the best one (default williams; permutation is slower)")
     s.add_argument("--permutations", type=int, default=1000, help="resamples of the permutation test")
     s.add_argument("--ci", type=int, default=0, metavar="N", help="bootstrap resamples for CIs (0: none)")
-    s.add_argument("--confidence", type=float, default=0.95)
-    s.add_argument("--seed", type=int, default=0)
+    s.add_argument("--confidence", type=float, default=0.95,
+                   help="coverage of the bootstrap confidence intervals (default 0.95: 95%% intervals)")
+    s.add_argument("--seed", type=int, default=0,
+                   help="seed of the bootstrap and permutation resamples (default 0)")
     s.add_argument("--top-n", type=int, metavar="MIN_N", nargs="?", const=3,
                    help="system level: correlations over the top-N and last-N systems by human score, N >= MIN_N "
                         "(default 3)")

@@ -138,6 +138,9 @@ def signature_format(cls: Any) -> str:
     from ..signature import Signature, library_version
 
     params = {p.name: ("<required>" if p.required else p.default) for p in parameters(cls) if p.name != "against"}
+    if issubclass(cls, _composite()) and "<required>" not in params.values():
+        # a composite resolves its defaults when built (j: fluency_threshold auto -> 0.5): as a score's signature
+        params = {k: (v.metric_id.spec() if hasattr(v, "metric_id") else v) for k, v in cls().get_params().items()}
     libs = {lib: library_version(lib) for lib in cls.libraries}
     libs["styleval"] = library_version("styleval")
     against = next((p.default for p in parameters(cls) if p.name == "against"), None)
@@ -187,6 +190,29 @@ def model_lines(kind: str, name: str, default: bool, width: int) -> list[str]:
     return lines
 
 
+def chunks_text(cls: Any) -> str:
+    """Whether the metric may be scored in chunks: yes, no (why), or, where its parameters decide (a property on
+    the class: BERTScore's idf, the composites' components), why its defaults are not, read from a default
+    instance."""
+    from ..metrics.guide import parameters
+
+    batch_independent = cls.batch_independent
+    if isinstance(batch_independent, bool):
+        return "yes" if batch_independent else f"no ({cls.batch_dependence})"
+    why = cls.batch_dependence if isinstance(cls.batch_dependence, str) else ""
+    if not why and not any(p.required for p in parameters(cls)):
+        default = cls()
+        why = ("yes with its defaults" if default.batch_independent
+               else f"not with its defaults: {default.batch_dependence}")
+    return f"it depends on the parameters: {why or 'those of its components'}"
+
+
+def _composite() -> type:
+    from ..metrics.overall.composite import CompositeMetric
+
+    return CompositeMetric
+
+
 def detail_lines(name: str, width: int) -> list[str]:
     """``styleval metrics NAME``: the whole entry."""
     from ..metrics.guide import parameters, reference
@@ -211,12 +237,8 @@ def detail_lines(name: str, width: int) -> list[str]:
         shown = "required" if p.required else f"default {p.default!r}"
         lines += textwrap.wrap(f"{p.name} ({shown}): {p.meaning or 'no description'}", width,
                                initial_indent="  ", subsequent_indent="      ")
-    batch_independent = cls.batch_independent
-    if isinstance(batch_independent, bool):
-        chunks = "yes" if batch_independent else f"no ({cls.batch_dependence})"
-    else:  # a property: the instance's parameters decide
-        chunks = f"it depends on the parameters: {cls.batch_dependence}"
-    lines += textwrap.wrap(f"scored in chunks (score --stream, --cache): {chunks}", width, subsequent_indent="  ")
+    lines += textwrap.wrap(f"scored in chunks (score --stream, --cache): {chunks_text(cls)}", width,
+                           subsequent_indent="  ")
     ref = reference(cls)
     if ref:
         lines += textwrap.wrap(f"reference implementation: {ref}", width, subsequent_indent="  ")

@@ -74,7 +74,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     o.add_argument("--segments-csv", metavar="FILE", help="write segment scores as CSV")
     o.add_argument("--jsonl", metavar="FILE", help="write segment scores as JSON lines")
     o.add_argument("--no-progress", action="store_true", help="no progress bar")
-    o.add_argument("--quiet", "-q", action="store_true", help="print nothing but errors")
+    o.add_argument("--quiet", "-q", action="store_true",
+                   help="no progress, notes or warnings: the results table and signatures on stdout (nothing when "
+                        "--json, --csv, --segments-csv or --jsonl hold the results) and errors")
     stream_cmd.add_arguments(p)  # --stream, --cache, --engine ray: the scale engine
     p.set_defaults(run=run)
 
@@ -160,20 +162,20 @@ def run(args: argparse.Namespace) -> int:
         result.write_csv(args.segments_csv, level="segment")
     if args.jsonl:
         result.write_jsonl(args.jsonl)
-    if args.quiet:
+    written = [path for path in (args.json, args.csv, args.segments_csv, args.jsonl) if path]
+    if args.quiet and written:  # --quiet: the results are in the files asked for
         return 0
-    print_result(result)
-    for path in (args.json, args.csv, args.segments_csv, args.jsonl):
-        if path:
-            print(f"wrote {shown(path)}", file=sys.stderr)
+    print_result(result, notes=not args.quiet)
+    for path in written:
+        print(f"wrote {shown(path)}", file=sys.stderr)
     return 0
 
 
-def print_result(result: ScoreResult) -> None:
+def print_result(result: ScoreResult, *, notes: bool = True) -> None:
     """The corpus table, notes on empty outputs, the legend of its marks, judge requests and the signatures."""
     print(format_table(result))
     flagged = {r.system: len(r.flags.get("empty_output", [])) for r in result.results if r.flags.get("empty_output")}
-    for system, n in flagged.items():
+    for system, n in flagged.items() if notes else ():
         print(f"note: {system}: {n} empty output(s) scored as they are (flagged in the segment files)")
     legend = table_legend(result)
     if legend:

@@ -12,13 +12,16 @@ def add_statistics_arguments(p: argparse.ArgumentParser, significance: str = "no
     """Intervals and paired tests; shared by ``score`` and ``evaluate``."""
     s = p.add_argument_group("statistics")
     s.add_argument("--bootstrap", type=int, default=1000, help="bootstrap resamples for CIs (0: none)")
-    s.add_argument("--confidence", type=float, default=0.95)
+    s.add_argument("--confidence", type=float, default=0.95,
+                   help="coverage of the bootstrap confidence intervals (default 0.95: 95%% intervals)")
     s.add_argument("--significance", choices=SIGNIFICANCE_METHODS, default=None,
                    help=f"paired test between systems (default: {significance}"
                         + ("; none with --bootstrap 0)" if significance == "paired-bootstrap" else ")"))
     p.set_defaults(default_significance=significance)
     s.add_argument("--baseline", help="compare every system with this one (default: all pairs)")
-    s.add_argument("--seed", type=int, default=12345)
+    s.add_argument("--seed", type=int, default=12345,
+                   help="seed of the bootstrap resamples and the paired tests: the same seed gives the same "
+                        "intervals and p-values (default 12345)")
 
 
 def statistics_options(args: argparse.Namespace) -> StatisticsOptions:

@@ -107,7 +107,7 @@ def run(args: argparse.Namespace) -> int:
         frame["n"] = [out.counts.get(s, 0) for s in frame["system"]]
         with atomic_writer(args.csv) as fh:
             frame.to_csv(fh, index=False)
-    if args.quiet:
+    if args.quiet and any((args.json, args.csv, segments)):  # --quiet: the results are in the files asked for
         return 0
     print(format_table(out.result))
     legend = table_legend(out.result)

@@ -24,7 +24,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--lr", type=float, default=5e-4, help="lora: learning rate")
     p.add_argument("--rank", type=int, default=8, help="lora: adapter rank")
     p.add_argument("--order", type=int, default=3, help="ngram: n-gram order")
-    p.add_argument("--seed", type=int, default=0, help="lora: training seed")
+    p.add_argument("--seed", type=int, default=0,
+                   help="lora: seed of the adapter initialisation and data order (default 0)")
     p.add_argument("--no-progress", action="store_true", help="no progress display")
     add_encoding_argument(p)
     p.set_defaults(run=run)

@@ -219,6 +219,24 @@ def fetch(name: str, directory: StrPath | None = None, *, mirror: str | None = N
         return report
     staging = base / f"{data.name}.partial"
     staging.mkdir(parents=True, exist_ok=True)
+    try:
+        _fetch_files(data, staging, mirror, retries, timeout, report, progress)
+    except (FetchError, InputError):
+        _drop_if_empty(staging)  # offline from the start: no folder is left that looks like a set
+        raise
+    staging.replace(final)
+    return report
+
+
+def _drop_if_empty(staging: Path) -> None:
+    """Remove a staging folder that holds no byte of any file (only empty folders or empty ``.part`` files)."""
+    if staging.is_dir() and not any(p.is_file() and p.stat().st_size for p in staging.rglob("*")):
+        shutil.rmtree(staging, ignore_errors=True)
+
+
+def _fetch_files(data: DatasetEntry, staging: Path, mirror: str | None, retries: int, timeout: float,
+                 report: FetchReport, progress: Callable[[str, int, int], None] | None) -> None:
+    """Every file of ``data`` into ``staging``, checked (the body of :func:`fetch`)."""
     for k, file in enumerate(data.files):
         if progress:
             progress(f"fetching {data.name} [files]", k, len(data.files))
@@ -249,8 +267,6 @@ def fetch(name: str, directory: StrPath | None = None, *, mirror: str | None = N
         report.downloaded.append(file.path)
     if progress:
         progress(f"fetching {data.name} [files]", len(data.files), len(data.files))
-    staging.replace(final)
-    return report
 
 
 def remove_partial(name: str, directory: StrPath | None = None) -> None:

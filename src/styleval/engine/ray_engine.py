@@ -4,9 +4,11 @@ Ray Data reads the input through a datasource whose read tasks run the same vali
 engine (:mod:`.source`: errors name file and line), one task per file, a block per chunk. ``map_batches`` sends
 each block to a pool of actors that build the metrics once and keep them (models load once per actor) and
 return every metric's statistics for the block (the worker side, :func:`.worker.compute_groups`). The driver takes
-the results in input order and reduces them exactly as the local engine does, so the numbers are the same. A lost node
-costs only recomputation: Ray retries the read tasks and restarts the actors, and the computation is
-deterministic.
+the results in input order and reduces them exactly as the local engine does, so the numbers are the same. On a
+cluster (``address``) a lost node costs only recomputation: Ray retries the read tasks and restarts the actors, and
+the computation is deterministic; a local Ray lives and dies with this process, so its actors are not restarted.
+Ray starts silently (half a minute or more on a small machine): the progress display says when it is starting the
+cluster and the workers.
 """
 from __future__ import annotations
 
@@ -128,9 +130,14 @@ def ray_groups(paths: Sequence[StrPath], metrics: list[Metric], chunk_size: int,
                address: str | None = None, workers: int = 2
                ) -> Iterator[tuple[list[Group], int, int, int]]:
     """The statistics groups of every block, in input order, computed by ``workers`` Ray actors."""
+    from ..progress import report
+
     ray = _ray()
     if workers < 1:
         raise InputError(f"--ray-workers must be at least 1, got {workers}")
+    # Ray says nothing while it starts (half a minute or more on a small machine): the progress display does
+    report(f"joining the Ray cluster at {address}" if address else
+           f"starting a local Ray cluster ({workers} metric workers)", 0, 0)
     started = _start(address, workers)
     try:
         from ray.data import DataContext
@@ -141,10 +148,15 @@ def ray_groups(paths: Sequence[StrPath], metrics: list[Metric], chunk_size: int,
         blob = pickle.dumps(metrics)
         ds = ray.data.read_datasource(_datasource(paths, chunk_size, table), override_num_blocks=len(paths),
                                      ray_remote_args={"num_cpus": 0.25})  # reading is light; never starved by actors
+        # actors restart on a cluster, where a node may be lost; a local Ray lives and dies with this process, so
+        # restarts gain nothing there (and Ray's core logs a warning about them at every run)
+        restarts = -1 if address else 0
         out = ds.map_batches(MetricWorker, fn_constructor_kwargs={"metrics_blob": blob}, batch_format="pyarrow",
                              batch_size=chunk_size, concurrency=(1, workers), num_cpus=1,
-                             max_restarts=-1, max_task_retries=-1)
+                             max_restarts=restarts, max_task_retries=restarts)
         last = -1
+        report(f"Ray: starting {workers} metric worker(s), each loading the metrics' models, then the first "
+               "block", 0, 0)
         try:
             for batch in out.iter_batches(batch_size=1, batch_format="numpy", prefetch_batches=1):
                 seq = int(batch["seq"][0])

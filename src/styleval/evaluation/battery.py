@@ -21,7 +21,7 @@ from ..errors import InputError
 from ..records import Record
 from ..engine.options import StatisticsOptions
 from ..results import Comparison, ScoreResult
-from .overall import overall_metrics, split_overall
+from .overall import OVERALL_COLUMNS, overall_metrics, split_overall
 from .anchor import anchor_line, anchor_records, anchor_settings, wants_anchor
 from .texts import segment_texts
 from .plan import (DEFAULT_CONTENT_MODEL, DEFAULT_FLUENCY, DEFAULT_LM, BatteryChoices, CorpusFacts, ModelCardFacts,
@@ -106,6 +106,37 @@ class Evaluation:
                                      for name, per_system in self.overall_segments.items()
                                      for system, scores in per_system.items()],
                 **({"texts": self.texts} if self.texts is not None else {})}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], where: Any = None) -> "Evaluation":
+        """The evaluation :meth:`to_dict` wrote (``evaluate --json``): every score, interval, test, signature,
+        segment score, rationale and text as saved; metric specs come back as their spec strings, and the
+        statistics are not saved (no new intervals or tests)."""
+        def nan(x: Any) -> float:
+            return np.nan if x is None else float(x)
+
+        try:
+            overall = pd.DataFrame([{"system": r["system"], "score": r["score"], "value": nan(r["value"]),
+                                     "ci_low": nan(r["ci"][0]) if r.get("ci") else np.nan,
+                                     "ci_high": nan(r["ci"][1]) if r.get("ci") else np.nan,
+                                     "ci_excluded_segments": int(r.get("ci_excluded_segments", 0))}
+                                    for r in data["overall"]], columns=OVERALL_COLUMNS)
+            segments: dict[str, dict[str, dict[str, float | None]]] = {}
+            for entry in data.get("overall_segments", []):
+                segments.setdefault(entry["score"], {})[entry["system"]] = dict(entry["scores"])
+            return cls(result=ScoreResult.from_dict(data["score"], where), overall=overall,
+                       rationale=list(data["rationale"]), aspects={k: list(v) for k, v in data["aspects"].items()},
+                       roles=dict(data["roles"]), metric_specs=list(data["metric_specs"]),
+                       settings=dict(data.get("settings") or {}),
+                       overall_comparisons=[Comparison.from_dict(c) for c in data.get("overall_comparisons", [])],
+                       timing=dict(data.get("timing") or {}), texts=data.get("texts"), overall_segments=segments)
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            raise InputError(f"not a styleval evaluation: {type(exc).__name__} {exc}", where) from None
+
+    @classmethod
+    def from_json(cls, path: str | Path) -> "Evaluation":
+        """The evaluation ``styleval evaluate --json`` saved at ``path``."""
+        return cls.from_dict(load_evaluation(path), path)
 
     def write_json(self, path: str | Path) -> None:
         """Everything as JSON (``styleval report`` reads it), written atomically."""

@@ -175,6 +175,9 @@ class Metric(ABC):
     batch_independent: ClassVar[bool] = True
     #: why it is not batch-independent (shown when a streamed run refuses it)
     batch_dependence: ClassVar[str] = ""
+    #: the segment value at or past which an output passes (``>=``, or ``<=`` when lower is better), where the metric
+    #: has a documented one: J's fluency factor takes it when no ``fluency_threshold`` is given (None: no such value)
+    pass_threshold: ClassVar[float | None] = None
 
     @property
     def streamable(self) -> bool:

@@ -87,19 +87,22 @@ class HumanFigure:
     statistic: str
     value: float
     split: str = "evaluation"
-    scorer: str = ""
+    scorer: str = ""  # the metric that gave the figure, as a spec, and what it scores
+    ties: str = ""  # how ties count, for a statistic that has a convention for them (Kendall tau-like)
 
     @classmethod
     def from_dict(cls, raw: Mapping[str, Any]) -> "HumanFigure":
         return cls(data=str(raw["data"]), human=str(raw["human"]), statistic=str(raw["statistic"]),
                    value=float(raw["value"]), split=str(raw.get("split", "evaluation")),
-                   scorer=str(raw.get("scorer", "")))
+                   scorer=str(raw.get("scorer", "")), ties=str(raw.get("ties", "")))
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"data": self.data, "split": self.split, "human": self.human,
                                "statistic": self.statistic, "value": self.value}
         if self.scorer:
             out["scorer"] = self.scorer
+        if self.ties:
+            out["ties"] = self.ties
         return out
 
 
@@ -124,7 +127,9 @@ def human_figure_lines(card: Mapping[str, Any]) -> list[str]:
     lines = []
     for (data, human, scorer, split), figures in groups.items():
         stats = ", ".join(f"{f.statistic} {figure_value(f.value)}" for f in figures)
-        lines.append(f"{data} ({split}), human {human}" + (f", {scorer}" if scorer else "") + f": {stats}")
+        ties = "; ".join(dict.fromkeys(f"{f.statistic}: {f.ties}" for f in figures if f.ties))
+        lines.append(f"{data} ({split}), human {human}" + (f", {scorer}" if scorer else "") + f": {stats}"
+                     + (f" ({ties})" if ties else ""))
     return lines
 
 
@@ -163,8 +168,8 @@ def _human_judgment_lines(card: Mapping[str, Any]) -> list[str]:
     if section.get("note"):
         lines += [section["note"], ""]
     lines += ["| data | split | human | score | statistic | value |", "|---|---|---|---|---|---|"]
-    lines += [f"| {f.data} | {f.split} | {f.human} | {f.scorer or 'the model score'} | {f.statistic} | "
-              f"{figure_value(f.value)} |" for f in human_figures(card)]
+    lines += [f"| {f.data} | {f.split} | {f.human} | {f.scorer or 'the model score'} | {f.statistic}"
+              + (f" ({f.ties})" if f.ties else "") + f" | {figure_value(f.value)} |" for f in human_figures(card)]
     lines.append("")
     if section.get("command"):
         lines += [f"Command: `{section['command']}`", ""]

@@ -7,11 +7,13 @@ from pathlib import Path
 from ...errors import ResourceUnavailableError
 
 
-def require_library(metric: str, module: str, distribution: str) -> None:
+def require_library(metric: str, module: str, distribution: str, source: str | None = None) -> None:
+    """An error unless ``module`` imports; it says the command that installs it: ``pip install DISTRIBUTION``, or
+    ``pip install SOURCE`` for a library that is not on PyPI (``source``: a pip requirement such as a git URL)."""
     if importlib.util.find_spec(module) is None:
         raise ResourceUnavailableError(
             f"metric {metric!r} needs the optional library {distribution!r}, which is not installed here: "
-            f"`pip install {distribution}` (styleval does not install it for you)")
+            f"`pip install {source or distribution}` (styleval does not install it for you)")
 
 
 def require_checkpoint(metric: str, checkpoint: str | None, what: str) -> Path:

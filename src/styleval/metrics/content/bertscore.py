@@ -37,6 +37,9 @@ from ..registry import register
 from ._common import check_bool, check_choice, check_lengths, check_number
 
 COMPONENTS = ("f1", "precision", "recall")
+#: the flag of segments whose output, or every comparison text, is empty: raw P, R and F1 are 0 (bert_score's
+#: values), and rescaled they are the baseline's image of 0, (0 - b) / (1 - b) (docs/metrics.md, "Empty texts")
+EMPTY_FLAG = "empty_text_raw_0"
 BASELINE_DIR = Path(__file__).resolve().parents[2] / "models" / "baselines"
 
 
@@ -328,13 +331,15 @@ class BERTScore(ContentMetric):
         for i, (out, comp) in enumerate(zip(outputs, comparisons)):
             o_ids, o_emb = emb[out]
             best = np.full(3, -np.inf)
+            every_comparison_empty = True
             for c in comp:
                 c_ids, c_emb = emb[c]
                 prf = greedy_prf(o_emb, w(out), c_emb, w(c))
                 best = np.maximum(best, prf)
-                if len(c_ids) <= 2:
-                    empty_rows.append(i)
-            if len(o_ids) <= 2:
+                every_comparison_empty &= len(c_ids) <= 2
+            # the raw P, R, F1 are bert_score's 0 only when the output or every comparison text is empty (one empty
+            # reference among several leaves the others to set the maximum)
+            if len(o_ids) <= 2 or (comp and every_comparison_empty):
                 empty_rows.append(i)
             n_trunc = (out in truncated) + sum(c in truncated for c in comp)
             if n_trunc:
@@ -345,7 +350,7 @@ class BERTScore(ContentMetric):
             warnings.warn(f"bertscore: {len(trunc_rows)} segments have a text longer than the model's maximum "
                           f"of {self.embedder.max_length} tokens; it was truncated (flag 'truncated')", stacklevel=3)
         return SegmentStats(values=stats,
-                            flags={"truncated": trunc_rows, "empty_text_scored_0": sorted(set(empty_rows))},
+                            flags={"truncated": trunc_rows, EMPTY_FLAG: sorted(set(empty_rows))},
                             extra={"truncated_segments": len(trunc_rows), "layer": self.embedder.layer})
 
     def scores_from_stats(self, stats: np.ndarray) -> np.ndarray:

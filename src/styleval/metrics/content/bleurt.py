@@ -15,6 +15,10 @@ from ._common import check_lengths, check_number
 from ._optional import require_checkpoint, require_library
 
 
+#: the pip requirement that installs the bleurt library (it is not on PyPI)
+BLEURT_SOURCE = "git+https://github.com/google-research/bleurt.git"
+
+
 @register
 class BLEURT(ContentMetric):
     name = "bleurt"
@@ -29,7 +33,7 @@ class BLEURT(ContentMetric):
                  batch_size: int = 32) -> None:
         self.against = Against.parse(against)
         check_number(self.name, "batch_size", batch_size, low=1, integer=True)
-        require_library(self.name, "bleurt", "bleurt (git+https://github.com/google-research/bleurt)")
+        require_library(self.name, "bleurt", "bleurt", source=BLEURT_SOURCE)
         self._path = require_checkpoint(self.name, checkpoint, "a BLEURT checkpoint folder, e.g. BLEURT-20")
         self.checkpoint = checkpoint
         self.batch_size = batch_size

@@ -29,6 +29,7 @@ from ..registry import register
 from .lm_shared import scored_texts
 
 P, ACCEPTABLE, TRUNC = 0, 1, 2
+PASS = 0.5  # an output is acceptable when P >= PASS
 
 
 @register
@@ -49,6 +50,7 @@ class Acceptability(Metric):
     aspect = Aspect.FLUENCY
     higher_is_better = True
     value_range = (0.0, 1.0)
+    pass_threshold = PASS
     description = ("P(acceptable English) from a classifier on SmolLM2 token statistics (trained on human text vs "
                    "corrupted copies); corpus: share of outputs with P >= 0.5")
     libraries = ("torch", "sacremoses")
@@ -109,7 +111,7 @@ class Acceptability(Metric):
         scored, _ = scored_texts(self._model.lm, batch.outputs, normalize=mode,
                                  batch_tokens=self.batch_tokens, progress=self.progress, backends=backends)
         p = self._model.predict_scored(scored)
-        stats = np.column_stack([p, (p >= 0.5).astype(float), scored.truncated.astype(float)])
+        stats = np.column_stack([p, (p >= PASS).astype(float), scored.truncated.astype(float)])
         return SegmentStats(values=stats, flags={"truncated": [int(i) for i in np.flatnonzero(stats[:, TRUNC])]},
                             resources={**({"lm_backend": ",".join(sorted(backends))} if backends else {}),
                                        **({"normalized_as": mode} if self.normalize == "auto" else {})})

@@ -64,6 +64,7 @@ class Perplexity(StyleLMs, Metric):
     aspect = Aspect.FLUENCY
     higher_is_better = False
     value_range = (1.0, math.inf)
+    pass_threshold = 200.0  # J's fluency test on perplexity (evaluate --fluency perplexity)
     description = "LM perplexity exp(NLL/tokens) of each output; corpus: exp(sum NLL / sum tokens)"
     libraries: ClassVar[tuple[str, ...]] = ("torch", "transformers")
 

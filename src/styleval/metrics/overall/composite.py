@@ -234,28 +234,52 @@ class GeometricMean(_StyleContentMean):
 
 @register
 class JointScore(CompositeMetric):
-    """J = mean over segments of STA·SIM·FL (Logacheva et al. 2022)."""
+    """J = mean over segments of STA·SIM·FL (Logacheva et al. 2022). Its defaults are ``styleval evaluate``'s J:
+    STA the shipped style classifier's decision, SIM MiniLM sentence cosine against the source, FL acceptability
+    >= 0.5 (``tests/test_j_defaults.py`` holds the two together)."""
 
     name = "j"
     parameter_help: ClassVar[dict[str, str]] = {
         "style": "the column giving each segment's style decision (0/1)",
         "similarity": "the column giving each segment's content similarity (clipped to 0-1)",
         "fluency": "the column giving each segment's fluency (none: no fluency factor)",
-        "fluency_threshold": "a segment is fluent when its fluency is at or past this (acceptability: >= 0.5; "
-                             "perplexity: <= 200)",
+        "fluency_threshold": "a segment is fluent when its fluency is at or past this (>=, or <= for a "
+                             "lower-is-better metric); auto: the fluency metric's own pass value (acceptability "
+                             ">= 0.5, perplexity <= 200), none: the fluency score itself mapped to 0-1",
     }
     reference = "ParaDetox's J (Logacheva et al. 2022): mean over segments of STA x SIM x FL"
-    description = "mean over segments of style x similarity x fluency, each in [0, 1] (ParaDetox J)"
+    description = ("mean over segments of style x similarity x fluency, each in [0, 1] (ParaDetox J); by default "
+                   "evaluate's J: style_accuracy x sentence cosine to the source x (acceptability >= 0.5)")
     roles = ("style", "similarity", "fluency")
 
-    def __init__(self, *, style: "Metric | str" = "style_accuracy", similarity: "Metric | str" = "bertscore/src",
-                 fluency: "Metric | str | None" = None, fluency_threshold: float | None = None) -> None:
+    def __init__(self, *, style: "Metric | str" = "style_accuracy",
+                 similarity: "Metric | str" = "sentence_cosine/src", fluency: "Metric | str | None" = "acceptability",
+                 fluency_threshold: "float | str | None" = "auto") -> None:
         self.style = component(style)
         self.similarity = component(similarity)
         self.fluency = None if fluency in (None, "", "none") else component(fluency)  # type: ignore[arg-type]
-        if fluency_threshold is not None:
-            check_number(self.name, "fluency_threshold", fluency_threshold)
-        self.fluency_threshold = None if fluency_threshold is None else float(fluency_threshold)
+        self.fluency_threshold = self._threshold(fluency_threshold)
+
+    def get_params(self) -> dict[str, Any]:
+        """No fluency factor and a continuous one are written ``none``: a parameter left at None is dropped from
+        specs, which would bring back the defaults (acceptability, its pass value)."""
+        params = super().get_params()
+        for key in ("fluency", "fluency_threshold"):
+            if params[key] is None:
+                params[key] = "none"
+        return params
+
+    def _threshold(self, value: "float | str | None") -> float | None:
+        """The pass value FL uses (None: FL is the fluency score mapped to [0, 1]): ``auto`` resolves to the
+        fluency metric's ``pass_threshold``, so the signature names the number used."""
+        if isinstance(value, str) and value.strip().lower() in ("auto", "none", ""):
+            if value.strip().lower() != "auto" or self.fluency is None:
+                return None
+            return self.fluency.pass_threshold
+        if value is None:
+            return None
+        check_number(self.name, "fluency_threshold", value)
+        return float(value)
 
     def fluency_factor(self, scores: np.ndarray) -> np.ndarray:
         """FL per segment: the pass/fail decision at ``fluency_threshold``, else the fluency score in [0, 1]."""

@@ -95,7 +95,10 @@ class StyleEMD(StyleModelMetric):
     name = "style_emd"
     parameter_help: ClassVar[dict[str, str]] = {
         "model": "the style classifier: auto, a shipped name, a folder (styleval or transformers) or a hub id",
-        "ground": "ground distance between labels: unit (Mir et al.), ordinal, or a matrix '0 1; 1 0'",
+        "ground": "ground distance between labels: unit (Mir et al.), ordinal (cost |i - j| over the model's labels "
+                  "in its own order, which train-style sorts by name, e.g. high<low<mid, and a transformers model "
+                  "gives in id2label order; the signature names it as ordinal_order), or a matrix '0 1; 1 0' over "
+                  "that order",
         **CLASSIFIER_HELP,
     }
     reference = ("Mir et al. 2019's direction-corrected EMD: their stored TextCNN figures reproduce "
@@ -112,6 +115,14 @@ class StyleEMD(StyleModelMetric):
         self.case = check_case(case)
         check_classifier_params(self.name, labels, threshold, batch_size)
         self.labels, self.threshold, self.batch_size = labels, threshold, batch_size
+
+    def compute(self, batch: Batch) -> SegmentStats:
+        """As every style metric, and with ``ground=ordinal`` the label order it ranks (the model's own label
+        order, which ``train-style`` writes sorted by name: ``high<low<mid``) among the signature's resources."""
+        out = super().compute(batch)
+        if self.ground == "ordinal":
+            out.resources["ordinal_order"] = "<".join(self.load(batch, self.case_choice(batch)).labels)
+        return out
 
     def segment_stats(self, batch: Batch) -> SegmentStats:
         choice = self.case_choice(batch)
