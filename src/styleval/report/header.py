@@ -7,7 +7,7 @@ import html
 from typing import Any, Mapping
 
 from ..evaluation.anchor import anchor_line
-from ..evaluation.summary import ASPECTS, beaten_letters, system_letters, systems_of
+from ..evaluation.summary import TABLE_ASPECTS, beaten_letters, system_letters, systems_of
 from ..textnorm.casing import release_case
 
 
@@ -35,7 +35,7 @@ def _leaders(data: Mapping[str, Any]) -> list[tuple[str, str, str]]:
     corpus = {(c["metric"], c["system"]): c for c in data["score"]["corpus"]}
     baseline = data["score"]["settings"].get("baseline")
     rows: list[tuple[str, dict[str, float], bool, list[Any]]] = []
-    for aspect in ASPECTS:
+    for aspect in TABLE_ASPECTS:
         for metric in data["aspects"].get(aspect, []):
             scores = {s: corpus[(metric, s)]["score"] for s in systems if (metric, s) in corpus}
             hib = next((corpus[(metric, s)]["higher_is_better"] for s in systems if (metric, s) in corpus), True)
