@@ -338,6 +338,7 @@ _EXPLORER_CONTROLS = """<div class="controls">
 <label>metric 2<select id="sv-m2"></select></label></div>
 <p><button type="button" id="sv-prev">◀ previous</button> <button type="button" id="sv-next">next ▶</button>
 <button type="button" id="sv-clear" hidden>show every input</button> <span id="sv-count" role="status"></span></p>
+<p class="active"><span id="sv-active"></span> <button type="button" id="sv-reset" hidden>reset all filters</button></p>
 <div class="tablewrap"><table class="segments" id="sv-table"><thead id="sv-head"></thead></table></div></section>"""
 
 
