@@ -251,3 +251,18 @@ def test_the_syntax_check_catches_broken_tables():
     for broken in (good.replace("a & b", "a & b & c"), good.replace("\\end{table}", ""), good + "}"):
         with pytest.raises(AssertionError):
             check_latex_syntax(broken)
+
+
+def test_a_streamed_run_writes_the_same_table(tmp_path, capsys):
+    """`score --stream --latex` (the scale engine) writes the table of the in-memory run on the same table."""
+    assert cli_main.main(["data", "example", "formality", str(tmp_path), "-q"]) == 0
+    table = str(tmp_path / "outputs.tsv")
+    for mode, extra in (("memory", []), ("stream", ["--stream"])):
+        assert cli_main.main(["score", "--input", table, *extra, "-m", "bleu,chrf", "--bootstrap", "100",
+                              "--significance", "paired-bootstrap", "--latex", str(tmp_path / f"{mode}.tex"),
+                              "--markdown", str(tmp_path / f"{mode}.md"), "-q", "--no-progress"]) == 0
+    capsys.readouterr()
+    for ext in ("tex", "md"):
+        assert (tmp_path / f"stream.{ext}").read_text(encoding="utf-8") == \
+            (tmp_path / f"memory.{ext}").read_text(encoding="utf-8")
+    assert "Superscript letters" in (tmp_path / "stream.tex").read_text(encoding="utf-8")
