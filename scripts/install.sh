@@ -27,6 +27,19 @@ if ! command -v g++ >/dev/null 2>&1; then
   fi
 fi
 
+# LaTeX with booktabs, for the test that compiles the paper tables (`--latex`); optional: that test is skipped
+# without it.
+if ! command -v pdflatex >/dev/null 2>&1 || ! kpsewhich booktabs.sty >/dev/null 2>&1; then
+  if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+    apt-get update -q >/dev/null
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends texlive-latex-base \
+      texlive-latex-recommended >/dev/null
+  else
+    echo "install.sh: for the LaTeX table test, install Debian's texlive-latex-base and texlive-latex-recommended" \
+         "(needs root); it is skipped meanwhile" >&2
+  fi
+fi
+
 # pip quietly; its notes about absent local mirror folders are filtered, real errors are shown in full.
 pip_install() {
   local out

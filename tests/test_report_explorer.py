@@ -25,6 +25,7 @@ from selenium.common.exceptions import NoAlertPresentException  # noqa: E402
 from selenium.webdriver.chrome.service import Service  # noqa: E402
 from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.common.keys import Keys  # noqa: E402
 from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
 
 from styleval.cli.score_cmd import load_records  # noqa: E402
@@ -397,3 +398,204 @@ def test_readable_at_1300_px_and_narrow(report, width):
     finally:
         driver.quit()
         shutil.rmtree(profile, ignore_errors=True)
+
+
+# ------------------------------------------------------------------------- a `styleval score` run (issue 52)
+#: the default metrics of `score` with a style metric and J: more score columns than a 1300 px window shows
+SCORE_METRICS = "bleu,chrf,chrf++,ter,rouge1,rouge2,rougeL,meteor,pinc,levenshtein,style_accuracy,j"
+
+
+@pytest.fixture(scope="module")
+def score_report(tmp_path_factory) -> dict[str, Any]:
+    """`styleval score --json` on the bundled example, then `styleval report s.json --html r.html`."""
+    from styleval.cli.main import main
+
+    folder = tmp_path_factory.mktemp("score-report")
+    assert main(["score", "--example", "formality", "-m", SCORE_METRICS, "--bootstrap", "100",
+                 "--json", str(folder / "s.json"), "-q", "--no-progress"]) == 0
+    assert main(["report", str(folder / "s.json"), "--html", str(folder / "r.html")]) == 0
+    data = json.loads((folder / "s.json").read_text(encoding="utf-8"))
+    page = (folder / "r.html").read_text(encoding="utf-8")
+    payload = json.loads(re.search(r'<script type="application/json" id="sv-data">(.*?)</script>', page,
+                                   re.S).group(1))
+    scores: dict[str, dict[str, dict[str, float]]] = {}
+    for seg in data["segments"]:
+        scores.setdefault(seg["metric"], {})[seg["system"]] = seg["scores"]
+    return {"url": (folder / "r.html").as_uri(), "payload": payload, "scores": scores, "data": data,
+            "records": _records_plain()}
+
+
+def _records_plain() -> list[Record]:
+    ns = argparse.Namespace(example="formality", input=[], gyafc=None, system=[], systems_dir=None, source=None,
+                            reference=[], direction=None)
+    return load_records(ns)
+
+
+class _Page:
+    """A headless Chromium on ``url`` at ``width`` px, the explorer ready."""
+
+    def __init__(self, url: str, width: int = 1300):
+        self.profile = tempfile.mkdtemp(prefix="styleval-chromium-")
+        self.driver = webdriver.Chrome(service=Service(CHROMEDRIVER),
+                                       options=_options((f"--user-data-dir={self.profile}",), width=width))
+        self.driver.set_page_load_timeout(30)
+        self.url = url
+
+    def __enter__(self):
+        self.driver.get(self.url)
+        WebDriverWait(self.driver, 20).until(
+            lambda d: d.execute_script("return document.documentElement.getAttribute('data-explorer')") == "ready")
+        return self.driver
+
+    def __exit__(self, *exc):
+        self.driver.quit()
+        shutil.rmtree(self.profile, ignore_errors=True)
+
+
+def test_a_score_run_opens_in_the_explorer(score_report):
+    """`report` on `score --json`: the tables, the plots and the explorer with every text, sorted and opened from
+    the trade-off plot as for an evaluation."""
+    records = score_report["records"]
+    by_key = {(r.system, r.id): r for r in records}
+    with _Page(score_report["url"]) as driver:
+        assert driver.find_element(By.TAG_NAME, "h1").text == "styleval scores"
+        assert driver.find_element(By.CSS_SELECTOR, "p.run").text.startswith("Scored on")
+        assert driver.find_elements(By.ID, "fig-tradeoff") and driver.find_elements(By.ID, "fig-distribution")
+        assert _matching(driver) == len({r.id for r in records})
+        # every text on the first page is the example's own
+        for block in driver.find_elements(By.CSS_SELECTOR, "#sv-table tbody"):
+            ident = block.find_element(By.CSS_SELECTOR, "tr.input td > b").text
+            source = block.find_element(By.CSS_SELECTOR, "tr.input .src span:not(.lab)").text
+            assert source == by_key[("copy", ident)].source
+            for row in block.find_elements(By.CSS_SELECTOR, "tr.sys"):
+                system = row.find_element(By.TAG_NAME, "th").text
+                if system == "copy":  # no edits: the output as it is
+                    assert row.find_element(By.CSS_SELECTOR, "td.o").text == by_key[(system, ident)].output
+        # sort by a metric of one system, best first
+        values = score_report["scores"]["bleu/ref"]["rewrite"]
+        dec = next(m["dec"] for m in score_report["payload"]["metrics"] if m["key"] == "bleu/ref")
+        _select(driver, "sv-sort", "bleu/ref (content)")
+        _select(driver, "sv-sortsys", "rewrite")
+        _select(driver, "sv-order", "best first")
+        shown = [round(values[i], dec) for i in _shown(driver)]
+        assert shown == sorted(shown, reverse=True) and shown[0] == round(max(values.values()), dec)
+        # the trade-off plot (style_accuracy against the first content metric) opens a system's segments
+        driver.execute_script("document.querySelector('#fig-tradeoff-points').closest('details').open = true")
+        next(b for b in driver.find_elements(By.CSS_SELECTOR, "#fig-tradeoff-points button")
+             if b.text.startswith("rewrite")).click()
+        assert "from the plot: rewrite" in driver.find_element(By.ID, "sv-count").text
+        assert driver.find_element(By.CSS_SELECTOR, "#sv-table tr.hit th").text == "rewrite"
+        _shot(driver, "explorer-score-run.png")
+
+
+def test_the_j_column_is_in_view_at_1300_px(score_report):
+    """The overall score comes first among the score columns: at 1300 px it is in view although the table is
+    wider than its box (the other metrics scroll inside it)."""
+    with _Page(score_report["url"], width=1300) as driver:
+        driver.execute_script("document.getElementById('explorer').scrollIntoView()")
+        box = driver.execute_script("var w = document.querySelector('.tablewrap'); "
+                                    "var r = w.getBoundingClientRect(); return [r.left, r.right, w.scrollWidth, "
+                                    "w.clientWidth, window.innerWidth]")
+        assert box[2] > box[3]  # the table is wider than its box: some columns are out of view
+        heads = driver.execute_script(
+            "return Array.from(document.querySelectorAll('#sv-head th')).map(function (t) {"
+            "var r = t.getBoundingClientRect(); return [t.textContent, r.left, r.right]; })")
+        j = next(h for h in heads if h[0] == "j\u00a0↑")
+        assert box[0] <= j[1] and j[2] <= min(box[1], box[4]), (j, box)
+        assert heads[-1][2] > box[1]  # the last metric is not: the test would fail with J last
+        _shot(driver, "explorer-j-1300px.png")
+
+
+_BREAKS = """
+var out = [];
+document.querySelectorAll('#sv-head th').forEach(function (th) {
+  var chars = [];
+  var walker = document.createTreeWalker(th, NodeFilter.SHOW_TEXT);
+  while (walker.nextNode()) {
+    var node = walker.currentNode;
+    for (var i = 0; i < node.length; i++) chars.push([node, i]);
+  }
+  var text = chars.map(function (c) { return c[0].data[c[1]]; }).join(''), prev = null;
+  chars.forEach(function (c, k) {
+    var range = document.createRange(); range.setStart(c[0], c[1]); range.setEnd(c[0], c[1] + 1);
+    var rects = range.getClientRects();
+    if (!rects.length || text[k] === ' ') return;
+    var top = rects[0].top;
+    if (prev !== null && top > prev.top + 2) out.push([text, text.slice(0, k)]);
+    prev = {top: top};
+  });
+});
+return out;
+"""
+
+
+@pytest.mark.parametrize("width", [1300, 900])
+def test_column_headers_break_only_between_words(score_report, width):
+    """A heading wraps at a space, after '/' or after '_' (sentence_/cosine/src), never inside a word."""
+    with _Page(score_report["url"], width=width) as driver:
+        breaks = driver.execute_script(_BREAKS)
+        assert breaks, "no heading wraps: nothing was tested"
+        for heading, before in breaks:
+            assert before.rstrip()[-1:] in ("/", "_") or before.endswith(" "), (heading, before)
+
+
+def test_filters_of_one_view_are_named_in_another_and_reset(report, browser):
+    """A system and a range set in "all inputs" do not act in "two systems" (which has its own systems and order):
+    the page says they are set but not applied there, and "reset all filters" clears every filter."""
+    ids = report["ids"]
+    _select(browser, "sv-system", "tidy")
+    _select(browser, "sv-sort", "bleu/ref (content)")
+    browser.find_element(By.ID, "sv-min").send_keys("40")
+    assert _matching(browser) < len(ids)
+    assert "filters in effect: system tidy; bleu/ref in [40, ∞]" in browser.find_element(By.ID, "sv-active").text
+    _select(browser, "sv-view", "two systems: where they differ most")
+    _select(browser, "sv-a", "copy")
+    _select(browser, "sv-b", "rewrite")
+    _select(browser, "sv-dm", "bleu/ref (content)")
+    dec = _dec(report, "bleu/ref")
+    a, b = report["scores"]["bleu/ref"]["copy"], report["scores"]["bleu/ref"]["rewrite"]
+    assert _matching(browser) == sum(round(a[i], dec) != round(b[i], dec) for i in ids)  # neither filter acts
+    line = browser.find_element(By.ID, "sv-active").text
+    assert "no filter in effect" in line and "not applied here: system tidy; bleu/ref in [40, ∞]" in line
+    browser.find_element(By.ID, "sv-text").send_keys("lol")  # a filter of every view
+    assert "filters in effect: text “lol”" in browser.find_element(By.ID, "sv-active").text
+    browser.find_element(By.ID, "sv-reset").click()
+    assert browser.find_element(By.ID, "sv-active").text == "no filter in effect"
+    assert not browser.find_element(By.ID, "sv-reset").is_displayed()
+    assert browser.find_element(By.ID, "sv-text").get_attribute("value") == ""
+    _select(browser, "sv-view", "all inputs")
+    assert _matching(browser) == len(ids)
+    assert Select(browser.find_element(By.ID, "sv-system")).first_selected_option.text == "all systems"
+    assert browser.find_element(By.ID, "sv-min").get_attribute("value") == ""
+
+
+@pytest.mark.parametrize("view", ["two systems: where they differ most", "metrics disagree"])
+def test_sort_controls_are_hidden_where_they_do_nothing(report, browser, view):
+    controls = ("sv-sort", "sv-sortsys", "sv-order", "sv-min", "sv-max", "sv-system")
+    assert all(browser.find_element(By.ID, c).is_displayed() for c in controls)
+    _select(browser, "sv-view", view)
+    assert not any(browser.find_element(By.ID, c).is_displayed() for c in controls)
+    assert all(browser.find_element(By.ID, c).is_displayed() for c in ("sv-dir", "sv-decision", "sv-text"))
+    _select(browser, "sv-view", "all inputs")
+    assert all(browser.find_element(By.ID, c).is_displayed() for c in controls)
+
+
+def test_copying_an_output_gives_the_output_not_the_deletions(report, browser):
+    """Select a rewritten output (shown with its struck deletions) and press Ctrl+C: the copied text is the
+    output itself."""
+    record = next(r for r in report["records"] if r.system == "rewrite" and r.id == "1")
+    browser.find_element(By.ID, "sv-text").send_keys(record.source[:12])
+    block = next(b for b in browser.find_elements(By.CSS_SELECTOR, "#sv-table tbody")
+                 if b.find_element(By.CSS_SELECTOR, "tr.input td > b").text == record.id)
+    row = next(r for r in block.find_elements(By.CSS_SELECTOR, "tr.sys")
+               if r.find_element(By.TAG_NAME, "th").text == "rewrite")
+    span = row.find_element(By.CSS_SELECTOR, "td.o span.out")
+    assert span.find_elements(By.TAG_NAME, "del")  # the view shows deletions inside the output
+    browser.execute_script(
+        "window.__copied = null; window.addEventListener('copy', function (e) {"
+        "  window.__copied = e.clipboardData.getData('text/plain'); });"
+        "var r = document.createRange(); r.selectNodeContents(arguments[0]);"
+        "var s = window.getSelection(); s.removeAllRanges(); s.addRange(r);", span)
+    ActionChains(browser).key_down(Keys.CONTROL).send_keys("c").key_up(Keys.CONTROL).perform()
+    copied = WebDriverWait(browser, 5).until(lambda d: d.execute_script("return window.__copied"))
+    assert copied == record.output

@@ -21,6 +21,14 @@ def _figure(row: Row, digits: int) -> str:
     return _num(row.statistic, digits) + ("*" if row.partial else "")
 
 
+def row_note(row: Row, set_name: str) -> str:
+    """What the terminal prints under a task for one metric: its failure, or its notes (ties, partial figures);
+    "" when there is nothing to say."""
+    if row.failed:
+        return f"FAILED on {set_name}: {row.failed}"
+    return "; ".join(row.notes)
+
+
 def format_task(result: TaskResult, digits: int = 3) -> str:
     """One task: its label and full name, a row per metric (figure, interval, cluster rank, n), failures and
     notes below."""
@@ -31,10 +39,8 @@ def format_task(result: TaskResult, digits: int = 3) -> str:
         ci = "" if math.isnan(r.ci_low) else f"[{_num(r.ci_low, digits)}, {_num(r.ci_high, digits)}]"
         rows.append([str(r.rank) if r.rank is not None else "-", r.metric, _figure(r, digits), ci,
                      str(r.n) if r.n else "", r.origin])
-        if r.failed:
-            notes.append(f"  {r.metric}: FAILED on {bt.set}: {r.failed}")
-        elif r.notes:
-            notes.append(f"  {r.metric}: {'; '.join(r.notes)}")
+        if row_note(r, bt.set):
+            notes.append(f"  {r.metric}: {row_note(r, bt.set)}")
     c = result.clusters
     test = (f"clusters: one-sided paired permutation tests, {c.n_permutations} resamples, p < {c.alpha:g}"
             if c.n_permutations else "ranks by figure (no significance test)")
@@ -44,9 +50,14 @@ def format_task(result: TaskResult, digits: int = 3) -> str:
     return "\n".join(lines)
 
 
-def format_summary(result: BenchmarkResult, digits: int = 3) -> str:
-    """Per aspect kind: each metric's mean figure and mean cluster rank over its tasks, and tasks won."""
-    blocks = []
+SUMMARY_HEADER = ["metric", "mean corr.", "mean rank", "top cluster", "failed"]
+SUMMARY_TITLE = "summary per aspect (means over the tasks each metric has a figure in)"
+
+
+def summary_tables(result: BenchmarkResult, digits: int = 3) -> list[tuple[str, list[list[str]]]]:
+    """Per aspect kind, ``(title, rows)``: each metric's mean figure and mean cluster rank over its tasks, tasks won
+    and tasks failed (the columns of :data:`SUMMARY_HEADER`)."""
+    tables = []
     for kind in KINDS:
         summary = [s for s in result.summary() if s.kind == kind]
         if not summary:
@@ -54,9 +65,14 @@ def format_summary(result: BenchmarkResult, digits: int = 3) -> str:
         total = sum(1 for t in result.tasks if t.task.kind == kind)
         rows = [[s.metric, _num(s.mean, digits), _num(s.mean_rank, 2), f"{s.wins}/{s.n_tasks}",
                  str(s.n_failed) if s.n_failed else ""] for s in summary]
-        blocks.append(f"{kind} ({total} tasks):\n" + text_table(
-            ["metric", "mean corr.", "mean rank", "top cluster", "failed"], rows))
-    return "summary per aspect (means over the tasks each metric has a figure in):\n" + "\n\n".join(blocks)
+        tables.append((f"{kind} ({total} tasks)", rows))
+    return tables
+
+
+def format_summary(result: BenchmarkResult, digits: int = 3) -> str:
+    """Per aspect kind: each metric's mean figure and mean cluster rank over its tasks, and tasks won."""
+    blocks = [f"{title}:\n" + text_table(SUMMARY_HEADER, rows) for title, rows in summary_tables(result, digits)]
+    return f"{SUMMARY_TITLE}:\n" + "\n\n".join(blocks)
 
 
 def subset_note(result: BenchmarkResult) -> str:
@@ -132,17 +148,46 @@ def _colour(value: float) -> str:
     return f"rgb(255,{c},{c})"
 
 
+def _html_notes(result: BenchmarkResult) -> dict[tuple[str, str], tuple[int, str]]:
+    """``(task name, metric) -> (number, note)`` for every cell the terminal prints a note for, numbered in the
+    order the terminal prints them."""
+    out: dict[tuple[str, str], tuple[int, str]] = {}
+    for t in result.tasks:
+        for r in t.rows:
+            note = row_note(r, t.task.set)
+            if note:
+                out[(t.task.name, r.metric)] = (len(out) + 1, note)
+    return out
+
+
+def _summary_html(result: BenchmarkResult, digits: int) -> str:
+    blocks = []
+    for title, rows in summary_tables(result, digits):
+        head = "".join(f"<th>{html.escape(h)}</th>" for h in SUMMARY_HEADER)
+        body = "".join("<tr>" + "".join(f"<td{'' if k == 0 else ' class=v'}>{html.escape(c)}</td>"
+                                        for k, c in enumerate(row)) + "</tr>" for row in rows)
+        blocks.append(f"<table class='summary'><caption>{html.escape(title)}</caption><tr>{head}</tr>{body}</table>")
+    return f"<h2>Summary per aspect</h2><p>{html.escape(SUMMARY_TITLE.capitalize())}.</p>" + "".join(blocks)
+
+
 def to_html(result: BenchmarkResult, digits: int = 3) -> str:
     """A self-contained page: one heat map of metrics x tasks (per aspect kind, tasks side by side), each cell the
-    figure with its interval and cluster rank in its title; the summary below."""
+    figure with its interval and cluster rank in its title, and a numbered mark for the note the terminal prints
+    under its task (metric ties, a partial figure, a failure), the note in the title and in the list under the
+    map; the summary as tables and the signatures below."""
     parts = ["<!DOCTYPE html><html><head><meta charset='utf-8'><title>styleval benchmark</title><style>",
              "body{font-family:sans-serif;margin:1.5em}table{border-collapse:collapse;margin-bottom:1.5em}"
              "td,th{border:1px solid #ccc;padding:3px 6px;font-size:13px}th.task{writing-mode:vertical-rl;"
              "transform:rotate(180deg);max-height:16em}td.v{text-align:right}td.top{font-weight:bold}"
-             "td.failed{background:#f4c0c0}</style></head><body><h1>styleval benchmark</h1>",
+             "td.failed{background:#f4c0c0}sup.note a{color:#a33;text-decoration:none;font-weight:normal}"
+             "ol.notes{font-size:13px}caption{text-align:left;font-weight:bold;padding:0.3em 0}"
+             "ul.signatures{font-size:13px;max-width:100%}ul.signatures code{overflow-wrap:anywhere;"
+             "word-break:break-all;white-space:normal}</style></head><body><h1>styleval benchmark</h1>",
              "<p>Correlation of each metric with human judgments, per task (the set's published convention; the "
-             "full task name is each column's title). Bold: top significance cluster; * some scores missing.</p>",
+             "full task name is each column's title). Bold: top significance cluster; * some scores missing; a "
+             "red number: a note on that figure (below, and in the cell's tooltip).</p>",
              "<table><tr><th>aspect</th><th>metric</th>"]
+    notes = _html_notes(result)
     if subset_note(result):
         parts.insert(2, f"<p><strong>{html.escape(subset_note(result))}</strong></p>")
     columns: list[TaskResult] = [t for kind in KINDS for t in result.tasks if t.task.kind == kind]
@@ -157,18 +202,31 @@ def to_html(result: BenchmarkResult, digits: int = 3) -> str:
                 row = _cell(t, metric) if t.task.kind == kind else None
                 if row is None:
                     parts.append("<td></td>")
-                elif row.failed:
-                    parts.append(f"<td class='failed' title='{html.escape(row.failed)}'>failed</td>")
+                    continue
+                number, note = notes.get((t.task.name, metric), (0, ""))
+                mark = (f"<sup class='note'><a href='#note-{number}'>{number}</a></sup>" if number else "")
+                if row.failed:
+                    parts.append(f"<td class='failed' title='{html.escape(note)}'>failed{mark}</td>")
                 else:
                     title = (f"{row.statistic:.4f} [{_num(row.ci_low, digits)}, {_num(row.ci_high, digits)}], "
-                             f"rank {row.rank}, n {row.n}")
+                             f"rank {row.rank}, n {row.n}" + (f"; note {number}: {note}" if note else ""))
                     klass = "v top" if row.rank == 1 else "v"
                     parts.append(f"<td class='{klass}' style='background:{_colour(row.statistic)}' "
-                                 f"title='{html.escape(title)}'>{html.escape(_figure(row, digits))}</td>")
+                                 f"title='{html.escape(title)}'>{html.escape(_figure(row, digits))}{mark}</td>")
             parts.append("</tr>")
-    parts.append("</table><h2>Summary per aspect</h2><pre>" + html.escape(format_summary(result, digits))
-                 + "</pre><h2>Signatures</h2><pre>"
-                 + html.escape("\n".join(f"{k}: {v}" for k, v in result.signatures.items())) + "</pre>")
+    parts.append("</table>")
+    if notes:
+        labels = {t.task.name: t.task.label for t in result.tasks}
+        parts.append("<h2>Notes</h2><p>As the terminal prints them under each task (* = some scores missing, left "
+                     "out).</p><ol class='notes'>" + "".join(
+                         f"<li id='note-{number}'><b>{html.escape(labels[task])}</b> · {html.escape(metric)}: "
+                         f"{html.escape(note)}</li>" for (task, metric), (number, note) in notes.items()) + "</ol>")
+    if result.skipped:
+        parts.append("<p class='skipped'>Tasks without a metric of their kind: "
+                     + html.escape("; ".join(result.skipped)) + "</p>")
+    parts.append(_summary_html(result, digits) + "<h2>Signatures</h2><ul class='signatures'>"
+                 + "".join(f"<li><b>{html.escape(k)}</b>: <code>{html.escape(v)}</code></li>"
+                           for k, v in result.signatures.items()) + "</ul>")
     parts.append("</body></html>\n")
     return "".join(parts)
 

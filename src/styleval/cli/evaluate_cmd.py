@@ -6,7 +6,7 @@ import argparse
 import sys
 
 from ..models.catalog import DEFAULT_CAUSAL_LM
-from . import progress, score_cmd
+from . import paper_options, progress, score_cmd
 from .score_options import add_statistics_arguments, statistics_options
 
 
@@ -69,6 +69,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     o.add_argument("--json", metavar="FILE", help="write the evaluation as JSON (input of `styleval report`)")
     o.add_argument("--html", metavar="FILE", help="also write the HTML report")
     o.add_argument("--markdown", metavar="FILE", help="also write the Markdown report")
+    paper_options.add_arguments(o)
     o.add_argument("--human", metavar="FILE",
                    help="human judgments (CSV/TSV/JSONL, as for `styleval meta`) whose correlations with every "
                         "metric the HTML/Markdown report shows; needs --html or --markdown")
@@ -103,6 +104,7 @@ def run(args: argparse.Namespace) -> int:
     from ..outputs import check_destinations, shown
 
     check_destinations(("--json", args.json), ("--html", args.html), ("--markdown", args.markdown),
+                       *paper_options.destinations(args),
                        inputs=score_cmd.input_files(args) + [("--style-lm", d) for d in style_lms.values()])
     human = None
     if args.exclude_system and not args.human:
@@ -132,7 +134,8 @@ def run(args: argparse.Namespace) -> int:
             bar("writing the report", 0, 1)
             write_report(ev, html=args.html, markdown=args.markdown, human=human,
                          exclude_systems=args.exclude_system)
-    if not (args.quiet and any((args.json, args.html, args.markdown))):  # --quiet: results in the files asked for
+        paper_options.write_tables(args, ev)
+    if not (args.quiet and any((args.json, args.html, args.markdown, args.latex, args.markdown_table))):
         data = ev.to_dict()
         print(text_report(data))
         print("\nsignatures:")
@@ -140,7 +143,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"  {metric}: {sig}")
     if getattr(args, "verbose", False) and ev.timing:
         print(timing_text(ev.timing), file=sys.stderr)
-    for path in (args.json, args.html, args.markdown):
+    for path in (args.json, args.html, args.markdown, args.latex, args.markdown_table):
         if path:
             print(f"wrote {shown(path)}", file=sys.stderr)
     return 0

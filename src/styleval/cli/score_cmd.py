@@ -9,7 +9,7 @@ from ..errors import InputError
 from ..records import Record
 from ..results import ScoreResult
 from ..scoring import score
-from . import progress, stream_cmd
+from . import paper_options, progress, stream_cmd
 from .direction_help import METAVAR, direction_help
 from .encoding import add_encoding_argument
 from .score_options import (add_statistics_arguments, build_modifiers, check_metrics, input_files, statistics_options)
@@ -73,6 +73,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     o.add_argument("--csv", metavar="FILE", help="write corpus scores as CSV")
     o.add_argument("--segments-csv", metavar="FILE", help="write segment scores as CSV")
     o.add_argument("--jsonl", metavar="FILE", help="write segment scores as JSON lines")
+    paper_options.add_arguments(o, markdown_flag="--markdown")
     o.add_argument("--no-progress", action="store_true", help="no progress bar")
     o.add_argument("--quiet", "-q", action="store_true",
                    help="no progress, notes or warnings: the results table and signatures on stdout (nothing when "
@@ -149,20 +150,23 @@ def run(args: argparse.Namespace) -> int:
     stream_cmd.refuse_stream_options(args)
     specs = check_metrics(args.metrics)
     check_destinations(("--json", args.json), ("--csv", args.csv), ("--segments-csv", args.segments_csv),
-                       ("--jsonl", args.jsonl), inputs=input_files(args))
+                       ("--jsonl", args.jsonl), *paper_options.destinations(args, "--markdown"),
+                       inputs=input_files(args))
     records = load_records(args)
     with progress.make(not (args.no_progress or args.quiet)) as bar:
         result = score(records, specs, against=[a.strip() for a in args.against.split(",")],
                        modifiers=build_modifiers(args), options=statistics_options(args), progress=bar)
     if args.json:
-        result.write_json(args.json)
+        write_json(args, result, records)
+    paper_options.write_tables(args, result)
     if args.csv:
         result.write_csv(args.csv, level="corpus")
     if args.segments_csv:
         result.write_csv(args.segments_csv, level="segment")
     if args.jsonl:
         result.write_jsonl(args.jsonl)
-    written = [path for path in (args.json, args.csv, args.segments_csv, args.jsonl) if path]
+    written = [path for path in (args.json, args.csv, args.segments_csv, args.jsonl, args.latex,
+                                 args.markdown_table) if path]
     if args.quiet and written:  # --quiet: the results are in the files asked for
         return 0
     print_result(result, notes=not args.quiet)
@@ -186,3 +190,17 @@ def print_result(result: ScoreResult, *, notes: bool = True) -> None:
     print("\nsignatures:")
     for metric, sig in result.signatures().items():
         print(f"  {metric}: {sig}")
+
+
+def write_json(args: argparse.Namespace, result, records: list[Record]) -> None:
+    """``--json``: the result's JSON form with the run (command, input files and their hashes) and the texts
+    scored, so ``styleval report`` can show the run and every output beside its scores."""
+    import json
+
+    from ..evaluation.texts import segment_texts
+    from ..outputs import write_text
+    from ..report.provenance import run_facts
+
+    data = {**result.to_dict(), "run": run_facts(getattr(args, "argv", []), input_files(args)),
+            "texts": segment_texts(records)}
+    write_text(args.json, json.dumps(data, indent=1, ensure_ascii=False))

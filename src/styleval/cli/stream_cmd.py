@@ -89,8 +89,10 @@ def run(args: argparse.Namespace) -> int:
         raise InputError("give the segment file once: --segments FILE (or --jsonl FILE)")
     segments = _segments_file(args.segments or args.jsonl)
     specs = check_metrics(args.metrics)
+    from . import paper_options
+
     check_destinations(("--json", args.json), ("--csv", args.csv), ("--segments", segments),
-                       inputs=input_files(args))
+                       *paper_options.destinations(args, "--markdown"), inputs=input_files(args))
     with progress.make(not (args.no_progress or args.quiet)) as bar:
         out = score_stream(args.input, specs, against=[a.strip() for a in args.against.split(",")],
                            modifiers=build_modifiers(args), options=statistics_options(args), progress=bar,
@@ -107,7 +109,8 @@ def run(args: argparse.Namespace) -> int:
         frame["n"] = [out.counts.get(s, 0) for s in frame["system"]]
         with atomic_writer(args.csv) as fh:
             frame.to_csv(fh, index=False)
-    if args.quiet and any((args.json, args.csv, segments)):  # --quiet: the results are in the files asked for
+    paper_options.write_tables(args, out.result)
+    if args.quiet and any((args.json, args.csv, segments, args.latex, args.markdown_table)):  # results in files
         return 0
     print(format_table(out.result))
     legend = table_legend(out.result)
@@ -124,7 +127,7 @@ def run(args: argparse.Namespace) -> int:
     print("\nsignatures:")
     for metric, sig in out.result.signatures().items():
         print(f"  {metric}: {sig}")
-    for path in (args.json, args.csv, segments):
+    for path in (args.json, args.csv, segments, args.latex, args.markdown_table):
         if path:
             print(f"wrote {shown(path)}", file=sys.stderr)
     return 0

@@ -13,6 +13,9 @@ from typing import Any, Mapping, Sequence
 from ..results import unrated_note
 
 ASPECTS = ("style", "content", "fluency")
+#: the aspects whose metrics have table rows: those of :data:`ASPECTS`, then metrics that declare the overall aspect
+#: (a ``styleval score`` run's ``-m j``; evaluate's HM, GM and J are not metrics, see :func:`overall_rows`)
+TABLE_ASPECTS = ASPECTS + ("overall",)
 OVERALL_NAMES = {"hm": "HM(style acc., content)", "gm": "GM(style acc., content)", "j": "J (STA·SIM·FL)"}
 
 

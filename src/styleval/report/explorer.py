@@ -20,7 +20,7 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from ..evaluation.summary import ASPECTS, display_decimals, systems_of
+from ..evaluation.summary import TABLE_ASPECTS, display_decimals, systems_of
 
 #: the most outputs (inputs × systems) embedded in full; above it, a documented sample of the inputs
 MAX_OUTPUTS = 40_000
@@ -48,7 +48,7 @@ def _metric_columns(data: Mapping[str, Any], human: HumanSegments | None) -> lis
     for s in data["score"]["segments"]:
         segs.setdefault(s["metric"], {})[s["system"]] = s["scores"]
     columns = []
-    for aspect in ASPECTS:
+    for aspect in TABLE_ASPECTS:
         for metric in data["aspects"].get(aspect, []):
             if metric not in segs:
                 continue

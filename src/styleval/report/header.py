@@ -7,23 +7,25 @@ import html
 from typing import Any, Mapping
 
 from ..evaluation.anchor import anchor_line
-from ..evaluation.summary import ASPECTS, beaten_letters, system_letters, systems_of
+from ..evaluation.summary import TABLE_ASPECTS, beaten_letters, system_letters, systems_of
 from ..textnorm.casing import release_case
 
 
 def run_html(data: Mapping[str, Any]) -> str:
     """The command, date and input files (``settings["run"]``, written by ``styleval evaluate``)."""
     run = data.get("settings", {}).get("run")
+    verb, command = (("Scored", "score") if data.get("settings", {}).get("source") == "score"
+                     else ("Evaluated", "evaluate"))
     if not run:
-        return ("<p class=\"run\">Evaluated through the Python API: no command or input files were recorded "
-                "(<code>styleval evaluate --json</code> records them).</p>")
+        return (f"<p class=\"run\">{verb} through the Python API: no command or input files were recorded "
+                f"(<code>styleval {command} --json</code> records them).</p>")
     rows = "".join(f"<tr><td>{html.escape(f['option'])}</td><td><code>{html.escape(f['path'])}</code></td>"
                    f"<td><code title=\"sha256 {html.escape(f['sha256'])}\">{html.escape(f['sha256'][:16])}…</code>"
                    f"</td><td>{f['bytes']:,}</td></tr>" for f in run.get("inputs", []))
     files = (f"<details><summary>{len(run.get('inputs', []))} input file(s) with their SHA-256</summary>"
              f"<table class=\"inputs\"><tr><th>option</th><th>file</th><th>sha256</th><th>bytes</th></tr>{rows}"
              "</table></details>") if rows else "<p>No input file (built-in example or records in memory).</p>"
-    return (f"<p class=\"run\">Evaluated on <time>{html.escape(run.get('date', '?'))}</time> with "
+    return (f"<p class=\"run\">{verb} on <time>{html.escape(run.get('date', '?'))}</time> with "
             f"<code>{html.escape(run.get('command', '?'))}</code></p>{files}")
 
 
@@ -35,7 +37,7 @@ def _leaders(data: Mapping[str, Any]) -> list[tuple[str, str, str]]:
     corpus = {(c["metric"], c["system"]): c for c in data["score"]["corpus"]}
     baseline = data["score"]["settings"].get("baseline")
     rows: list[tuple[str, dict[str, float], bool, list[Any]]] = []
-    for aspect in ASPECTS:
+    for aspect in TABLE_ASPECTS:
         for metric in data["aspects"].get(aspect, []):
             scores = {s: corpus[(metric, s)]["score"] for s in systems if (metric, s) in corpus}
             hib = next((corpus[(metric, s)]["higher_is_better"] for s in systems if (metric, s) in corpus), True)

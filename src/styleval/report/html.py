@@ -30,11 +30,12 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from ..errors import InputError
-from ..evaluation.battery import Evaluation, as_dict
+from ..evaluation.battery import Evaluation
+from .score_view import report_data
 from ..meta.conventions import LAI2022_SEGMENT, LAI2022_SYSTEM
 from ..outputs import write_text
-from ..evaluation.summary import (ASPECTS, aspect_rows, bounds_text, estimate_parts, fmt, legend, overall_rows,
-                                  anchor_of, signature_rows, system_headings, systems_of)
+from ..evaluation.summary import (ASPECTS, TABLE_ASPECTS, aspect_rows, bounds_text, estimate_parts, fmt, legend,
+                                  overall_rows, anchor_of, signature_rows, system_headings, systems_of)
 from . import plots
 from .explorer import MAX_OUTPUTS, explorer_payload, payload_json
 from .header import case_note, perplexity_labels, run_html, summary_html
@@ -162,7 +163,7 @@ def human_correlations(evaluation: "Evaluation | Mapping[str, Any]", human: Huma
     from ..meta import MetaRunOptions, MetaTask, run
     from ..meta.scores import lower_is_better_from_score_dict, metric_table_from_score_dict
 
-    data = as_dict(evaluation)
+    data = report_data(evaluation)
     judgments = _judgments(human)
     if len(judgments) == 0:
         raise InputError("no human judgments", judgments.source)
@@ -297,11 +298,14 @@ def _figures(data: Mapping[str, Any]) -> list[Figure]:
     """``(caption, png, element id, clickable points)``: the trade-off plot (a point per system) and the segment
     score distributions (a point per box plot outlier) open their segments in the explorer."""
     marks: list[plots.Mark] = []
-    png, points = plots.png_and_points(plots.tradeoff_figure(data, marks=marks), marks)
-    figs: list[Figure] = [("Style–content trade-off", png, "fig-tradeoff", points)]
-    if plots.naturalness_points(data) is not None:
+    figs: list[Figure] = []
+    roles = data.get("roles", {})
+    if roles.get("style") and roles.get("content"):  # a score run may have no style or no content metric
+        png, points = plots.png_and_points(plots.tradeoff_figure(data, marks=marks), marks)
+        figs.append(("Style–content trade-off", png, "fig-tradeoff", points))
+    if plots.naturalness_points(data) is not None and plots.intensity_metric(data):
         figs.append(("Naturalness–style intensity trade-off", plots.naturalness_plot(data), None, []))
-    metrics = [m for aspect in ASPECTS for m in data["aspects"].get(aspect, [])]
+    metrics = [m for aspect in TABLE_ASPECTS for m in data["aspects"].get(aspect, [])]
     marks = []
     png, points = plots.png_and_points(plots.distribution_figure(data, metrics, marks=marks), marks)
     figs.append(("Segment score distributions", png, "fig-distribution", points))
@@ -334,6 +338,7 @@ _EXPLORER_CONTROLS = """<div class="controls">
 <label>metric 2<select id="sv-m2"></select></label></div>
 <p><button type="button" id="sv-prev">◀ previous</button> <button type="button" id="sv-next">next ▶</button>
 <button type="button" id="sv-clear" hidden>show every input</button> <span id="sv-count" role="status"></span></p>
+<p class="active"><span id="sv-active"></span> <button type="button" id="sv-reset" hidden>reset all filters</button></p>
 <div class="tablewrap"><table class="segments" id="sv-table"><thead id="sv-head"></thead></table></div></section>"""
 
 
@@ -362,7 +367,7 @@ def render_html(evaluation: "Evaluation | Mapping[str, Any]", *, title: str = "s
     a judgments file, or :func:`human_correlations` output) for the section "Agreement with human judgments" and
     the human scores in the explorer; ``exclude_systems``: systems left out of those correlations (see
     :func:`human_correlations`); ``max_outputs``: the explorer's budget (:mod:`.explorer`)."""
-    data = as_dict(evaluation)
+    data = report_data(evaluation)
     corr = None if human is None else _human_data(data, human, exclude_systems)
     systems = systems_of(data)
     headings = system_headings(data)
@@ -400,7 +405,9 @@ def render_html(evaluation: "Evaluation | Mapping[str, Any]", *, title: str = "s
                                                                           marked=perplexities))
             if note and any(r["metric"] in perplexities for r in rows):
                 parts.append(f"<p class=\"case-note\">† {html.escape(note)}</p>")
-    parts.append("<h2>Overall</h2>" + _html_table(overall_rows(data), systems, headings, confidence))
+    overall = aspect_rows(data, "overall") + overall_rows(data)
+    if overall:
+        parts.append("<h2>Overall</h2>" + _html_table(overall, systems, headings, confidence))
     parts.append("<p class=\"legend\">" + "<br>".join(html.escape(line) for line in legend(data).splitlines())
                  + "</p>")
     extra: list[Figure] = []
@@ -446,7 +453,7 @@ def render_markdown(evaluation: "Evaluation | Mapping[str, Any]", *, title: str 
                     human: HumanInput = None, exclude_systems: "Sequence[str]" = ()) -> str:
     """The report's tables, legend, rationale and signatures as Markdown (no figures); with ``human`` (see
     :func:`render_html`) also the table of correlations with the human judgments."""
-    data = as_dict(evaluation)
+    data = report_data(evaluation)
     corr = None if human is None else _human_data(data, human, exclude_systems)
     systems = systems_of(data)
     headings = system_headings(data)
@@ -464,7 +471,10 @@ def render_markdown(evaluation: "Evaluation | Mapping[str, Any]", *, title: str 
         rows = aspect_rows(data, aspect)
         if rows:
             out += [f"## {aspect.capitalize()}", ""] + table(rows)
-    out += ["## Overall", ""] + table(overall_rows(data)) + [legend(data).replace("\n", "\n\n"), ""]
+    overall = aspect_rows(data, "overall") + overall_rows(data)
+    if overall:
+        out += ["## Overall", ""] + table(overall)
+    out += [legend(data).replace("\n", "\n\n"), ""]
     if corr is not None:
         cols = _human_columns(corr)
         negated = set(corr.get("negated", []))
@@ -486,7 +496,7 @@ def write_report(evaluation: "Evaluation | Mapping[str, Any]", *, html: str | Pa
     """Write the HTML and/or Markdown report; returns the paths written. ``human``, ``exclude_systems``: see
     :func:`render_html` (the correlations are computed once for both files)."""
     written = []
-    data = as_dict(evaluation)
+    data = report_data(evaluation)
     corr = None if human is None else _human_data(data, human, exclude_systems)
     if html:
         write_text(html, render_html(data, title=title, human=corr))

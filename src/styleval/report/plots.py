@@ -201,10 +201,11 @@ def naturalness_points(data: Mapping[str, Any]) -> tuple[str, dict[str, Point]] 
     return None
 
 
-def intensity_metric(data: Mapping[str, Any]) -> str:
-    """The style-intensity axis: the direction-corrected EMD when computed (Mir et al. 2019), else the style role."""
+def intensity_metric(data: Mapping[str, Any]) -> str | None:
+    """The style-intensity axis: the direction-corrected EMD when computed (Mir et al. 2019), else the style role
+    (None when a score run has no style metric)."""
     metrics = {c["metric"] for c in data["score"]["corpus"]}
-    return "style_emd" if "style_emd" in metrics else data["roles"]["style"]
+    return "style_emd" if "style_emd" in metrics else data["roles"].get("style")
 
 
 def naturalness_figure(data: Mapping[str, Any], style: str | None = None):
@@ -216,6 +217,8 @@ def naturalness_figure(data: Mapping[str, Any], style: str | None = None):
                          "--naturalness`)")
     label, ys = found
     style = style or intensity_metric(data)
+    if style is None:
+        raise InputError("naturalness plot: the scores have no style metric for the style-intensity axis")
     systems = list(data["score"]["settings"]["systems"])
     xs = _metric_points(data, style)
     share = label == "naturalness"  # the adversarial naturalness is a share in [0, 1]

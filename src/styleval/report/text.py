@@ -19,8 +19,10 @@ def text_report(data: Mapping[str, Any]) -> str:
             parts.append(f"{aspect}\n" + text_table(header, [[f"{r['metric']} {'↑' if r['higher_is_better'] else '↓'}"]
                                                              + [r["cells"][s]["text"] for s in systems]
                                                              for r in rows]))
-    parts.append("overall\n" + text_table(header, [[r["metric"] + " ↑"] + [r["cells"][s]["text"] for s in systems]
-                                                   for r in overall_rows(data)]))
+    overall = aspect_rows(data, "overall") + overall_rows(data)
+    if overall:
+        parts.append("overall\n" + text_table(header, [[f"{r['metric']} {'↑' if r['higher_is_better'] else '↓'}"]
+                                                       + [r["cells"][s]["text"] for s in systems] for r in overall]))
     parts.append(legend(data))
     parts.append("why these metrics:\n" + "\n".join(f"  - {line}" for line in data["rationale"]))
     return "\n\n".join(parts)

@@ -66,9 +66,13 @@
   }
 
   // ---------------------------------------------------------------- filters, sorting and the views
+  // The controls of each view: the system filter and the sort controls (with the range, which filters on the
+  // sort key) act in "all inputs" only; the two other views order by their own measure over their own systems.
+  var VIEW_ONLY = {system: "all", sort: "all", sortSys: "all", order: "all", min: "all", max: "all"};
+  function applies(name) { return !VIEW_ONLY[name] || VIEW_ONLY[name] === st.view; }
   function systemsShown() {
     if (st.view === "diff") return [st.a, st.b];
-    if (st.system >= 0) return [st.system];
+    if (st.system >= 0 && applies("system")) return [st.system];
     return SYS.map(function (_, s) { return s; });
   }
   function decisionHolds(i, s) {
@@ -122,7 +126,7 @@
       if (q && !textHit(i, q)) continue;
       if (st.decision && !shown.some(function (s) { return decisionHolds(i, s); })) continue;
       var k = key(i), note = null, order = k;
-      if ((!isNaN(lo) || !isNaN(hi)) && (k === null || k < lo || k > hi)) continue;
+      if (applies("min") && (!isNaN(lo) || !isNaN(hi)) && (k === null || k < lo || k > hi)) continue;
       if (st.view === "diff") {
         var va = val(st.dm, st.a, i), vb = val(st.dm, st.b, i);
         if (va === null || vb === null || va === vb) continue;
@@ -145,13 +149,25 @@
   }
 
   // ---------------------------------------------------------------- rendering
+  // score columns: the overall scores (J) first, so the summary score is in view without scrolling sideways;
+  // then the aspects in table order and the human scores
+  var COLS = M.map(function (_, k) { return k; }).sort(function (x, y) {
+    return (M[y].aspect === "overall") - (M[x].aspect === "overall") || x - y;
+  });
+  function headText(th, text) {  // a heading breaks only at its spaces, after "/" and after "_", never in a word
+    text.split(/(?<=[\/_])/).forEach(function (part, k) {
+      if (k) th.appendChild(el("wbr"));
+      th.appendChild(document.createTextNode(part));
+    });
+  }
   function head() {
     var tr = el("tr");
     ["input / system", "output (edits against the source)"].forEach(function (h) {
       var th = el("th", null, h); th.scope = "col"; tr.appendChild(th);
     });
-    M.forEach(function (m) {
-      var th = el("th", "a-" + m.aspect, m.key + (m.hib ? " ↑" : " ↓"));
+    COLS.forEach(function (k) {
+      var m = M[k], th = el("th", "a-" + m.aspect);
+      headText(th, m.key + (m.hib ? "\u00a0↑" : "\u00a0↓"));
       th.scope = "col"; th.title = m.aspect + (m.note ? ": " + m.note : ""); tr.appendChild(th);
     });
     var thead = $("sv-head"); thead.textContent = ""; thead.appendChild(tr);
@@ -188,8 +204,8 @@
       td.appendChild(r);
     }
     tr.appendChild(td);
-    M.forEach(function (m, k) {
-      var v = val(k, s, i), c = el("td", "sc a-" + m.aspect, fmt(k, v));
+    COLS.forEach(function (k) {
+      var m = M[k], v = val(k, s, i), c = el("td", "sc a-" + m.aspect, fmt(k, v));
       if (v !== null) {
         var p = pct(k, v).toFixed(0);
         c.style.backgroundImage = "linear-gradient(90deg, var(--tint) " + p + "%, transparent " + p + "%)";
@@ -220,6 +236,23 @@
     $("sv-clear").hidden = !st.points;
     $("sv-diffbox").hidden = st.view !== "diff";
     $("sv-disbox").hidden = st.view !== "disagree";
+    Object.keys(VIEW_ONLY).forEach(function (name) { $(CONTROL[name]).parentNode.hidden = !applies(name); });
+    var on = [], off = [];
+    active().forEach(function (f) { (applies(f[0]) ? on : off).push(f[1]); });
+    $("sv-active").textContent = (on.length ? "filters in effect: " + on.join("; ") : "no filter in effect") +
+      (off.length ? " (set in the “all inputs” view, not applied here: " + off.join("; ") + ")" : "");
+    $("sv-reset").hidden = !(on.length || off.length);
+  }
+  function active() {  // [control name, description] of every filter set, whether or not this view applies it
+    var out = [];
+    if (st.system >= 0) out.push(["system", "system " + sysName(st.system)]);
+    if (st.dir) out.push(["dir", "direction " + st.dir]);
+    if (st.decision) out.push(["decision", "decision: " + $("sv-decision").selectedOptions[0].textContent]);
+    if (st.text.trim()) out.push(["text", "text “" + st.text.trim() + "”"]);
+    if (st.min !== "" || st.max !== "") out.push(["min", M[st.sort].key + " in [" + (st.min === "" ? "−∞" : st.min) +
+      ", " + (st.max === "" ? "∞" : st.max) + "]"]);
+    if (st.points) out.push(["points", "from the plot: " + st.points.label]);
+    return out;
   }
 
   // ---------------------------------------------------------------- controls
@@ -243,6 +276,8 @@
   if (D.decisions.fluency !== null) decisions.push(["fluency-fail", "fluency fail"]);
   fill("sv-decision", decisions, "");
   var num = {system: 1, sortSys: 1, sort: 1, a: 1, b: 1, dm: 1, m1: 1, m2: 1};
+  var CONTROL = {system: "sv-system", sort: "sv-sort", sortSys: "sv-sortsys", order: "sv-order", min: "sv-min",
+                 max: "sv-max", dir: "sv-dir", decision: "sv-decision", text: "sv-text"};
   [["sv-view", "view"], ["sv-system", "system"], ["sv-sortsys", "sortSys"], ["sv-sort", "sort"], ["sv-dir", "dir"],
    ["sv-order", "order"], ["sv-decision", "decision"], ["sv-a", "a"], ["sv-b", "b"], ["sv-dm", "dm"],
    ["sv-m1", "m1"], ["sv-m2", "m2"], ["sv-text", "text"], ["sv-min", "min"], ["sv-max", "max"]
@@ -253,6 +288,25 @@
   $("sv-prev").addEventListener("click", function () { st.page--; render(); });
   $("sv-next").addEventListener("click", function () { st.page++; render(); });
   $("sv-clear").addEventListener("click", function () { st.points = null; st.page = 0; render(); });
+  $("sv-reset").addEventListener("click", function () {  // every filter of every view back to none
+    st.system = -1; st.dir = ""; st.decision = ""; st.text = ""; st.min = ""; st.max = ""; st.points = null;
+    st.page = 0;
+    ["system", "dir", "decision", "text", "min", "max"].forEach(function (name) {
+      $(CONTROL[name]).value = name === "system" ? "-1" : "";
+    });
+    render();
+  });
+  // copying from an output copies the output: the struck deletions shown inline are not part of it
+  $("sv-table").addEventListener("copy", function (e) {
+    var sel = window.getSelection();
+    if (!sel.rangeCount || !e.clipboardData) return;
+    var box = document.createElement("div");
+    for (var r = 0; r < sel.rangeCount; r++) box.appendChild(sel.getRangeAt(r).cloneContents());
+    if (!box.querySelector("del")) return;
+    Array.prototype.slice.call(box.querySelectorAll("del")).forEach(function (d) { d.parentNode.removeChild(d); });
+    e.clipboardData.setData("text/plain", box.textContent);
+    e.preventDefault();
+  });
   document.addEventListener("keydown", function (e) {  // keyboard: "/" search, "[" and "]" page
     var t = e.target.tagName;
     if (t === "INPUT" || t === "SELECT" || t === "TEXTAREA") return;
