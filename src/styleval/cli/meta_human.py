@@ -16,7 +16,7 @@ import pandas as pd
 
 from ..errors import InputError
 from ..meta.ceiling import Strata, TaskCeiling, agreement_strata, task_ceiling
-from ..meta.evaluate import MetaResult
+from ..meta.evaluate import MetaResult, MetaTask
 from ..meta.judgments import Judgments
 from ..meta.planning import ITEMS, RATERS, PlanOptions, study_plan
 
@@ -76,6 +76,16 @@ def plan_aspects(args: argparse.Namespace, human: Judgments) -> list[str]:
     return aspects
 
 
+def _pilot_task(args: argparse.Namespace, aspect: str) -> MetaTask:
+    """The systems and direction of the pilot a plan reads (--systems, --exclude or a preset's, --direction)."""
+    from .meta_cmd import _choices, _split
+
+    systems = _split(args.systems)
+    direction = args.direction if args.direction not in ("both", "each", "all") else "both"
+    exclude = tuple(_split(_choices(args)["exclude"]))
+    return MetaTask(aspect, systems=tuple(systems) if systems else None, exclude=exclude, direction=direction)
+
+
 def run_plan(args: argparse.Namespace, human: Judgments, results: list[MetaResult]) -> int:
     """Print (and with --json write) a study plan per aspect; ``results``: segment-level results to plan widths."""
     from ..outputs import shown, write_text
@@ -85,8 +95,9 @@ def run_plan(args: argparse.Namespace, human: Judgments, results: list[MetaResul
     for aspect in plan_aspects(args, human):
         mine = [r for r in results if r.task.aspect == aspect and r.task.level == "segment"
                 and r.task.direction == "both"][:1]
+        task = mine[0].task if mine else _pilot_task(args, aspect)
         try:
-            plans.append(study_plan(human, aspect, options, task=mine[0].task if mine else None, metrics=mine))
+            plans.append(study_plan(human, aspect, options, task=task, metrics=mine))
         except InputError as exc:
             raise InputError(f"aspect {aspect}: {exc}") from None
     if args.json:

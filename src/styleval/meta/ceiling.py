@@ -36,6 +36,9 @@ ASSUMPTION = ("the human mean is a true score plus rater noise independent of it
 RANK_ASSUMPTION = ("; the halves are compared with Pearson's r at the task's level and grouping (within inputs for a "
                    "per-input statistic) and the ceiling is carried to the task's statistic under bivariate normality "
                    "(Kendall: tau = 2/pi asin(r); Spearman: rho = 6/pi asin(r/2); pairwise accuracy as (1 + tau) / 2)")
+PAIRWISE_ASSUMPTION = ("; the halves are compared with Pearson's r within inputs, and the ceiling is the expected "
+                       "figure of the true score on the very pairs the convention counts (human ties skipped), its "
+                       "true difference normal around reliability x the human difference")
 SINGLE = "one score per item (the set releases means or a single rating): the raters' agreement is unknown, no ceiling"
 
 
@@ -108,7 +111,9 @@ class TaskCeiling:
 
     @property
     def assumption(self) -> str:
-        return ASSUMPTION + ("" if self.task.method == "pearson" else RANK_ASSUMPTION)
+        if self.task.method == "pearson":
+            return ASSUMPTION
+        return ASSUMPTION + (PAIRWISE_ASSUMPTION if uses_pairwise_ceiling(self.task) else RANK_ASSUMPTION)
 
     def to_dict(self) -> dict[str, Any]:
         if self.single or self.result is None:
@@ -156,6 +161,13 @@ class TaskCeiling:
         return lines
 
 
+def uses_pairwise_ceiling(task: MetaTask) -> bool:
+    """Whether the ceiling is the true score's expected figure on the convention's pairs (a segment-level pairwise
+    statistic that skips human ties, averaged per group or pooled over every pair)."""
+    return task.method in ("kendall_tau_like", "pairwise_accuracy") and task.human_ties == "skip" \
+        and task.level == "segment" and not (task.average_by != "none" and task.aggregate == "pooled")
+
+
 def half_comparison(task: MetaTask, human: np.ndarray | None = None) -> dict[str, Any]:
     """How the split halves are compared: Pearson's r at the task's level and grouping (within inputs for a per-input
     statistic, within systems for a per-system one, over system means at system level), since a pairwise tie rule
@@ -165,8 +177,7 @@ def half_comparison(task: MetaTask, human: np.ndarray | None = None) -> dict[str
     the convention counts (:func:`~styleval.stats.reliability.pairwise_ceiling`, from the ``human`` mean matrix),
     else under bivariate normality. Pearson tasks compare the halves with their own statistic."""
     ceiling_of = None
-    if task.method in ("kendall_tau_like", "pairwise_accuracy") and task.human_ties == "skip" and human is not None \
-            and task.level == "segment" and not (task.average_by != "none" and task.aggregate == "pooled"):
+    if uses_pairwise_ceiling(task) and human is not None:
         ceiling_of = rel.pairwise_ceiling(human, average_by=task.average_by, threshold=task.threshold,
                                           tie_rule=task.tie_rule, accuracy=task.method == "pairwise_accuracy")
     if task.method == "pearson":
@@ -251,7 +262,9 @@ class Strata:
 
         lines = [f"agreement strata ({self.unit}s; median rater spread {num(self.threshold)}; agree: "
                  f"{self.sizes['agree']}, disagree: {self.sizes['disagree']}"
-                 + (f", {self.n_single} with one rating left out" if self.n_single else "") + "):"]
+                 + (f", {self.n_single} with one rating left out" if self.n_single else "")
+                 + "; #rank by figure, RANK CHANGES: a swap between strata, significant only where the intervals "
+                   "part):"]
         order = sorted(self.figures, key=lambda m: self.ranks[m].get("agree", 10 ** 6))
         for m in order:
             cells = []
