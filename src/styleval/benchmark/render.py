@@ -181,14 +181,15 @@ def _ceiling_cells(columns: list[TaskResult], kind: str, digits: int) -> str:
 
 def _human_section(result: BenchmarkResult, digits: int) -> str:
     """Under the heat map: how to read the ceiling row, and the agreement strata of each task that has them."""
-    with_ceiling = [t for t in result.tasks if t.ceiling is not None]
-    if not with_ceiling and all(t.strata is None for t in result.tasks):
+    assumptions = list(dict.fromkeys(t.ceiling.assumption for t in result.tasks
+                                     if t.ceiling is not None and not t.ceiling.single))
+    if not assumptions and all(t.strata is None for t in result.tasks):
         return ""
     out = ""
-    if with_ceiling:
+    if assumptions:
         out += ("<p class='ceiling-note'>Human ceiling row: the highest figure a metric can expect on each task, from "
                 "the raters' split-half reliability (title: its interval, one rater against the rest, the best "
-                f"metric's share of it). Assumption: {html.escape(with_ceiling[0].ceiling.assumption)}.</p>")
+                "metric's share of it). Assumptions: " + html.escape(" | ".join(assumptions)) + ".</p>")
     strata = [f"== {t.task.label} ==\n" + "\n".join(t.strata.describe(digits)) for t in result.tasks
               if t.strata is not None]
     if strata:
