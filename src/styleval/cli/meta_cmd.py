@@ -308,7 +308,7 @@ def run(args: argparse.Namespace) -> int:
         if not args.plan:
             raise InputError("meta needs --scores FILE (metric scores to correlate), or --plan to plan a study from "
                              "the --human judgments alone")
-        return meta_human.run_plan(args, Judgments.read(args.human), [])
+        return meta_human.run_plan(args, Judgments.read(args.human), [], tuple(_split(_choices(args)["exclude"])))
     human, metric_table, lower = load_inputs(args)
     metrics = _split(args.metrics) or None
     options = MetaRunOptions(unmatched="report" if args.allow_unmatched else "error", ci=args.ci,
@@ -351,7 +351,7 @@ def run(args: argparse.Namespace) -> int:
         caption = (f"Correlation with human {' / '.join(dict.fromkeys(t.aspect for t in tasks))} judgments; best "
                    "metric per column in bold. Tasks: "
                    + "; ".join(f"{label(r.task)}: {r.task.name}" for r in results))
-        rows += meta_human.latex_rows(header, extra, results, args.digits)
+        rows += meta_human.latex_rows(header, extra, results, args.digits, _column_key)
         write_text(args.latex, latex_table(header, rows, caption=caption, label="tab:meta", bold=best))
     if args.quiet:
         return 0

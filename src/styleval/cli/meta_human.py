@@ -10,7 +10,7 @@ import json
 import math
 import sys
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 import pandas as pd
 
@@ -76,18 +76,17 @@ def plan_aspects(args: argparse.Namespace, human: Judgments) -> list[str]:
     return aspects
 
 
-def _pilot_task(args: argparse.Namespace, aspect: str) -> MetaTask:
-    """The systems and direction of the pilot a plan reads (--systems, --exclude or a preset's, --direction)."""
-    from .meta_cmd import _choices, _split
-
-    systems = _split(args.systems)
+def _pilot_task(args: argparse.Namespace, aspect: str, exclude: tuple[str, ...]) -> MetaTask:
+    """The systems and direction of the pilot a plan reads (--systems, ``exclude``, --direction)."""
+    systems = [x.strip() for x in (args.systems or "").split(",") if x.strip()]
     direction = args.direction if args.direction not in ("both", "each", "all") else "both"
-    exclude = tuple(_split(_choices(args)["exclude"]))
     return MetaTask(aspect, systems=tuple(systems) if systems else None, exclude=exclude, direction=direction)
 
 
-def run_plan(args: argparse.Namespace, human: Judgments, results: list[MetaResult]) -> int:
-    """Print (and with --json write) a study plan per aspect; ``results``: segment-level results to plan widths."""
+def run_plan(args: argparse.Namespace, human: Judgments, results: list[MetaResult],
+             exclude: tuple[str, ...] = ()) -> int:
+    """Print (and with --json write) a study plan per aspect; ``results``: segment-level results to plan widths;
+    ``exclude``: systems the pilot leaves out when no result names its task."""
     from ..outputs import shown, write_text
 
     options = plan_options(args)
@@ -95,7 +94,7 @@ def run_plan(args: argparse.Namespace, human: Judgments, results: list[MetaResul
     for aspect in plan_aspects(args, human):
         mine = [r for r in results if r.task.aspect == aspect and r.task.level == "segment"
                 and r.task.direction == "both"][:1]
-        task = mine[0].task if mine else _pilot_task(args, aspect)
+        task = mine[0].task if mine else _pilot_task(args, aspect, exclude)
         try:
             plans.append(study_plan(human, aspect, options, task=task, metrics=mine))
         except InputError as exc:
@@ -186,13 +185,13 @@ def add_to_frame(frame: pd.DataFrame, parts: HumanParts, results: list[MetaResul
     return frame.merge(pd.DataFrame(rows).drop_duplicates(["task", "metric"]), on=["task", "metric"], how="left")
 
 
-def latex_rows(header: list[str], parts: HumanParts, results: list[MetaResult], digits: int) -> list[list[str]]:
+def latex_rows(header: list[str], parts: HumanParts, results: list[MetaResult], digits: int,
+               column_key: Callable[[MetaTask], str]) -> list[list[str]]:
     """Rows "human ceiling" and "one rater vs rest" (per aspect when the table has several) for meta's wide LaTeX
-    table, one column per task."""
+    table, one column per ``column_key`` of a task."""
     if not parts.ceilings:
         return []
-    from .meta_cmd import _column_key
-
+    _column_key = column_key
     columns = list(dict.fromkeys(_column_key(r.task) for r in results))
     several = header[1:2] == ["aspect"]
     found: dict[tuple[str, str], TaskCeiling] = {}
