@@ -48,6 +48,16 @@ def test_a_perfect_metric_reaches_the_ceiling_on_tied_ratings(convention):
     assert ceiling.one_rater < ceiling.ceiling  # one rater is a worse "metric" than the truth
 
 
+def test_a_perfect_metric_reaches_the_ceiling_of_a_pooled_kendall():
+    """WMT's pooled tau-like over every pair of cells (human ties skipped): the pooled pairwise ceiling."""
+    human, metric = synthetic(n_items=50, seed=4)
+    task = MetaTask("content", method="kendall_tau_like", average_by="none")
+    oracle = run(task, human, metric).statistic("oracle")
+    ceiling = task_ceiling(task, human, ci=50)
+    low, high = ceiling.interval("ceiling")
+    assert low <= oracle <= high and abs(ceiling.ceiling - oracle) < 0.04, (oracle, ceiling.ceiling, low, high)
+
+
 def test_lai2022_one_rater_figure_is_each_rater_against_the_other(shared_data):
     from styleval.meta.datasets import load_lai2022
 

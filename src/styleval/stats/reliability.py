@@ -201,6 +201,22 @@ def within_pearson(groups: str) -> Statistic:
     return statistic
 
 
+#: above this many pairs of cells a pooled pairwise ceiling averages over a fixed random sample of them
+MAX_CEILING_PAIRS = 2_000_000
+
+
+def _some_pairs(n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Every pair (i < j) of n cells, or an unbiased fixed random sample of MAX_CEILING_PAIRS of them."""
+    if n * (n - 1) // 2 <= MAX_CEILING_PAIRS:
+        return np.triu_indices(n, 1)
+    rng = np.random.default_rng(0)
+    i = rng.integers(0, n, size=MAX_CEILING_PAIRS * 2)
+    j = rng.integers(0, n, size=MAX_CEILING_PAIRS * 2)
+    keep = i != j
+    i, j = i[keep][:MAX_CEILING_PAIRS], j[keep][:MAX_CEILING_PAIRS]
+    return np.minimum(i, j), np.maximum(i, j)
+
+
 def pairwise_ceiling(human: Any, *, average_by: str = "item", threshold: float = 0.0, tie_rule: str = "le",
                      accuracy: bool = False) -> Callable[[Any, np.ndarray | None], Any]:
     """The expected figure of a perfect metric (the true score) under a pairwise convention that skips the pairs the
@@ -212,7 +228,8 @@ def pairwise_ceiling(human: Any, *, average_by: str = "item", threshold: float =
     variance within the groups): the true score orders the pair as the humans do with probability
     ``Phi(sqrt(rel / (1 - rel)) |d| / sqrt(2 var_h))``. The figure is the mean of ``2 Phi - 1`` (Kendall tau-like;
     ``Phi`` for accuracy) per group, then over groups, as the convention averages -- over the very pairs it counts,
-    so the pairs skipped as human ties (the hardest) are skipped here too."""
+    so the pairs skipped as human ties (the hardest) are skipped here too. Pooled over more than
+    :data:`MAX_CEILING_PAIRS` pairs, the mean is over a fixed random sample of that many."""
     from scipy.special import ndtr
 
     h = as_float_array(human, "human", ndim=2)
@@ -221,7 +238,7 @@ def pairwise_ceiling(human: Any, *, average_by: str = "item", threshold: float =
     groups, diffs = [], []
     if average_by == "none":
         flat = h[~np.isnan(h)]
-        i, j = np.triu_indices(len(flat), 1)
+        i, j = _some_pairs(len(flat))
         diffs.append(np.abs(flat[i] - flat[j]))
         groups.append(np.zeros(len(i), dtype=int))
         centred = flat - flat.mean()
