@@ -47,7 +47,21 @@ def format_task(result: TaskResult, digits: int = 3) -> str:
     lines = [f"== {bt.label} ==", f"task: {bt.name}", text_table(header, rows, align="rlrrrl"), test]
     if notes:
         lines.append("notes (* = some scores missing, left out):\n" + "\n".join(notes))
-    return "\n".join(lines)
+    return "\n".join(lines + human_lines(result, digits))
+
+
+def human_lines(result: TaskResult, digits: int = 3) -> list[str]:
+    """The task's human ceiling (with each metric's share of it) and agreement strata, when computed."""
+    lines: list[str] = []
+    if result.ceiling is not None:
+        lines += result.ceiling.describe(digits)
+        shares = [f"{r.metric} {result.share_of_ceiling(r):.0%}" for r in result.rows
+                  if not math.isnan(result.share_of_ceiling(r))]
+        if shares:
+            lines.append("share of the ceiling: " + ", ".join(shares))
+    if result.strata is not None:
+        lines += result.strata.describe(digits)
+    return lines
 
 
 SUMMARY_HEADER = ["metric", "mean corr.", "mean rank", "top cluster", "failed"]
@@ -130,10 +144,73 @@ def to_latex(result: BenchmarkResult, digits: int = 3) -> str:
                 if row is not None and row.rank == 1:
                     bold.append((i, j + 1))
             rows.append(cells)
+        rows += _human_rows(tasks, digits)
         tables.append(latex_table(["metric", *[t.task.label for t in tasks]], rows, bold=bold,
                                   caption=f"{kind}: correlation with human judgments per task (top cluster in bold)",
                                   label=f"tab:benchmark-{kind}"))
     return "\n\n".join(tables) + "\n"
+
+
+def _human_rows(tasks: list[TaskResult], digits: int) -> list[list[str]]:
+    """The human ceiling and one-rater rows of a metrics x tasks table (none when no task has a ceiling)."""
+    if all(t.ceiling is None for t in tasks):
+        return []
+
+    def cell(t: TaskResult, which: str) -> str:
+        if t.ceiling is None:
+            return ""
+        if t.ceiling.single:
+            return "one score"
+        return _num(t.ceiling.ceiling if which == "ceiling" else t.ceiling.one_rater, digits)
+
+    return [["human ceiling", *[cell(t, "ceiling") for t in tasks]],
+            ["one rater vs rest", *[cell(t, "one_rater") for t in tasks]]]
+
+
+def _ceiling_cells(columns: list[TaskResult], kind: str, digits: int) -> str:
+    """The heat map's human ceiling row of one aspect kind: per task the ceiling, its interval, one rater against
+    the rest and the best metric's share of it in the title; "one score" where a set has one score per item."""
+    tasks = [t for t in columns if t.task.kind == kind]
+    if not tasks or all(t.ceiling is None for t in tasks):
+        return ""
+    parts = [f"<tr class='ceiling'><td>{kind}</td><td>human ceiling</td>"]
+    for t in columns:
+        c = t.ceiling if t.task.kind == kind else None
+        if c is None:
+            parts.append("<td></td>")
+        elif c.single or c.result is None:
+            parts.append(f"<td class='ceiling none' title='{html.escape(c.describe(digits)[0])}'>one score</td>")
+        else:
+            low, high = c.interval("ceiling")
+            one_low, one_high = c.interval("one_rater")
+            best = max((r for r in t.rows if not math.isnan(t.share_of_ceiling(r))),
+                       key=lambda r: t.share_of_ceiling(r), default=None)
+            title = (f"ceiling {_num(c.ceiling, 4)} [{_num(low, digits)}, {_num(high, digits)}]; one rater vs the "
+                     f"rest {_num(c.one_rater, digits)} [{_num(one_low, digits)}, {_num(one_high, digits)}]"
+                     + (f"; best metric {best.metric} at {t.share_of_ceiling(best):.0%} of the ceiling" if best else "")
+                     + (f"; {'; '.join(c.notes)}" if c.notes else ""))
+            parts.append(f"<td class='v ceiling' title='{html.escape(title)}'>{html.escape(_num(c.ceiling, digits))}"
+                         "</td>")
+    parts.append("</tr>")
+    return "".join(parts)
+
+
+def _human_section(result: BenchmarkResult, digits: int) -> str:
+    """Under the heat map: how to read the ceiling row, and the agreement strata of each task that has them."""
+    assumptions = list(dict.fromkeys(t.ceiling.assumption for t in result.tasks
+                                     if t.ceiling is not None and not t.ceiling.single))
+    if not assumptions and all(t.strata is None for t in result.tasks):
+        return ""
+    out = ""
+    if assumptions:
+        out += ("<p class='ceiling-note'>Human ceiling row: the highest figure a metric can expect on each task, from "
+                "the raters' split-half reliability (title: its interval, one rater against the rest, the best "
+                "metric's share of it). Assumptions: " + html.escape(" | ".join(assumptions)) + ".</p>")
+    strata = [f"== {t.task.label} ==\n" + "\n".join(t.strata.describe(digits)) for t in result.tasks
+              if t.strata is not None]
+    if strata:
+        out += "<h2>Agreement strata</h2><pre>" + html.escape("\n\n".join(strata)) + "</pre>"
+    return out
 
 
 def _colour(value: float) -> str:
@@ -180,6 +257,7 @@ def to_html(result: BenchmarkResult, digits: int = 3) -> str:
              "td,th{border:1px solid #ccc;padding:3px 6px;font-size:13px}th.task{writing-mode:vertical-rl;"
              "transform:rotate(180deg);max-height:16em}td.v{text-align:right}td.top{font-weight:bold}"
              "td.failed{background:#f4c0c0}sup.note a{color:#a33;text-decoration:none;font-weight:normal}"
+             "tr.ceiling td{background:#f3f0e0;font-style:italic}"
              "ol.notes{font-size:13px}caption{text-align:left;font-weight:bold;padding:0.3em 0}"
              "ul.signatures{font-size:13px;max-width:100%}ul.signatures code{overflow-wrap:anywhere;"
              "word-break:break-all;white-space:normal}</style></head><body><h1>styleval benchmark</h1>",
@@ -196,6 +274,7 @@ def to_html(result: BenchmarkResult, digits: int = 3) -> str:
     parts.append("</tr>")
     for kind in KINDS:
         _, metrics = _grid(result, kind)
+        parts.append(_ceiling_cells(columns, kind, digits))
         for metric in metrics:
             parts.append(f"<tr><td>{kind}</td><td>{html.escape(metric)}</td>")
             for t in columns:
@@ -214,7 +293,7 @@ def to_html(result: BenchmarkResult, digits: int = 3) -> str:
                     parts.append(f"<td class='{klass}' style='background:{_colour(row.statistic)}' "
                                  f"title='{html.escape(title)}'>{html.escape(_figure(row, digits))}{mark}</td>")
             parts.append("</tr>")
-    parts.append("</table>")
+    parts.append("</table>" + _human_section(result, digits))
     if notes:
         labels = {t.task.name: t.task.label for t in result.tasks}
         parts.append("<h2>Notes</h2><p>As the terminal prints them under each task (* = some scores missing, left "

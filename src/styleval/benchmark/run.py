@@ -19,6 +19,7 @@ import pandas as pd
 
 from ..errors import InputError
 from ..meta import run as meta_run
+from ..meta.ceiling import Strata, TaskCeiling, strata_of, task_ceiling
 from ..meta.evaluate import MetaResult, MetaRunOptions
 from ..progress import Progress
 from ..readers.text import StrPath
@@ -60,6 +61,12 @@ class TaskResult:
     task: BenchTask
     rows: list[Row]
     clusters: Clusters
+    ceiling: TaskCeiling | None = None  # the humans' own reliability (BenchStatistics.ceiling)
+    strata: Strata | None = None  # the figures where raters agree and where they do not (BenchStatistics.strata)
+
+    def share_of_ceiling(self, row: Row) -> float:
+        """A row's figure as a share of the task's human ceiling (NaN without one)."""
+        return math.nan if self.ceiling is None or row.failed else self.ceiling.share(row.statistic)
 
     def row(self, metric: str) -> Row:
         for r in self.rows:
@@ -126,7 +133,7 @@ class BenchmarkResult:
                              "metric": r.metric, "origin": r.origin, "statistic": r.statistic,
                              "ci_low": r.ci_low, "ci_high": r.ci_high, "n": r.n, "rank": r.rank,
                              "partial": r.partial, "failed": r.failed, "notes": "; ".join(r.notes),
-                             "task": t.task.name})
+                             "task": t.task.name, **_ceiling_columns(t, r)})
         return pd.DataFrame(rows)
 
     def to_dict(self) -> dict[str, Any]:
@@ -135,7 +142,8 @@ class BenchmarkResult:
 
         return {"settings": self.settings, "signatures": self.signatures, "skipped_tasks": self.skipped,
                 "tasks": [{"name": t.task.name, "label": t.task.label, "set": t.task.set, "kind": t.task.kind,
-                           "group": t.task.group, "subset": t.task.subset, "rows": [r.to_dict() for r in t.rows],
+                           "group": t.task.group, "subset": t.task.subset,
+                           "rows": [{**r.to_dict(), **_share(t, r)} for r in t.rows], **_human_parts(t),
                            "clusters": {"alpha": t.clusters.alpha, "n_permutations": t.clusters.n_permutations,
                                         "pvalues": [{"better": a, "worse": b, "p": clean(p)}
                                                     for (a, b), p in t.clusters.pvalues.items()]}}
@@ -143,6 +151,27 @@ class BenchmarkResult:
                 "summary": [{"kind": s.kind, "metric": s.metric, "mean": clean(s.mean),
                              "mean_rank": clean(s.mean_rank), "wins": s.wins, "n_tasks": s.n_tasks,
                              "n_failed": s.n_failed} for s in self.summary()]}
+
+
+def _ceiling_columns(t: TaskResult, r: Row) -> dict[str, Any]:
+    """The CSV columns of a task's human ceiling beside one metric's row (none when no ceiling was asked for)."""
+    if t.ceiling is None:
+        return {}
+    low, high = t.ceiling.interval("ceiling")
+    return {"ceiling": t.ceiling.ceiling, "ceiling_low": low, "ceiling_high": high, "one_rater": t.ceiling.one_rater,
+            "share_of_ceiling": t.share_of_ceiling(r)}
+
+
+def _share(t: TaskResult, r: Row) -> dict[str, Any]:
+    if t.ceiling is None:
+        return {}
+    share = t.share_of_ceiling(r)
+    return {"share_of_ceiling": None if math.isnan(share) else share}
+
+
+def _human_parts(t: TaskResult) -> dict[str, Any]:
+    return {**({"ceiling": t.ceiling.to_dict()} if t.ceiling is not None else {}),
+            **({"strata": t.strata.to_dict()} if t.strata is not None else {})}
 
 
 def recommended_metrics() -> list[str]:
@@ -183,13 +212,17 @@ def dry_run(metrics: Sequence[str], sets: Sequence[str | BenchSet] | None = None
 class BenchStatistics:
     """The statistics of a benchmark: ``ci`` bootstrap resamples of each figure's interval at ``confidence`` (0:
     none); ``n_permutations`` resamples of each pairwise test behind the clusters at level ``alpha`` (0: no test,
-    rank by figure); ``seed`` seeds both."""
+    rank by figure); ``seed`` seeds both. ``ceiling``: each task's human ceiling and one rater against the rest
+    (:mod:`styleval.meta.ceiling`, intervals from ``ci`` resamples); ``strata``: each segment-level task's figures
+    where the raters agree and where they do not."""
 
     ci: int = 200
     confidence: float = 0.95
     n_permutations: int = 200
     alpha: float = 0.05
     seed: int = 0
+    ceiling: bool = False
+    strata: bool = False
 
     @classmethod
     def given(cls, **fields: Any) -> "BenchStatistics":
@@ -262,6 +295,7 @@ def benchmark(metrics: Sequence[str] = (), sets: Sequence[str | BenchSet] | None
                 "subsets": {s.name: s.subset for s in bench_sets if s.subset},
                 "stored": stored, "ci": stats.ci, "confidence": stats.confidence,
                 "n_permutations": stats.n_permutations, "alpha": stats.alpha, "seed": stats.seed, "scoring": log,
+                **({"ceiling": True} if stats.ceiling else {}), **({"strata": True} if stats.strata else {}),
                 "clusters": "sorted by figure; a metric opens a new cluster when one of the current cluster is "
                             "better by a one-sided paired permutation test (p < alpha)"}
     return BenchmarkResult(results, signatures, settings, skipped)
@@ -351,4 +385,21 @@ def _task(bt: BenchTask, bench_set: BenchSet, chosen: TaskMetrics, stats: BenchS
         rows[f.spec] = Row(f.spec, SCORED, failed=f.reason)
     order = sorted(rows.values(), key=lambda r: (r.rank is None, r.rank or 0,
                                                  -(r.statistic if not math.isnan(r.statistic) else -9)))
-    return TaskResult(bt, order, clusters)
+    out = TaskResult(bt, order, clusters)
+    _add_human_parts(out, bench_set, per, stats)
+    return out
+
+
+def _add_human_parts(out: TaskResult, bench_set: BenchSet, per: dict[str, MetaResult], stats: BenchStatistics) -> None:
+    """The task's human ceiling and agreement strata, when asked for."""
+    task = out.task.task
+    if stats.ceiling:
+        out.ceiling = task_ceiling(task, bench_set.judgments, ci=stats.ci, confidence=stats.confidence,
+                                   seed=stats.seed)
+    if stats.strata and task.level == "segment" and per and (out.ceiling is None or not out.ceiling.single):
+        oriented = {m: res.oriented[m] for m, res in per.items()}
+        try:
+            out.strata = strata_of(task, oriented, bench_set.judgments, ci=stats.ci, confidence=stats.confidence,
+                                   seed=stats.seed)
+        except InputError:  # one score per item: no strata, the ceiling says so
+            out.strata = None

@@ -48,6 +48,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--alpha", type=float, default=0.05, help="significance level of the clusters")
     p.add_argument("--seed", type=int, default=0,
                    help="seed of the bootstrap intervals and permutation tests (default 0)")
+    p.add_argument("--ceiling", action="store_true",
+                   help="each task's human ceiling (split-half reliability of the human mean, Spearman-Brown) and one "
+                        "rater against the rest, with intervals (--ci), and every figure as a share of the ceiling")
+    p.add_argument("--strata", action="store_true",
+                   help="each segment-level task's figures on inputs where the raters agree and where they do not "
+                        "(split at the median rater spread), flagging metrics whose rank changes")
     p.add_argument("--dry-run", action="store_true",
                    help="for judges on a model server: print the requests and token estimate (and the cost with "
                         "price=) per set, send nothing, and stop")
@@ -88,6 +94,10 @@ def _sets(args: argparse.Namespace) -> list:
     return sets
 
 
+def _human_options(args: argparse.Namespace) -> dict[str, bool]:
+    return {k: True for k in ("ceiling", "strata") if getattr(args, k)}
+
+
 def run(args: argparse.Namespace) -> int:
     from ..benchmark import benchmark, dry_run, plan_sets, recommended_metrics
     from ..benchmark import render
@@ -117,7 +127,7 @@ def run(args: argparse.Namespace) -> int:
     with make_progress(not args.quiet) as bar:
         result = benchmark(metrics, sets, root=args.root, scores=args.scores, stored=not args.no_stored,
                            cache_dir=args.cache, ci=args.ci, n_permutations=args.permutations, alpha=args.alpha,
-                           seed=args.seed, progress=bar)
+                           seed=args.seed, progress=bar, **_human_options(args))
     texts = {"json": lambda: render.to_json(result), "csv": lambda: render.to_csv(result),
              "latex": lambda: render.to_latex(result, args.digits), "html": lambda: render.to_html(result, args.digits)}
     written = [key for key in texts if getattr(args, key)]

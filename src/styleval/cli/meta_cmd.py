@@ -25,6 +25,7 @@ from ..meta.scores import lower_is_better_from_registry, read_metric_file
 from ..report.tables import latex_table, text_table
 from .direction_help import direction_help
 from .encoding import add_encoding_argument
+from . import meta_human
 
 #: named sets of conventions; options given on the command line win
 PRESETS: dict[str, dict[str, Any]] = {
@@ -47,7 +48,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     i.add_argument("--human", required=True, metavar="FILE",
                    help="human judgments, long format CSV/TSV/JSONL: system, segment, annotator, aspect, score"
                         "[, direction]")
-    i.add_argument("--scores", action="append", required=True, metavar="FILE",
+    i.add_argument("--scores", action="append", default=[], metavar="FILE",
                    help="metric scores: a 'styleval score --json' file, or CSV/TSV/JSONL with system, segment (or "
                         "id), metric, score[, higher_is_better] (repeatable)")
     i.add_argument("--metrics", "-m", help="comma-separated metrics to evaluate (default: all in the score files)")
@@ -109,6 +110,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     o.add_argument("--curves-csv", metavar="FILE", help="top-N/last-N curves as a long table")
     o.add_argument("--digits", type=int, default=3)
     o.add_argument("--quiet", "-q", action="store_true", help="print nothing but errors")
+    meta_human.add_arguments(p)
     add_encoding_argument(p)
     p.set_defaults(run=run)
 
@@ -304,6 +306,11 @@ def run(args: argparse.Namespace) -> int:
     check_destinations(("--json", args.json), ("--csv", args.csv), ("--curves-csv", args.curves_csv),
                        ("--latex", args.latex),
                        inputs=[("--human", args.human)] + [("--scores", s) for s in args.scores])
+    if not args.scores:
+        if not args.plan:
+            raise InputError("meta needs --scores FILE (metric scores to correlate), or --plan to plan a study from "
+                             "the --human judgments alone")
+        return meta_human.run_plan(args, Judgments.read(args.human), [], tuple(_split(_choices(args)["exclude"])))
     human, metric_table, lower = load_inputs(args)
     metrics = _split(args.metrics) or None
     options = MetaRunOptions(unmatched="report" if args.allow_unmatched else "error", ci=args.ci,
@@ -324,15 +331,21 @@ def run(args: argparse.Namespace) -> int:
                 tasks += aspect_tasks
                 results += run_tasks(aspect_tasks, human, metric_table, metrics=names, lower_is_better=lower,
                                      options=options, progress=bar)
+    if args.plan:
+        return meta_human.run_plan(args, human, results)
+    extra = meta_human.compute(args, human, results)
     inputs = {"human": str(args.human), "scores": [str(s) for s in args.scores],
               "lower_is_better": sorted(lower), "preset": args.preset,
               "aspects": None if pairing is None else {"mode": pairing.mode, "groups": pairing.groups,
                                                        "paired_by_default": pairing.how}}
     if args.json:
-        write_text(args.json, json.dumps(results_dict(results, inputs=inputs), indent=1, ensure_ascii=False))
+        write_text(args.json, json.dumps(meta_human.add_to_json(results_dict(results, inputs=inputs), extra, results),
+                                         indent=1, ensure_ascii=False))
     for path, frame in ((args.csv, results_frame), (args.curves_csv, curves_frame)):
         if path:
             table = frame(results)
+            if frame is results_frame:
+                table = meta_human.add_to_frame(table, extra, results)
             with atomic_writer(path) as fh:
                 table.to_csv(fh, index=False)
     if args.latex:
@@ -340,13 +353,15 @@ def run(args: argparse.Namespace) -> int:
         caption = (f"Correlation with human {' / '.join(dict.fromkeys(t.aspect for t in tasks))} judgments; best "
                    "metric per column in bold. Tasks: "
                    + "; ".join(f"{label(r.task)}: {r.task.name}" for r in results))
+        rows += meta_human.latex_rows(header, extra, results, args.digits, _column_key)
         write_text(args.latex, latex_table(header, rows, caption=caption, label="tab:meta", bold=best))
     if args.quiet:
         return 0
     blocks = [] if pairing is None else ["aspects (" + ("each metric with its own kind" if pairing.mode == "auto"
                                                         else pairing.mode) + "):\n"
                                          + "\n".join(f"  {line}" for line in pairing.describe())]
-    blocks += [format_result(r, args.digits) for r in results]
+    blocks += ["\n".join(x for x in (format_result(r, args.digits), meta_human.block(extra, i, r, args.digits)) if x)
+               for i, r in enumerate(results)]
     blocks += [c for c in (format_curves(r, args.digits) for r in results) if c]
     if len(results) > 1:
         header, rows, _ = wide_table(results, args.digits)
