@@ -40,6 +40,29 @@ class Comparison:
         return cls(**{f.name: data[f.name] for f in fields(cls) if f.name in data})
 
 
+#: the keys ``score --json`` writes beside the scores, kept by a loaded result
+SAVED_BESIDE = ("run", "texts")
+
+
+def _texts_of(saved: Any, where: Any) -> dict[tuple[str, str], tuple[str, str, tuple[str, ...]]]:
+    """(system, id) -> (source, output, references) from the ``texts`` block ``score --json`` writes (its
+    :func:`styleval.evaluation.texts.segment_texts` form); none when the file has no texts."""
+    if not saved:
+        return {}
+    try:
+        ids, sources, refs = saved["ids"], saved["source"], saved["references"]
+        own = saved.get("system_references") or {}
+        out: dict[tuple[str, str], tuple[str, str, tuple[str, ...]]] = {}
+        for system, outputs in saved["outputs"].items():
+            for i, seg in enumerate(ids):
+                if outputs[i] is not None:
+                    out[(system, seg)] = (sources[i], outputs[i], tuple(own.get(system, {}).get(seg, refs[i])))
+        return out
+    except (KeyError, TypeError, IndexError) as exc:
+        raise InputError(f"the saved texts are not in the form score --json writes: {type(exc).__name__} {exc}",
+                         where) from None
+
+
 def integer_ids(ids: "pd.Series") -> "pd.Series":
     """Segment ids as integers when every one is written as an integer (``"7"``, not ``"07"``), so that frames sort
     1, 2, 10 rather than '1', '10', '2'; otherwise the ids as they are."""
@@ -128,6 +151,8 @@ class ScoreResult:
     #: (system, segment id) -> (source, output, references) of the records scored, when the run kept them
     #: (``styleval.score`` does; a streamed run does not hold its texts); never written to JSON
     texts: dict[tuple[str, str], tuple[str, str, tuple[str, ...]]] = field(default_factory=dict, repr=False)
+    #: what a saved file held beside the scores (``score --json``'s ``run`` and ``texts``), written back as read
+    saved: dict[str, Any] = field(default_factory=dict, repr=False)
 
     def __iter__(self) -> Iterator[MetricResult]:
         return iter(self.results)
@@ -237,6 +262,7 @@ class ScoreResult:
                 "scores": {i: _clean(float(s)) for i, s in zip(r.ids, r.segment_scores)},
             } for r in self.results],
             "comparisons": [c.to_dict() for c in self.comparisons],
+            **self.saved,
         }
 
     @classmethod
@@ -263,7 +289,9 @@ class ScoreResult:
             comparisons = [Comparison.from_dict(c) for c in data.get("comparisons", [])]
         except (KeyError, TypeError, ValueError) as exc:
             raise InputError(f"not a styleval score result: {type(exc).__name__} {exc}", where) from None
-        return cls(results=results, comparisons=comparisons, settings=dict(data.get("settings") or {}))
+        saved = {key: data[key] for key in SAVED_BESIDE if key in data}
+        return cls(results=results, comparisons=comparisons, settings=dict(data.get("settings") or {}),
+                   texts=_texts_of(saved.get("texts"), where), saved=saved)
 
     @classmethod
     def from_json(cls, path: str | Path) -> "ScoreResult":
