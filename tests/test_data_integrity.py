@@ -128,7 +128,7 @@ def test_a_touched_file_is_rehashed_and_an_edit_hiding_its_mtime_needs_verify(fe
     assert main(["data", "fetch", "lai2022", "--dir", str(data), "--mirror", server.url]) == 0
     assert "already complete: sizes and modification times as fetched" in capsys.readouterr().out
     stamp = json.loads((data / "lai2022.fetched.json").read_text())
-    assert stamp["files"]["data/outputs/BART.ppl.txt"][1] == stat.st_mtime_ns + 10**9  # stamped again
+    assert stamp["files"]["data/outputs/BART.ppl.txt"]["stat"][1] == stat.st_mtime_ns + 10**9  # stamped again
     text = target.read_bytes()
     stat = target.stat()
     assert b"11.293071" in text

@@ -16,7 +16,6 @@ Sources: by default each repository's raw files at the pinned commit on GitHub; 
 """
 from __future__ import annotations
 
-import hashlib
 import http.client
 import json
 import os
@@ -34,7 +33,7 @@ from ..errors import InputError, OutputError, StyleEvalError
 from ..readers.text import StrPath
 from ..urls import shown_url
 from .paths import data_home
-from .verify import Expected, failed_files, write_stamp
+from .verify import Expected, failed_files, sha256_file, write_stamp
 
 MANIFEST = "manifest.json"
 MIRROR_ENV = "STYLEVAL_DATA_MIRROR"
@@ -121,14 +120,6 @@ class FetchReport:
     bytes_received: int = 0
     checked: str = ""  # how a folder already there was checked: "size and mtime" or "sha256"
     repaired: list[str] = field(default_factory=list)  # files of a folder already there that failed and were fetched
-
-
-def sha256_file(path: StrPath) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(CHUNK), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def build_manifest(root: StrPath, names: Iterable[str] | None = None) -> dict[str, Any]:

@@ -52,16 +52,9 @@ def dataset_dir(root: StrPath | None, name: str) -> Path:
 def check_fetched(path: Path, name: str) -> None:
     """Refuse a fetched set (a folder with a stamp beside it, :mod:`.verify`) one of whose files is no longer what
     the manifest says: sizes and modification times against the stamp, sha256 of the files that differ."""
-    from .verify import failed_files, stamp_path
+    from .verify import failed_stamped
 
-    if not stamp_path(path).is_file():
-        return
-    from .fetch import load_manifest
-
-    data = load_manifest().get(name)
-    if data is None:
-        return
-    bad = failed_files(path, data.commit, data.expected())
+    bad = failed_stamped(path)
     if bad:
         f, why = bad[0]
         more = f" (and {len(bad) - 1} more files)" if len(bad) > 1 else ""

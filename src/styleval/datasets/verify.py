@@ -1,7 +1,8 @@
 """How a fetched set stays trusted after ``styleval data fetch`` has checked it.
 
 ``fetch`` checks every file against the manifest's sha256 as it downloads, then writes a *stamp* beside the set
-folder (``DIR/<name>.fetched.json``): the commit and each file's size and modification time as fetched. From then
+folder (``DIR/<name>.fetched.json``): the commit and each file's size and modification time as fetched, with the
+manifest's sha256. From then
 on:
 
 * every reader of the set (:func:`~styleval.datasets.paths.dataset_dir`) compares each file's size and modification
@@ -15,13 +16,17 @@ A folder without a stamp (your own copy given with ``--root``, ``../shared/data`
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
 
+from ..readers.text import StrPath
+
 STAMP_SUFFIX = ".fetched.json"
+CHUNK = 1 << 16
 
 
 @dataclass(frozen=True)
@@ -31,6 +36,14 @@ class Expected:
     path: str
     size: int
     sha256: str
+
+
+def sha256_file(path: StrPath) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(CHUNK), b""):
+            digest.update(block)
+    return digest.hexdigest()
 
 
 def stamp_path(folder: Path) -> Path:
@@ -46,22 +59,34 @@ def _stat(path: Path) -> list[int] | None:
 
 
 def write_stamp(folder: Path, commit: str, files: Iterable[Expected]) -> None:
-    """Record the size and modification time of ``files`` in ``folder`` as checked now."""
-    data = {"format": 1, "commit": commit, "files": {f.path: _stat(folder / f.path) for f in files}}
+    """Record the size and modification time of ``files`` in ``folder`` as checked now, and their sha256."""
+    data = {"format": 1, "commit": commit,
+            "files": {f.path: {"stat": _stat(folder / f.path), "size": f.size, "sha256": f.sha256} for f in files}}
     target = stamp_path(folder)
     tmp = target.with_name(target.name + ".tmp")
     tmp.write_text(json.dumps(data, indent=1, sort_keys=True), encoding="utf-8")
     os.replace(tmp, target)
 
 
-def read_stamp(folder: Path) -> dict[str, list[int] | None] | None:
-    """The stamped ``{path: [size, mtime_ns]}`` of ``folder``, or None when it has no readable stamp."""
+def read_stamp(folder: Path) -> tuple[str, dict[str, list[int] | None], list[Expected]] | None:
+    """The commit, the stamped ``{path: [size, mtime_ns]}`` and the files expected of ``folder``, or None when it
+    has no readable stamp."""
     try:
         data = json.loads(stamp_path(folder).read_text(encoding="utf-8"))
         files = data["files"]
-        return {str(k): v for k, v in files.items()} if isinstance(files, dict) else None
-    except (OSError, ValueError, KeyError, TypeError):
+        stats = {str(k): v["stat"] for k, v in files.items()}
+        expected = [Expected(str(k), int(v["size"]), str(v["sha256"])) for k, v in files.items()]
+        return str(data["commit"]), stats, expected
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
+
+
+def failed_stamped(folder: Path) -> list[tuple[Expected, str]]:
+    """:func:`failed_files` of a fetched set, against its stamp ([] for a folder without one)."""
+    stamp = read_stamp(folder)
+    if stamp is None:
+        return []
+    return failed_files(folder, stamp[0], stamp[2])
 
 
 def failed_files(folder: Path, commit: str, files: Iterable[Expected], *, full: bool = False
@@ -70,10 +95,9 @@ def failed_files(folder: Path, commit: str, files: Iterable[Expected], *, full: 
 
     ``full``: hash every file; else only those whose size or modification time differ from the stamp (all of them
     when there is no stamp). Files hashed and found right are stamped again."""
-    from .fetch import sha256_file
-
     files = list(files)
-    stamped = None if full else read_stamp(folder)
+    stamp = None if full else read_stamp(folder)
+    stamped = None if stamp is None else stamp[1]
     bad: list[tuple[Expected, str]] = []
     hashed = False
     for f in files:
