@@ -56,6 +56,7 @@ def foreign_file(path: Path, schema: str) -> str | None:
     if other:
         shown = ", ".join(other[:4]) + (", ..." if len(other) > 4 else "")
         return f"it is another program's SQLite database (tables {shown}), not a styleval cache"
+    return None
 
 
 class SQLiteFile:

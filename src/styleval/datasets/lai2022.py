@@ -186,7 +186,8 @@ def check_aligned(parsed: Mapping[str, Sequence[Row]], root: StrPath | None) -> 
     for index in range(min(len(parsed[a]) for a in aspects)):
         got = [parsed[a][index] for a in aspects]
         lines = [r.line for r in got]
-        fields = [("the source", [r.source for r in got]), ("the reference", [r.reference for r in got])]
+        fields: list[tuple[str, list[str | None]]] = [("the source", [r.source for r in got]),
+                                                      ("the reference", [r.reference for r in got])]
         fields += [(f"system {s!r}'s output", [r.systems[s].output if s in r.systems else None for r in got])
                    for s in got[0].systems]
         for what, values in fields:

@@ -2,8 +2,11 @@
 official ``openai`` client.
 
 :class:`ServerConfig` holds the address, the model name, the name of the environment variable that holds the API
-key, the concurrency limit, the timeout of one request and the retries; it refuses an address without ``http://``
-or ``https://``, with a user name or password, or with a credential in its query. The key is read when a client is
+key, the concurrency limit, the timeout of one request (as a whole: connecting, headers and body together), the
+largest reply accepted (``max_reply_mb``) and the retries; it refuses an address without ``http://`` or
+``https://``, with a user name or password, with a credential in its query or a key-like segment in its path.
+Requests go through :mod:`.transport` (the deadline, the size cap, redirects only within the origin); a key that is
+not printable ASCII is refused before any request, naming the variable. The key is read when a client is
 made and never stored: every text that comes back from the server (answers, model names, error bodies) has it
 replaced by ``***`` before it reaches a cache, a signature, a fact or an error (:func:`.replies.scrub`). An unset key
 is refused before the first request when the server is not on this machine, or when ``api_key_env`` names a
