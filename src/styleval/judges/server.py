@@ -419,8 +419,16 @@ def _send_all(config: ServerConfig, model: str, store: AnswerStore, todo: list[t
         progress(f"asking {where}: {usage.requests_sent:,} sent, {usage.requests_cached:,} from the cache, {left:,} "
                "left [requests]", usage.requests_sent + usage.requests_cached, total)
 
+    stop = threading.Event()  # set by the first request that fails for good: no further request is started
+
     def one(key: str, request: Request) -> None:
-        answer = sender.send(request, model)
+        if stop.is_set():
+            return
+        try:
+            answer = sender.send(request, model)
+        except BaseException:
+            stop.set()
+            raise
         store.put(key, request.endpoint, answer)
         tokens = answer.get("usage") or {}
         with lock:
