@@ -127,6 +127,17 @@ def test_a_dripping_body_is_cut_at_the_timeout(srv, tmp_path, capsys, chunked):
     assert _cached(tmp_path) == 0
 
 
+def test_dripping_headers_are_cut_at_the_timeout_too(srv, tmp_path, capsys):
+    """The status line and headers a byte every 0.2 s: the deadline covers them as it covers the body."""
+    srv.on("RATE", Reply(drip=0.2, drip_headers=True))
+    started = time.monotonic()
+    assert main(_score(_table(tmp_path / "t.tsv", ["4"]), _spec(srv, tmp_path, timeout=1.5), "--bootstrap",
+                       "0")) == 2
+    took = time.monotonic() - started
+    assert "no complete answer within timeout=1.5 s" in _one_line_error(capsys)
+    assert 1.4 < took < 6.0, took
+
+
 def test_a_slow_but_steady_body_within_the_timeout_is_read(srv, tmp_path):
     srv.on("RATE", Reply(drip=0.001))
     out = tmp_path / "s.json"

@@ -12,7 +12,7 @@ Faults are chosen per request: :meth:`FaultServer.push` queues scripted :class:`
 requests get, in order; :meth:`FaultServer.on` answers every request whose body holds a text with a reply (``times``
 of them, or all). A reply sets the status, headers, body (bytes, a JSON value, or a function of the request),
 a delay before answering (a hang), or drops the connection; it can drip its body a byte at a time after the headers
-(``drip`` seconds apart, with a ``Content-Length`` or ``chunked``), pad it with ``pad`` bytes of white space before
+(``drip`` seconds apart, with a ``Content-Length`` or ``chunked``; ``drip_headers``: the headers too), pad it with ``pad`` bytes of white space before
 the JSON (a huge reply, streamed without being held in memory), send it gzip-compressed (``gzip``: a small body
 that inflates to the padded size), or leave the log-probabilities out of the normal answer (``logprobs=False``).
 A redirect is a reply with a 3xx ``status`` and a ``Location`` header. Every request is recorded
@@ -70,6 +70,7 @@ class Reply:
     delay: float = 0.0
     drop: bool = False
     drip: float = 0.0  # seconds between the body's bytes (0: all at once)
+    drip_headers: bool = False  # drip the status line and headers too, not only the body
     chunked: bool = False  # Transfer-Encoding: chunked instead of a Content-Length
     pad: int = 0  # bytes of white space sent before the body
     gzip: bool = False  # the body (padding included) gzip-compressed, with Content-Encoding: gzip
@@ -181,19 +182,25 @@ class FaultServer:
                     pieces, size = iter([packed]), len(packed)
                 else:
                     pieces, size = _padded(body, reply.pad), len(body) + reply.pad
-                self.send_response(status)
-                if not any(k.lower() == "content-type" for k in headers):
-                    self.send_header("Content-Type", "application/json")
-                for k, v in headers.items():
-                    self.send_header(k, v)
+                head = dict(headers)
+                if not any(k.lower() == "content-type" for k in head):
+                    head["Content-Type"] = "application/json"
                 if reply.gzip:
-                    self.send_header("Content-Encoding", "gzip")
-                if reply.chunked:
-                    self.send_header("Transfer-Encoding", "chunked")
-                else:
-                    self.send_header("Content-Length", str(size))
-                self.end_headers()
+                    head["Content-Encoding"] = "gzip"
+                head.update({"Transfer-Encoding": "chunked"} if reply.chunked else {"Content-Length": str(size)})
                 try:
+                    if reply.drip_headers:
+                        text = f"HTTP/1.1 {status} {self.responses.get(status, ('',))[0]}\r\n" + "".join(
+                            f"{k}: {v}\r\n" for k, v in head.items()) + "\r\n"
+                        for byte in text.encode("latin-1"):
+                            self.wfile.write(bytes([byte]))
+                            self.wfile.flush()
+                            time.sleep(reply.drip)
+                    else:
+                        self.send_response(status)
+                        for k, v in head.items():
+                            self.send_header(k, v)
+                        self.end_headers()
                     for piece in pieces:
                         for part in (piece[i:i + 1] for i in range(len(piece))) if reply.drip else [piece]:
                             if not part:
