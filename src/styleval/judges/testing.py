@@ -11,10 +11,11 @@ echoes the prompt one character per token, each with log-probability -1.
 Faults are chosen per request: :meth:`FaultServer.push` queues scripted :class:`Reply` objects that the next
 requests get, in order; :meth:`FaultServer.on` answers every request whose body holds a text with a reply (``times``
 of them, or all). A reply sets the status, headers, body (bytes, a JSON value, or a function of the request),
-a delay before answering (a hang), or drops the connection; it can drip its body a byte at a time after the headers
-(``drip`` seconds apart, with a ``Content-Length`` or ``chunked``; ``drip_headers``: the headers too), pad it with ``pad`` bytes of white space before
-the JSON (a huge reply, streamed without being held in memory), send it gzip-compressed (``gzip``: a small body
-that inflates to the padded size), or leave the log-probabilities out of the normal answer (``logprobs=False``).
+a delay before answering (a hang), or drops the connection; it can drip its body a byte at a time after the
+headers (``drip`` seconds apart, with a ``Content-Length`` or ``chunked``; ``drip_headers``: the headers too), pad
+it with ``pad`` bytes of white space before the JSON (a huge reply, streamed without being held in memory), send it
+gzip-compressed (``gzip``: a small body that inflates to the padded size), or leave the log-probabilities out of
+the normal answer (``logprobs=False``).
 A redirect is a reply with a 3xx ``status`` and a ``Location`` header. Every request is recorded
 (:attr:`FaultServer.log`: time, path, headers, body), so a test can count what was sent and when.
 """
