@@ -124,7 +124,8 @@ def test_the_three_caches_refuse_a_file_that_is_not_sqlite_in_one_line(tmp_path)
         with pytest.raises(OutputError) as caught:
             opener(bad)
         message = str(caught.value)
-        assert message.startswith(f"{bad}: ") and "not a readable SQLite file" in message and "\n" not in message
+        assert message.startswith(f"{bad}: ") and "not a SQLite file" in message and "\n" not in message
+        assert "only a cache" not in message and bad.read_bytes() == b"this is not a database" * 100
 
 
 def test_sigkill_after_a_stored_batch_keeps_it(tmp_path):

@@ -1,6 +1,7 @@
 """The one input shape: a record per segment."""
 from __future__ import annotations
 
+import unicodedata
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
@@ -55,6 +56,10 @@ class Record:
 
     def __post_init__(self) -> None:
         self.direction = Direction.parse(self.direction)  # type: ignore[arg-type]
+        if isinstance(self.system, str):
+            self.system = canonical_name(self.system)
+        if isinstance(self.id, str):
+            self.id = canonical_name(self.id)
         for name in ("source", "output"):
             if not isinstance(getattr(self, name), str):
                 got = type(getattr(self, name)).__name__
@@ -69,10 +74,22 @@ class Record:
         return not self.output.strip()
 
 
+#: what readers strip from the ends of a name cell: ASCII white space only (a no-break space stays, and is refused)
+NAME_EDGE = " \t\r\n\f\v"
+
+
+def canonical_name(name: str) -> str:
+    """A system name or segment id in Unicode NFC, the one form names are compared in (``é`` typed as one character or
+    as ``e`` plus a combining accent is the same name)."""
+    return unicodedata.normalize("NFC", name)
+
+
 def name_problem(name: object, what: str = "system name") -> str | None:
     """What is wrong with a system name or segment id as a table cell and a column label, or None: it must be a
     non-blank string without a tab, a line break or any other control character (they would break every table
-    printed or written)."""
+    printed or written), without a format character (U+200B zero width space, U+202E right-to-left override,
+    U+00AD soft hyphen ...: invisible, so two names would print alike) and without a space other than the plain one
+    (U+00A0 no-break space ...) or space at either end."""
     if not isinstance(name, str):
         return f"{what} must be a string, got {type(name).__name__}"
     if not name.strip():
@@ -81,6 +98,14 @@ def name_problem(name: object, what: str = "system name") -> str | None:
         code = ord(char)
         if code < 0x20 or 0x7F <= code <= 0x9F or char in "\u2028\u2029\ufeff":
             return f"{what} {name!r} holds a control character (U+{code:04X}); use letters, digits and punctuation"
+        if unicodedata.category(char) == "Cf":
+            return (f"{what} {name!r} holds an invisible format character (U+{code:04X} "
+                    f"{unicodedata.name(char, 'format character')}); names that print alike must be equal: remove it")
+        if char.isspace() and char != " ":
+            return (f"{what} {name!r} holds a space other than the plain one (U+{code:04X} "
+                    f"{unicodedata.name(char, 'space')}); write a plain space or none")
+    if name != name.strip():
+        return f"{what} {name!r} starts or ends with a space; remove it"
     return None
 
 

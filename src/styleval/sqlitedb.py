@@ -3,12 +3,18 @@ cache): a connection in autocommit mode with a busy timeout (several runs may sh
 the schema created if absent, and every SQLite failure -- a file that is not a database, a corrupt one, a locked
 or read-only one -- turned into one :class:`~styleval.errors.OutputError` naming the file and what to do.
 
+A file is opened as a cache only when it is one: absent, empty, or a SQLite database whose tables are all
+styleval's (:data:`CACHE_TABLES`). Any other file -- the user's input table named by mistake, another program's
+SQLite database -- is refused before anything is written to it (not even the write-ahead log is switched on), and
+never called disposable.
+
 Each row a cache stores carries a checksum (:func:`row_check`) over its key and value, so that a changed or torn
 row is found when it is read and recomputed instead of used.
 """
 from __future__ import annotations
 
 import hashlib
+import re
 import sqlite3
 import threading
 from pathlib import Path
@@ -17,7 +23,40 @@ from typing import Any, Iterable, Iterator, Sequence
 from .errors import OutputError
 
 BUSY_TIMEOUT_S = 30.0
-_FIX = "delete the file (it is only a cache) or name another one"
+_FIX = "if it is a styleval cache, delete it; otherwise name another file"
+_HEADER = b"SQLite format 3\x00"
+#: every table a styleval cache holds (statistics, model outputs, judge requests): a file with any other is not one
+CACHE_TABLES = frozenset({"segment_stats", "metrics", "model_entries", "model_namespaces", "answers"})
+_TABLE = re.compile(r"CREATE TABLE IF NOT EXISTS (\w+)", re.IGNORECASE)
+
+
+def foreign_file(path: Path, schema: str) -> str | None:
+    """Why ``path`` is not a styleval cache (None when it is absent, empty or one): read only, nothing written."""
+    try:
+        if not path.exists() or path.stat().st_size == 0:
+            return None
+        if path.is_dir():
+            return "it is a folder"
+        with open(path, "rb") as fh:
+            head = fh.read(len(_HEADER))
+    except OSError:
+        return None  # the connection below says what is wrong
+    if head != _HEADER:
+        return "it is not a SQLite file, so not a styleval cache (your data?)"
+    ours = CACHE_TABLES | set(_TABLE.findall(schema))
+    try:
+        db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=BUSY_TIMEOUT_S)
+        try:
+            tables = [str(r[0]) for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+        finally:
+            db.close()
+    except sqlite3.Error:
+        return None  # a corrupt or locked file: the connection below says so
+    other = sorted(t for t in tables if t not in ours and not t.startswith("sqlite_"))
+    if other:
+        shown = ", ".join(other[:4]) + (", ..." if len(other) > 4 else "")
+        return f"it is another program's SQLite database (tables {shown}), not a styleval cache"
+    return None
 
 
 class SQLiteFile:
@@ -27,6 +66,10 @@ class SQLiteFile:
         self.path = Path(path)
         self.what = what
         self._lock = threading.RLock()
+        foreign = foreign_file(self.path, schema)
+        if foreign is not None:
+            raise OutputError(f"cannot use this file as {what}: {foreign}; nothing was written to it: name another "
+                              "file", self.path)
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:

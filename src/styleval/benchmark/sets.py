@@ -37,6 +37,7 @@ from ..meta.scores import read_metric_table
 from ..readers.tabular import read_table
 from ..readers.text import StrPath
 from ..records import Record
+from .manifest_schema import check_excluded, check_manifest
 
 KINDS = ("style", "content", "fluency")
 #: conventions a user's set may name in its manifest
@@ -240,9 +241,7 @@ def _manifest(folder: Path) -> dict[str, Any]:
         data = json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
         raise InputError(f"not JSON: {exc.msg}", path, exc.lineno) from None
-    if not isinstance(data, dict) or not isinstance(data.get("aspects"), dict) or not data["aspects"]:
-        raise InputError('expected an object with "aspects": {HUMAN_ASPECT: style|content|fluency, ...}', path)
-    return data
+    return check_manifest(data, path, kinds=KINDS, conventions=CONVENTIONS)
 
 
 def _file(folder: Path, data: dict[str, Any], key: str, default: str) -> Path:
@@ -266,6 +265,7 @@ def user_set(name: str, folder: StrPath) -> BenchSet:
         else None
     judgments = Judgments.read(human_path)
     frame = judgments.frame
+    check_excluded(data.get("exclude", []), frame["system"], where, lambda: {r.system for r in read_table(outputs)})
     convention = str(data.get("convention", "pearson"))
     exclude = tuple(str(s) for s in data.get("exclude", []))
     directions = tuple(data.get("directions", ["both"]))

@@ -71,6 +71,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                     help="fetch from a mirror serving URL/NAME/PATH (default: $STYLEVAL_DATA_MIRROR, else each "
                          "repository's raw files on GitHub at the pinned commit)")
     fe.add_argument("--retries", type=int, default=3, help="resumed attempts per file after a cut connection")
+    fe.add_argument("--verify", action="store_true",
+                    help="check every file of a set already fetched against the manifest's sha256 (by default its "
+                         "size and modification time are compared with those it had when fetched); files that "
+                         "fail are downloaded again")
     fe.add_argument("--quiet", "-q", action="store_true", help="print nothing but errors")
     fe.set_defaults(run=run_fetch)
     eg = verbs.add_parser(
@@ -108,7 +112,8 @@ def run_fetch(args: argparse.Namespace) -> int:
     entries = [fetch.entry(name, manifest) for name in args.names]  # every name checked before any download
     for entry in entries:
         try:
-            report = fetch.fetch(entry.name, args.dir, mirror=args.mirror, retries=args.retries, manifest=manifest)
+            report = fetch.fetch(entry.name, args.dir, mirror=args.mirror, retries=args.retries, manifest=manifest,
+                                 verify=args.verify)
         except fetch.FetchError as exc:
             if args.mirror or os.environ.get(fetch.MIRROR_ENV):
                 raise
@@ -118,10 +123,16 @@ def run_fetch(args: argparse.Namespace) -> int:
         if args.quiet:
             continue
         if report.present:
-            state = "already complete"
+            how = "every sha256 checked" if report.checked == "sha256" else \
+                "sizes and modification times as fetched; --verify checks every sha256"
+            state = f"already complete: {how}"
         else:
             resumed = f", {len(report.resumed)} resumed" if report.resumed else ""
             state = f"{len(report.downloaded)} files, {report.bytes_received:,} bytes{resumed}; sha256 checked"
+            if report.repaired:
+                shown = ", ".join(report.repaired[:3]) + (f" and {len(report.repaired) - 3} more"
+                                                           if len(report.repaired) > 3 else "")
+                state = f"{len(report.repaired)} changed since fetched, downloaded again: {shown}; {state}"
         print(f"{entry.name}: {report.folder} ({state}; {entry.repository} @ {entry.commit[:7]})")
         print(f"  licence: {entry.licence}")
         print(f"  cite: {entry.citation}")

@@ -51,6 +51,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     i.add_argument("--scores", action="append", default=[], metavar="FILE",
                    help="metric scores: a 'styleval score --json' file, or CSV/TSV/JSONL with system, segment (or "
                         "id), metric, score[, higher_is_better] (repeatable)")
+    i.add_argument("--scale", metavar="LOW,HIGH", type=_scale,
+                   help="the human rating scale (e.g. 1,5 or 0,100): a judgment outside it is an error naming the "
+                        "file and line (default: any finite score)")
     i.add_argument("--metrics", "-m", help="comma-separated metrics to evaluate (default: all in the score files)")
     i.add_argument("--lower-is-better", default="", metavar="M1,M2",
                    help="metrics where lower is better (added to those the score file or the metric registry name)")
@@ -158,8 +161,20 @@ def build_tasks(args: argparse.Namespace, human: Judgments, aspect: str | None =
         raise InputError(str(exc)) from None
 
 
+def _scale(text: str) -> tuple[float, float]:
+    """``--scale LOW,HIGH``: two finite numbers, low below high."""
+    parts = text.split(",")
+    try:
+        low, high = (float(p) for p in parts)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected LOW,HIGH such as 1,5 or 0,100, not {text!r}") from None
+    if not (math.isfinite(low) and math.isfinite(high) and low < high):
+        raise argparse.ArgumentTypeError(f"expected two finite numbers, low below high, not {text!r}")
+    return low, high
+
+
 def load_inputs(args: argparse.Namespace) -> tuple[Judgments, pd.DataFrame, set[str]]:
-    human = Judgments.read(args.human)
+    human = Judgments.read(args.human, scale=getattr(args, "scale", None))
     tables, lower = [], set(_split(args.lower_is_better))
     for path in args.scores:
         table, declared = read_metric_file(path)

@@ -40,6 +40,8 @@ def format_table(result: ScoreResult) -> str:
                 row.append("-")
                 continue
             text = estimate(r.corpus_score, r.ci)
+            if r.ci is None and r.extra.get("ci_skipped"):
+                text += f" [no CI: {r.extra['ci_skipped']}]"
             if unrated_note(r.extra):
                 text += f" {unrated_note(r.extra)}"
             mark = marks.get((metric, system))

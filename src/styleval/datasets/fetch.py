@@ -7,12 +7,15 @@ to ``DIR/<name>`` only once every file is there with its hash, so a set folder i
 connection leaves the ``.part`` file, which the next try (in the same call, or a later call) resumes with an HTTP
 ``Range`` request; a file whose hash differs is deleted and refused.
 
+A set folder already there is checked before it is called complete (:mod:`.verify`): by the size and modification
+time each file had when it was fetched, or by every sha256 with ``verify=True``; files that fail are downloaded
+again. URLs in messages are shown without credentials (:func:`~styleval.urls.shown_url`).
+
 Sources: by default each repository's raw files at the pinned commit on GitHub; a mirror (``mirror=URL`` or
 ``$STYLEVAL_DATA_MIRROR``) serves the same files as ``URL/<name>/<path>``, the layout of ``../shared/data``.
 """
 from __future__ import annotations
 
-import hashlib
 import http.client
 import json
 import os
@@ -26,9 +29,11 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
-from ..errors import InputError, StyleEvalError
+from ..errors import InputError, OutputError, StyleEvalError
 from ..readers.text import StrPath
+from ..urls import shown_url
 from .paths import data_home
+from .verify import Expected, failed_files, sha256_file, write_stamp
 
 MANIFEST = "manifest.json"
 MIRROR_ENV = "STYLEVAL_DATA_MIRROR"
@@ -99,6 +104,9 @@ class DatasetEntry:
     def size(self) -> int:
         return sum(f.size for f in self.files)
 
+    def expected(self) -> list[Expected]:
+        return [Expected(f.path, f.size, f.sha256) for f in self.files]
+
 
 @dataclass
 class FetchReport:
@@ -110,14 +118,8 @@ class FetchReport:
     resumed: list[str] = field(default_factory=list)
     present: bool = False
     bytes_received: int = 0
-
-
-def sha256_file(path: StrPath) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(CHUNK), b""):
-            digest.update(block)
-    return digest.hexdigest()
+    checked: str = ""  # how a folder already there was checked: "size and mtime" or "sha256"
+    repaired: list[str] = field(default_factory=list)  # files of a folder already there that failed and were fetched
 
 
 def build_manifest(root: StrPath, names: Iterable[str] | None = None) -> dict[str, Any]:
@@ -191,20 +193,24 @@ def _download(url: str, part: Path, file: FileEntry, timeout: float) -> tuple[in
                     out.write(block)
                     got += len(block)
     except urllib.error.HTTPError as exc:
-        raise FetchError(f"{url}: HTTP {exc.code} {exc.reason}") from None
-    except (urllib.error.URLError, http.client.HTTPException, socket.timeout, ConnectionError) as exc:
-        raise FetchError(f"{url}: download stopped after {have + got:,} of {file.size:,} bytes ({exc})") from None
+        raise FetchError(f"{shown_url(url)}: HTTP {exc.code} {exc.reason}") from None
+    except (urllib.error.URLError, http.client.HTTPException, socket.timeout, ConnectionError, ValueError) as exc:
+        reason = shown_url(str(getattr(exc, "reason", exc)))
+        raise FetchError(f"{shown_url(url)}: download stopped after {have + got:,} of {file.size:,} bytes "
+                         f"({reason})") from None
     total = have + got
     if total < file.size:
-        raise FetchError(f"{url}: download stopped after {total:,} of {file.size:,} bytes")
+        raise FetchError(f"{shown_url(url)}: download stopped after {total:,} of {file.size:,} bytes")
     return got, resumed
 
 
 def fetch(name: str, directory: StrPath | None = None, *, mirror: str | None = None, retries: int = 3,
           timeout: float = 60.0, manifest: dict[str, DatasetEntry] | None = None,
-          progress: Callable[[str, int, int], None] | None = None) -> FetchReport:
+          progress: Callable[[str, int, int], None] | None = None, verify: bool = False) -> FetchReport:
     """Download dataset ``name`` into ``directory/<name>`` (default :func:`data_home`), each file checked against
-    the manifest's sha256; a folder already complete is left alone.
+    the manifest's sha256. A folder already there is checked (by size and modification time against its stamp,
+    every sha256 with ``verify``; :mod:`.verify`) and left alone when it passes; the files that fail are downloaded
+    again.
 
     A transfer cut short is resumed (HTTP Range) up to ``retries`` times, then :class:`FetchError` (a later call
     resumes from what was kept). A file whose size or hash differs is deleted and refused with :class:`InputError`
@@ -212,19 +218,33 @@ def fetch(name: str, directory: StrPath | None = None, *, mirror: str | None = N
     data = entry(name, manifest)
     mirror = mirror if mirror is not None else os.environ.get(MIRROR_ENV) or None
     base = Path(directory) if directory is not None else data_home()
+    if base.exists() and not base.is_dir():
+        raise InputError("the data folder is a file, not a folder: name a folder (it is created if needed)", base)
     final = base / data.name
     report = FetchReport(data, final)
-    if final.is_dir():
-        report.present = True
-        return report
     staging = base / f"{data.name}.partial"
-    staging.mkdir(parents=True, exist_ok=True)
+    if final.is_dir():
+        bad = failed_files(final, data.commit, data.expected(), full=verify)
+        report.checked = "sha256" if verify else "size and mtime"
+        if not bad:
+            report.present = True
+            return report
+        report.repaired = [f"{f.path} ({why})" for f, why in bad]
+        shutil.rmtree(staging, ignore_errors=True)
+        final.replace(staging)
+        for f, _ in bad:
+            (staging / f.path).unlink(missing_ok=True)
+    try:
+        staging.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise OutputError(f"cannot create the data folder: {exc.strerror or exc}", staging) from None
     try:
         _fetch_files(data, staging, mirror, retries, timeout, report, progress)
     except (FetchError, InputError):
         _drop_if_empty(staging)  # offline from the start: no folder is left that looks like a set
         raise
     staging.replace(final)
+    write_stamp(final, data.commit, data.expected())
     return report
 
 
@@ -262,7 +282,7 @@ def _fetch_files(data: DatasetEntry, staging: Path, mirror: str | None, retries:
             part.unlink()
             raise InputError(f"refused: sha256 {digest} differs from the manifest's {file.sha256} (size "
                              f"{file.size:,}; {data.repository} @ {data.commit[:7]}); the file was deleted",
-                             f"{url}")
+                             shown_url(url))
         part.replace(target)
         report.downloaded.append(file.path)
     if progress:

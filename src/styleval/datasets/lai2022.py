@@ -13,9 +13,10 @@ Views: :func:`records` (one :class:`~styleval.records.Record` per system and inp
 from __future__ import annotations
 
 import math
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 from ..errors import InputError
 from ..records import Direction, Record
@@ -41,6 +42,8 @@ LOWER_IS_BETTER = frozenset({"src:wmd", "ref:wmd", "fluency:gpt2_ppl"})
 #: data/xformal: the inputs (rows 0-39 informal, 40-79 formal) and four rewrites of them (ref0 is system ``ref``)
 XFORMAL_INPUTS = "fr.input.80"
 XFORMAL_REFERENCES = ("fr.80.ref0", "fr.80.ref1", "fr.80.ref2", "fr.80.ref3")
+#: the files of data/outputs each system has; their first four columns (survey, source, output, reference) agree
+TXT_KINDS = ("content.src", "content.ref", "cls.xformal", "cls.pt16", "reg.pt16", "ppl", "human")
 
 
 def human_score(value: float, what: str, path: StrPath, line: int) -> float:
@@ -135,6 +138,8 @@ def records(root: StrPath | None, aspect: str = "content.src") -> list[Record]:
     """
     parsed = rows(root, aspect)
     path = aspect_path(root, aspect)
+    others = {a: rows(root, a) for a in ASPECT_FILES if a != aspect and aspect_path(root, a).is_file()}
+    check_aligned({aspect: parsed, **others}, root)
     by_system: dict[str, list[Record]] = {s: [] for s in parsed[0].systems}
     for row in parsed:
         direction = Direction.parse(direction_of(row.index))
@@ -146,6 +151,63 @@ def records(root: StrPath | None, aspect: str = "content.src") -> list[Record]:
                                             references=[row.reference] if row.reference.strip() else [],
                                             system=system, direction=direction, meta=meta))
     return [rec for recs in by_system.values() for rec in recs]
+
+
+def _odd_one(values: Sequence[Any]) -> int | None:
+    """The index of the value that differs from what most others hold (the first differing from the first value
+    when there is no majority); None when all are equal."""
+    if all(v == values[0] for v in values):
+        return None
+    common, count = Counter(map(repr, values)).most_common(1)[0]
+    if count > 1:
+        return next(k for k, v in enumerate(values) if repr(v) != common)
+    return next(k for k, v in enumerate(values) if v != values[0])
+
+
+def _misaligned(lines: Sequence[int], values: Sequence[Any], what: str, paths: Sequence[Path], row: int
+                ) -> InputError | None:
+    odd = _odd_one(values)
+    if odd is None:
+        return None
+    others = ", ".join(f"{Path(paths[k]).name} line {lines[k]}" for k in range(len(values)) if k != odd)
+    return InputError(f"row {row + 1} of the release: {what} differs from {others} (a line duplicated, dropped or "
+                      f"moved? every file of a system must hold the same inputs in the same order)", paths[odd],
+                      lines[odd])
+
+
+def check_aligned(parsed: Mapping[str, Sequence[Row]], root: StrPath | None) -> None:
+    """Refuse ``chatgpt/*.json`` files (``parsed``: aspect -> rows) that disagree line by line on the source, the
+    reference or any system's output: the :class:`InputError` names the file and line that differs from the others
+    (a duplicated and a dropped line would otherwise move human scores onto other outputs)."""
+    aspects = list(parsed)
+    if len(aspects) < 2:
+        return
+    paths = [aspect_path(root, a) for a in aspects]
+    for index in range(min(len(parsed[a]) for a in aspects)):
+        got = [parsed[a][index] for a in aspects]
+        lines = [r.line for r in got]
+        fields: list[tuple[str, list[str | None]]] = [("the source", [r.source for r in got]),
+                                                      ("the reference", [r.reference for r in got])]
+        fields += [(f"system {s!r}'s output", [r.systems[s].output if s in r.systems else None for r in got])
+                   for s in got[0].systems]
+        for what, values in fields:
+            error = _misaligned(lines, values, what, paths, index)
+            if error is not None:
+                raise error
+
+
+def check_aligned_txt(folder: Path, upper: str, parsed: Mapping[str, Sequence[Sequence[str]]]) -> None:
+    """Refuse ``data/outputs/<SYS>.<kind>.txt`` files (``parsed``: kind -> rows of columns) of one system whose
+    first four columns (survey, source, output, reference) disagree line by line; names the file and line."""
+    kinds = list(parsed)
+    paths = [folder / f"{upper}.{k}.txt" for k in kinds]
+    names = ("the survey id (column 0)", "the source (column 1)", "the output (column 2)", "the reference (column 3)")
+    for index in range(min(len(parsed[k]) for k in kinds)):
+        for column, what in enumerate(names):
+            values = [list(parsed[k][index][column:column + 1]) for k in kinds]
+            error = _misaligned([index + 1] * len(kinds), values, what, paths, index)
+            if error is not None:
+                raise error
 
 
 def surveys(root: StrPath | None) -> list[str] | None:
@@ -176,8 +238,10 @@ def judgments_json(root: StrPath | None) -> JudgmentTables:
     texts: dict[tuple[str, str], str] = {}
     sources: list[str] = []
     references: list[str] = []
+    parsed = {a: rows(root, a) for a in ASPECT_FILES}
+    check_aligned(parsed, root)
     for group, (file_aspect, aspect) in groups.items():
-        for row in rows(root, file_aspect):
+        for row in parsed[file_aspect]:
             seg, direction = str(row.index), direction_of(row.index)
             if group == "src":
                 sources.append(row.source)
@@ -224,6 +288,8 @@ def judgments_txt(root: StrPath | None) -> JudgmentTables:
     for upper in [s.upper() for s in SYSTEMS] + [REFERENCE.upper()]:
         system = upper.lower()
         human_path = folder / f"{upper}.content.src.txt"
+        check_aligned_txt(folder, upper, {kind: _txt_rows(folder, upper, kind) for kind in TXT_KINDS
+                                          if kind != "human" or (folder / f"{upper}.human.txt").is_file()})
         for i, parts in enumerate(_txt_rows(folder, upper, "content.src", 16)):
             seg, direction = str(i), direction_of(i)
             for k, aspect in enumerate(ASPECTS):

@@ -38,13 +38,28 @@ def dataset_dir(root: StrPath | None, name: str) -> Path:
     """``root/name`` if that is a folder, else ``root`` itself; with ``root=None``, ``name`` under
     :func:`default_root`, else under :func:`data_home` (the fetched copy); :class:`InputError` if none exists."""
     if root is None and not (default_root() / name).is_dir() and (data_home() / name).is_dir():
+        check_fetched(data_home() / name, name)
         return data_home() / name
     base = Path(root) if root is not None else default_root()
     path = base / name if (base / name).is_dir() else base
     if not path.is_dir():
         hint = f" (download it with `styleval data fetch {name}`)" if root is None else ""
         raise InputError(f"dataset folder does not exist{hint}", path)
+    check_fetched(path, name)
     return path
+
+
+def check_fetched(path: Path, name: str) -> None:
+    """Refuse a fetched set (a folder with a stamp beside it, :mod:`.verify`) one of whose files is no longer what
+    the manifest says: sizes and modification times against the stamp, sha256 of the files that differ."""
+    from .verify import failed_stamped
+
+    bad = failed_stamped(path)
+    if bad:
+        f, why = bad[0]
+        more = f" (and {len(bad) - 1} more files)" if len(bad) > 1 else ""
+        raise InputError(f"changed since `styleval data fetch` checked it: {why}{more}; run `styleval data fetch "
+                         f"{name} --dir {path.parent}` to download the files that changed again", path / f.path)
 
 
 def number(value: Any, what: str, path: StrPath, line: int | None) -> float:

@@ -117,5 +117,5 @@ class StatsCache:
             value = None
         if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
             raise OutputError("the statistics cache has a corrupt 'metrics' row (resources not a JSON object of "
-                              "strings); delete the file (it is only a cache)", self.path)
+                              "strings); delete the file (it is a styleval cache: nothing else is lost)", self.path)
         return value

@@ -218,7 +218,8 @@ class Driver:
             if options.significance != "none" and len(by_system) > 1:
                 for system, baseline in comparison_pairs(list(by_system), options.baseline):
                     a, b = by_system[system], by_system[baseline]
-                    comparisons.append(paired_comparison(mid.label, system, a.stats, baseline, b.stats,
+                    comparisons.append(paired_comparison(mid.label, system, metric.resample_stats(a.stats), baseline,
+                                                         metric.resample_stats(b.stats),
                                                          memo.aggregate, memo.sum_then, options, memo))
             if not keep_stats:
                 for r in by_system.values():

@@ -38,12 +38,13 @@ def add_interval(result: MetricResult, metric: Metric, options: StatisticsOption
     ``memo`` (from :func:`resample_memo` for this metric) shares the resample scores with the paired tests."""
     from ..stats.significance import bootstrap_ci
 
-    ok = finite_rows(result.stats)
+    stats = metric.resample_stats(result.stats)
+    ok = finite_rows(stats)
     if ok.sum() < 2:
-        result.extra["ci_skipped"] = f"{int(ok.sum())} segment(s) with finite statistics; an interval needs 2"
+        result.extra["ci_skipped"] = f"{int(ok.sum())} scored segment(s); an interval needs 2"
         return
     aggregate, sum_then = (memo.aggregate, memo.sum_then) if memo else (metric.aggregate, metric.sum_aggregate())
-    ci = bootstrap_ci(_rows(result.stats, ok), aggregate, sum_then=sum_then, n_resamples=options.bootstrap,
+    ci = bootstrap_ci(_rows(stats, ok), aggregate, sum_then=sum_then, n_resamples=options.bootstrap,
                       confidence=options.confidence, seed=options.seed, memo=memo)
     result.ci, result.ci_level = (float(ci.low), float(ci.high)), options.confidence
     if not ok.all():

@@ -1,9 +1,11 @@
 """What a server's reply must hold before it is used or cached, and the key taken out of everything it says.
 
-A reply is *usable* when it is a JSON object with no ``error``, a non-empty ``choices`` list whose first choice has
+A reply is *usable* when it is a JSON object with no ``error``, a non-empty ``choices`` list whose first choice
+(the one with ``"index": 0`` when the choices are numbered, in whatever order they come; :func:`first_choice`) has
 the endpoint's answer (a chat ``message`` with text or log-probabilities; a completion's ``text`` or
 ``logprobs``), and every field the judges read is of its type: log-probabilities are numbers, tokens are text,
-token counts are whole numbers. Anything else -- ``200 {"error": ...}``, ``"choices": []``, an HTML page, a
+token counts are whole numbers, and a log-probability is at most 0 (a probability above 1 is not one). Anything
+else -- ``200 {"error": ...}``, ``"choices": []``, an HTML page, a
 truncated body, a log-probability sent as a string -- is a failed request: retried within the bound, never cached.
 The same check runs on every answer read back from the request cache, so an entry of the wrong shape is asked
 again instead of scored.
@@ -31,8 +33,28 @@ def scrub(value: Any, secret: str) -> Any:
     return value
 
 
+#: the largest log-probability accepted (0, with room for rounding): a higher one is a probability above 1
+MAX_LOGPROB = 1e-6
+
+
 def _number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and not math.isnan(value)
+
+
+def _logprob(value: Any) -> bool:
+    return _number(value) and value <= MAX_LOGPROB
+
+
+def first_choice(answer: Any) -> dict[str, Any]:
+    """The choice a judge reads: the one numbered ``"index": 0`` when the choices carry numbers (servers may list
+    them in any order), else the first in the list; ``{}`` when there is none."""
+    choices = answer.get("choices") if isinstance(answer, dict) else None
+    if not isinstance(choices, list) or not choices:
+        return {}
+    numbered = [c for c in choices if isinstance(c, dict) and "index" in c]
+    if numbered:
+        return next((c for c in numbered if c.get("index") == 0 and not isinstance(c.get("index"), bool)), {})
+    return choices[0] if isinstance(choices[0], dict) else {}
 
 
 def _count(value: Any) -> bool:
@@ -48,6 +70,8 @@ def _token_entries(entries: Any, where: str) -> str | None:
         if not isinstance(entry, dict) or not isinstance(entry.get("token"), str) or \
                 not _number(entry.get("logprob")):
             return f"{where} holds an entry without a text token and a numeric logprob ({_short(entry)})"
+        if not _logprob(entry["logprob"]):
+            return f"{where} holds a logprob above 0, a probability above 1 ({_short(entry)})"
         nested = _token_entries(entry.get("top_logprobs"), f"{where}[].top_logprobs")
         if nested is not None:
             return nested
@@ -63,13 +87,15 @@ def problem(endpoint: str, answer: Any) -> str | None:
     choices = answer.get("choices")
     if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
         return f"the reply has no answer (choices: {_short(choices)})"
+    choice = first_choice(answer)
+    if not choice:
+        return f"the reply's choices hold none numbered 0 (choices: {_short(choices)})"
     if not isinstance(answer.get("model", ""), (str, type(None))):
         return "the reply's model is not text"
     usage = answer.get("usage")
     if usage is not None and (not isinstance(usage, dict) or not all(
             _count(usage.get(k)) for k in ("prompt_tokens", "completion_tokens"))):
         return f"the reply's token counts are not whole numbers ({_short(usage)})"
-    choice = choices[0]
     logprobs = choice.get("logprobs")
     if logprobs is not None and not isinstance(logprobs, dict):
         return f"the reply's logprobs are not an object ({_short(logprobs)})"
@@ -93,6 +119,8 @@ def problem(endpoint: str, answer: Any) -> str | None:
             return "the reply's logprobs.tokens are not a list of text tokens"
         if not isinstance(values, list) or not all(v is None or _number(v) for v in values):
             return f"the reply's logprobs.token_logprobs are not numbers ({_short(values)})"
+        if not all(v is None or _logprob(v) for v in values):
+            return f"the reply's logprobs.token_logprobs hold a value above 0, a probability above 1 ({_short(values)})"
     elif text is None:
         return "the reply's first choice has neither text nor log-probabilities"
     return None

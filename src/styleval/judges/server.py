@@ -2,8 +2,11 @@
 official ``openai`` client.
 
 :class:`ServerConfig` holds the address, the model name, the name of the environment variable that holds the API
-key, the concurrency limit, the timeout of one request and the retries; it refuses an address without ``http://``
-or ``https://``, with a user name or password, or with a credential in its query. The key is read when a client is
+key, the concurrency limit, the timeout of one request (as a whole: connecting, headers and body together), the
+largest reply accepted (``max_reply_mb``) and the retries; it refuses an address without ``http://`` or
+``https://``, with a user name or password, with a credential in its query or a key-like segment in its path.
+Requests go through :mod:`.transport` (the deadline, the size cap, redirects only within the origin); a key that is
+not printable ASCII is refused before any request, naming the variable. The key is read when a client is
 made and never stored: every text that comes back from the server (answers, model names, error bodies) has it
 replaced by ``***`` before it reaches a cache, a signature, a fact or an error (:func:`.replies.scrub`). An unset key
 is refused before the first request when the server is not on this machine, or when ``api_key_env`` names a
@@ -24,23 +27,24 @@ import email.utils
 import json
 import math
 import os
-import re
 import threading
 import time
 from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Sequence
-from urllib.parse import parse_qsl, urlsplit
+from urllib.parse import urlsplit
 
 import numpy as np
 
 from ..errors import InputError, MissingDependencyError, StyleEvalError
 from ..models.hashing import cache_dir
 from ..progress import active
-from .replies import CHAT, problem, scrub
+from ..urls import key_like_segment, secret_query_names, shown_url
+from .replies import CHAT, first_choice, problem, scrub
 from .replies import COMPLETIONS as COMPLETIONS  # re-exported: the metrics name the endpoints here
-from .request_cache import AnswerStore, MemoryAnswers, RequestCache, public_url, request_key
+from .request_cache import AnswerStore, MemoryAnswers, RequestCache, request_key
+from .transport import RedirectRefused, ReplyTooLarge, deadline, guarded_client
 
 #: what a key-less local server (llama.cpp, vLLM without --api-key) is sent when no key is given
 NO_KEY = "none"
@@ -48,7 +52,8 @@ DEFAULT_KEY_ENV = "OPENAI_API_KEY"
 #: the longest ``Retry-After`` honoured (seconds); a server asking for more ends the run with a message saying so
 MAX_RETRY_AFTER = 120.0
 LOCAL_HOSTS = frozenset({"localhost", "127.0.0.1", "::1"})
-_SECRET_NAME = re.compile(r"key|token|secret|pass|auth|sig|credential", re.IGNORECASE)
+#: the default cap on the size of one reply (MB, counted inflated)
+MAX_REPLY_MB = 16.0
 
 
 class RequestFailedError(StyleEvalError, RuntimeError):
@@ -72,7 +77,13 @@ def check_base_url(url: str) -> None:
     if parts.username is not None or parts.password is not None:
         raise InputError("base_url must not hold a user name or password; put the API key in the environment "
                          f"variable that api_key_env names ({DEFAULT_KEY_ENV} by default)")
-    secret = [name for name, _ in parse_qsl(parts.query, keep_blank_values=True) if _SECRET_NAME.search(name)]
+    secret = secret_query_names(text)
+    key_path = [s for s in parts.path.split("/") if key_like_segment(s)]
+    if key_path:
+        raise InputError("base_url holds what looks like an API key in its path (a segment starting "
+                         f"{key_path[0][:3]!r}...); remove it from the URL and put the key in the environment variable "
+                         f"that api_key_env names ({DEFAULT_KEY_ENV} by default): a URL is written into signatures, "
+                         "caches and errors, a key never is")
     if secret:
         raise InputError(f"base_url carries a credential in its query ({secret[0]}=...); remove it from the URL and "
                          f"put the API key in the environment variable that api_key_env names ({DEFAULT_KEY_ENV} by "
@@ -96,6 +107,7 @@ class ServerConfig:
     retries: int = 3
     backoff: float = 0.5
     request_cache: str = ""  # a file; empty: <cache>/llm-requests.sqlite; "none": no cache
+    max_reply_mb: float = MAX_REPLY_MB  # the longest reply accepted (inflated)
 
     def __post_init__(self) -> None:
         check_base_url(self.base_url)
@@ -106,6 +118,7 @@ class ServerConfig:
                                  f"not {value!r}")
         _finite("timeout", self.timeout, 0.0, strict=True)
         _finite("backoff", self.backoff, 0.0, strict=False)
+        _finite("max_reply_mb", self.max_reply_mb, 0.0, strict=True)
 
     @property
     def cache_path(self) -> Path | None:
@@ -126,13 +139,19 @@ class ServerConfig:
             return ""
         value = os.environ.get(self.api_key_env, "")
         if value:
+            bad = next((i for i, ch in enumerate(value) if not (" " < ch < "\x7f")), None)
+            if bad is not None:
+                what = "a space or control character" if ord(value[bad]) < 0x80 else "a character that is not ASCII"
+                raise InputError(f"{self.api_key_env} holds {what} (U+{ord(value[bad]):04X}, character {bad + 1} of "
+                                 f"{len(value)}): an API key is printable ASCII; copy the key again (a typographic "
+                                 "quote or a trailing line break is the usual cause)")
             return value
         if self.api_key_env != DEFAULT_KEY_ENV:
             raise InputError(f"api_key_env={self.api_key_env} names an environment variable that is unset or empty: "
                              f"set {self.api_key_env} to the server's API key (or give api_key_env= with nothing "
                              "for a server without a key)")
         if not self.local:
-            raise InputError(f"{public_url(self.base_url)} is not on this machine and {DEFAULT_KEY_ENV} is unset: set "
+            raise InputError(f"{shown_url(self.base_url)} is not on this machine and {DEFAULT_KEY_ENV} is unset: set "
                              f"{DEFAULT_KEY_ENV} to its API key, or name the variable that holds it with "
                              "api_key_env=NAME (api_key_env= with nothing sends no key)")
         return ""
@@ -216,8 +235,10 @@ class _Sender:
         self.config = config
         self.key_value = config.api_key()  # refused here, before any request, when it must be set and is not
         self.openai = _openai()
+        self.http = guarded_client(config.base_url, timeout=config.timeout,
+                                   max_bytes=int(config.max_reply_mb * 1e6), connections=config.concurrency)
         self.client = self.openai.OpenAI(base_url=config.base_url, api_key=self.key_value or NO_KEY,
-                                         timeout=config.timeout, max_retries=0)
+                                         timeout=config.timeout, max_retries=0, http_client=self.http)
         self.lock = threading.Lock()
         self.retries = 0
 
@@ -228,8 +249,11 @@ class _Sender:
     def failure(self, exc: Exception) -> _Failure:
         o = self.openai
         name = type(exc).__name__
+        if isinstance(exc, (ReplyTooLarge, RedirectRefused)):
+            return _Failure(f"{type(exc).__name__}: {self.scrub(str(exc))}", False)
         if isinstance(exc, o.APITimeoutError):
-            return _Failure(f"{name}: no answer within timeout={self.config.timeout:g} s", True)
+            return _Failure(f"{name}: no complete answer within timeout={self.config.timeout:g} s (connecting, "
+                            "headers and body together)", True)
         if isinstance(exc, o.APIConnectionError):
             return _Failure(f"{name}: {self.scrub(str(exc))}", True)
         if isinstance(exc, o.APIStatusError):
@@ -241,7 +265,7 @@ class _Sender:
 
     def hint(self, failure: _Failure) -> str:
         """How to fix what failed, where the failure says."""
-        url = public_url(self.config.base_url)
+        url = shown_url(self.config.base_url)
         if failure.status == 404 and not urlsplit(url).path.rstrip("/").endswith("/v1"):
             return f"; is base_url missing its /v1 suffix? (try {url.rstrip('/')}/v1)"
         if failure.status == 404:
@@ -261,9 +285,10 @@ class _Sender:
         create = (self.client.chat.completions.with_raw_response.create if request.endpoint == CHAT
                   else self.client.completions.with_raw_response.create)
         try:
-            raw = create(model=model, **request.body)
-            text = raw.http_response.text
-        except self.openai.OpenAIError as exc:
+            with deadline(self.config.timeout):
+                raw = create(model=model, **request.body)
+                text = raw.http_response.text
+        except (self.openai.OpenAIError, ReplyTooLarge, RedirectRefused) as exc:
             return self.failure(exc)
         except Exception as exc:  # noqa: BLE001 - anything the client raises on a broken reply: a failed request
             return _Failure(f"{type(exc).__name__}: {self.scrub(str(exc))}", True)
@@ -288,23 +313,30 @@ class _Sender:
             wait_s = self.config.backoff * (2 ** attempt)
             if outcome.wait is not None and outcome.wait > MAX_RETRY_AFTER:
                 raise RequestFailedError(
-                    f"{request.label}: {public_url(self.config.base_url)} asks to wait {outcome.wait:.0f} s before "
-                    f"the next request (more than {MAX_RETRY_AFTER:.0f} s): run again later; the answers received "
-                    f"are cached. It said: {outcome.what}")
+                    f"{request.label}: {shown_url(self.config.base_url)} asks to wait {outcome.wait:.0f} s before "
+                    f"the next request (more than {MAX_RETRY_AFTER:.0f} s): run again later{self.kept()}. It said: "
+                    f"{outcome.what}")
             if outcome.wait is not None:
                 wait_s = max(wait_s, outcome.wait)
             if attempt >= self.config.retries or not outcome.retryable:
                 tries = f"{attempt + 1} attempt{'s' if attempt else ''}"
                 raise RequestFailedError(
-                    f"{request.label}: the request to {public_url(self.config.base_url)} failed after {tries}: "
+                    f"{request.label}: the request to {shown_url(self.config.base_url)} failed after {tries}: "
                     f"{_one_line(outcome.what)}{self.hint(outcome)}")
             with self.lock:
                 self.retries += 1
             time.sleep(wait_s)
             attempt += 1
 
+    def kept(self) -> str:
+        """What becomes of the answers received, for messages that end a run."""
+        if self.config.cache_path is None:
+            return " (request_cache=none: a rerun asks for every answer again)"
+        return "; the answers received are cached"
+
     def close(self) -> None:
         self.client.close()
+        self.http.close()
 
 
 def _one_line(text: str, limit: int = 300) -> str:
@@ -320,20 +352,21 @@ def server_model(config: ServerConfig) -> str:
     sender = _Sender(config)
     try:
         try:
-            listed = sender.client.models.list()
+            with deadline(config.timeout):
+                listed = sender.client.models.list()
             models = [m.id for m in listed.data]
-        except sender.openai.OpenAIError as exc:
+        except (sender.openai.OpenAIError, ReplyTooLarge, RedirectRefused) as exc:
             failure = sender.failure(exc)
-            raise RequestFailedError(f"cannot list the models of {public_url(config.base_url)}: "
+            raise RequestFailedError(f"cannot list the models of {shown_url(config.base_url)}: "
                                      f"{_one_line(failure.what)}{sender.hint(failure)}") from None
         except Exception as exc:  # noqa: BLE001 - a reply that is not a model list
-            raise RequestFailedError(f"cannot list the models of {public_url(config.base_url)}: the reply is not a "
+            raise RequestFailedError(f"cannot list the models of {shown_url(config.base_url)}: the reply is not a "
                                      f"model list ({type(exc).__name__}); give model=NAME") from None
     finally:
         sender.close()
     names = [sender.scrub(m) for m in models if isinstance(m, str) and m.strip()]
     if not names:
-        raise RequestFailedError(f"{public_url(config.base_url)} lists no model; give model=NAME")
+        raise RequestFailedError(f"{shown_url(config.base_url)} lists no model; give model=NAME")
     return names[0]
 
 
@@ -376,7 +409,7 @@ def _send_all(config: ServerConfig, model: str, store: AnswerStore, todo: list[t
     sender = _Sender(config)
     lock = threading.Lock()
     total = usage.requests_cached + len(todo)
-    where = public_url(config.base_url)
+    where = shown_url(config.base_url)
     progress = active()  # the caller's callback: the worker threads below do not inherit its context
 
     def tell() -> None:
@@ -386,8 +419,16 @@ def _send_all(config: ServerConfig, model: str, store: AnswerStore, todo: list[t
         progress(f"asking {where}: {usage.requests_sent:,} sent, {usage.requests_cached:,} from the cache, {left:,} "
                "left [requests]", usage.requests_sent + usage.requests_cached, total)
 
+    stop = threading.Event()  # set by the first request that fails for good: no further request is started
+
     def one(key: str, request: Request) -> None:
-        answer = sender.send(request, model)
+        if stop.is_set():
+            return
+        try:
+            answer = sender.send(request, model)
+        except BaseException:
+            stop.set()
+            raise
         store.put(key, request.endpoint, answer)
         tokens = answer.get("usage") or {}
         with lock:
@@ -418,7 +459,7 @@ def _send_all(config: ServerConfig, model: str, store: AnswerStore, todo: list[t
 def first_answer_top(answer: dict[str, Any]) -> list[tuple[str, float]] | None:
     """``(token, log-probability)`` of the alternatives at the first position of a chat answer (the chosen token
     alone when the server gave no alternatives), or None when the answer has no log-probabilities."""
-    choice = (answer.get("choices") or [{}])[0]
+    choice = first_choice(answer)
     content = (choice.get("logprobs") or {}).get("content") or []
     if not content:
         return None
@@ -429,7 +470,7 @@ def first_answer_top(answer: dict[str, Any]) -> list[tuple[str, float]] | None:
 
 def answer_text(answer: dict[str, Any]) -> str:
     """The generated text of a chat answer."""
-    choice = (answer.get("choices") or [{}])[0]
+    choice = first_choice(answer)
     return str(((choice.get("message") or {}).get("content")) or "")
 
 
@@ -437,7 +478,7 @@ def echoed_logprobs(answer: dict[str, Any], n_tokens: int, text: str, eos: str, 
     """Log-probabilities of the last ``n_tokens`` prompt tokens a ``/completions`` answer with ``echo`` lists (the
     echo holds the prompt's tokens, then the ``usage.completion_tokens`` generated ones); their text, the ``eos``
     token left out, is checked against ``text`` (ASCII characters only: servers split UTF-8 characters apart)."""
-    choice = (answer.get("choices") or [{}])[0]
+    choice = first_choice(answer)
     lp = choice.get("logprobs") or {}
     tokens, values = lp.get("tokens"), lp.get("token_logprobs")
     generated = int((answer.get("usage") or {}).get("completion_tokens") or 0)

@@ -11,8 +11,13 @@ echoes the prompt one character per token, each with log-probability -1.
 Faults are chosen per request: :meth:`FaultServer.push` queues scripted :class:`Reply` objects that the next
 requests get, in order; :meth:`FaultServer.on` answers every request whose body holds a text with a reply (``times``
 of them, or all). A reply sets the status, headers, body (bytes, a JSON value, or a function of the request),
-a delay before answering (a hang), or drops the connection. Every request is recorded (:attr:`FaultServer.log`:
-time, path, headers, body), so a test can count what was sent and when.
+a delay before answering (a hang), or drops the connection; it can drip its body a byte at a time after the
+headers (``drip`` seconds apart, with a ``Content-Length`` or ``chunked``; ``drip_headers``: the headers too), pad
+it with ``pad`` bytes of white space before the JSON (a huge reply, streamed without being held in memory), send it
+gzip-compressed (``gzip``: a small body that inflates to the padded size), or leave the log-probabilities out of
+the normal answer (``logprobs=False``).
+A redirect is a reply with a 3xx ``status`` and a ``Location`` header. Every request is recorded
+(:attr:`FaultServer.log`: time, path, headers, body), so a test can count what was sent and when.
 """
 from __future__ import annotations
 
@@ -20,12 +25,38 @@ import json
 import re
 import threading
 import time
+import zlib
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
-from typing import Any
+from typing import Any, Iterator
 
 _RATE = re.compile(r"RATE (\S*)")
+_PIECE = 1 << 16
+
+
+def _padded(body: bytes, pad: int) -> Iterator[bytes]:
+    """``pad`` spaces (in pieces, never all in memory) and then ``body``."""
+    blank = b" " * _PIECE
+    left = pad
+    while left > 0:
+        yield blank[:min(left, _PIECE)]
+        left -= _PIECE
+    yield body
+
+
+def _gzipped(pieces: Iterator[bytes]) -> bytes:
+    packer = zlib.compressobj(9, zlib.DEFLATED, 16 + zlib.MAX_WBITS)
+    return b"".join([*(packer.compress(p) for p in pieces), packer.flush()])
+
+
+class _QuietServer(ThreadingHTTPServer):
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client that gave up mid-reply (a deadline, a size cap) is what the tests provoke: not reported."""
+        import sys
+
+        if not isinstance(sys.exc_info()[1], (ConnectionError, TimeoutError)):
+            super().handle_error(request, client_address)
 
 
 @dataclass
@@ -39,6 +70,12 @@ class Reply:
     headers: dict[str, str] = field(default_factory=dict)
     delay: float = 0.0
     drop: bool = False
+    drip: float = 0.0  # seconds between the body's bytes (0: all at once)
+    drip_headers: bool = False  # drip the status line and headers too, not only the body
+    chunked: bool = False  # Transfer-Encoding: chunked instead of a Content-Length
+    pad: int = 0  # bytes of white space sent before the body
+    gzip: bool = False  # the body (padding included) gzip-compressed, with Content-Encoding: gzip
+    logprobs: bool = True  # False: the normal answer without log-probabilities
 
 
 @dataclass
@@ -139,15 +176,44 @@ class FaultServer:
             def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's name
                 pass  # quiet: the requests are in server.log
 
-            def _send(self, status: int, body: bytes, headers: dict[str, str]) -> None:
-                self.send_response(status)
-                if not any(k.lower() == "content-type" for k in headers):
-                    self.send_header("Content-Type", "application/json")
-                for k, v in headers.items():
-                    self.send_header(k, v)
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
+            def _send(self, status: int, body: bytes, headers: dict[str, str], reply: Reply | None = None) -> None:
+                reply = reply or Reply()
+                if reply.gzip:
+                    packed = _gzipped(_padded(body, reply.pad))
+                    pieces, size = iter([packed]), len(packed)
+                else:
+                    pieces, size = _padded(body, reply.pad), len(body) + reply.pad
+                head = dict(headers)
+                if not any(k.lower() == "content-type" for k in head):
+                    head["Content-Type"] = "application/json"
+                if reply.gzip:
+                    head["Content-Encoding"] = "gzip"
+                head.update({"Transfer-Encoding": "chunked"} if reply.chunked else {"Content-Length": str(size)})
+                try:
+                    if reply.drip_headers:
+                        text = f"HTTP/1.1 {status} {self.responses.get(status, ('',))[0]}\r\n" + "".join(
+                            f"{k}: {v}\r\n" for k, v in head.items()) + "\r\n"
+                        for byte in text.encode("latin-1"):
+                            self.wfile.write(bytes([byte]))
+                            self.wfile.flush()
+                            time.sleep(reply.drip)
+                    else:
+                        self.send_response(status)
+                        for k, v in head.items():
+                            self.send_header(k, v)
+                        self.end_headers()
+                    for piece in pieces:
+                        for part in (piece[i:i + 1] for i in range(len(piece))) if reply.drip else [piece]:
+                            if not part:
+                                continue
+                            self.wfile.write(b"%x\r\n%s\r\n" % (len(part), part) if reply.chunked else part)
+                            if reply.drip:
+                                self.wfile.flush()
+                                time.sleep(reply.drip)
+                    if reply.chunked:
+                        self.wfile.write(b"0\r\n\r\n")
+                except (BrokenPipeError, ConnectionResetError):
+                    self.close_connection = True  # the client gave up (a deadline, a size cap)
 
             def _serve(self, method: str) -> None:
                 length = int(self.headers.get("Content-Length") or 0)
@@ -181,10 +247,13 @@ class FaultServer:
                 body = reply.body
                 if body is None:
                     body = server.answer(request)
+                    if not reply.logprobs:
+                        for choice in body["choices"]:
+                            choice["logprobs"] = None
                 elif callable(body):
                     body = body(request)
                 data = body if isinstance(body, bytes) else json.dumps(body).encode("utf-8")
-                self._send(reply.status, data, reply.headers)
+                self._send(reply.status, data, reply.headers, reply)
 
             def do_GET(self) -> None:  # noqa: N802 - http.server's naming
                 self._serve("GET")
@@ -195,7 +264,7 @@ class FaultServer:
         return Handler
 
     def start(self) -> "FaultServer":
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self._httpd = _QuietServer(("127.0.0.1", 0), self._handler())
         self._httpd.daemon_threads = True
         self._httpd.block_on_close = False
         self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05},

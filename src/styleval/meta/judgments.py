@@ -21,7 +21,7 @@ import pandas as pd
 
 from styleval.errors import InputError
 from styleval.readers.text import iter_json_objects, read_text
-from styleval.records import Direction, name_problem
+from styleval.records import NAME_EDGE, Direction, canonical_name, name_problem
 
 KEY = ("system", "segment", "annotator", "aspect")
 REQUIRED = KEY + ("score",)
@@ -39,10 +39,11 @@ def _is_missing(value: Any) -> bool:
 
 
 def _ident(value: Any) -> str:
-    """Identifiers as strings; integral floats (pandas upcasts) lose their ``.0``."""
+    """Identifiers as strings in NFC; integral floats (pandas upcasts) lose their ``.0``; ASCII space is stripped
+    from the ends (a no-break space is left for :func:`~styleval.records.name_problem` to refuse)."""
     if isinstance(value, float) and value.is_integer():
         value = int(value)
-    return str(value).strip()
+    return canonical_name(str(value).strip(NAME_EDGE))
 
 
 def _parse_score(value: Any, path: str | None, line: int | None) -> float:
@@ -79,7 +80,8 @@ def direction_column(values: Iterable[Any], source: str | Path | None = None) ->
     return out
 
 
-def _row(raw: Mapping[str, Any], path: str | None, line: int | None) -> dict[str, Any]:
+def _row(raw: Mapping[str, Any], path: str | None, line: int | None,
+         scale: tuple[float, float] | None = None) -> dict[str, Any]:
     row: dict[str, Any] = {}
     for col in KEY:
         if col not in raw:
@@ -93,6 +95,9 @@ def _row(raw: Mapping[str, Any], path: str | None, line: int | None) -> dict[str
     if "score" not in raw:
         raise InputError("missing column 'score'", path, line)
     row["score"] = _parse_score(raw["score"], path, line)
+    if scale is not None and not scale[0] <= row["score"] <= scale[1]:
+        raise InputError(f"score {row['score']:g} is outside the scale {scale[0]:g}..{scale[1]:g} (--scale)", path,
+                         line)
     row["direction"] = _parse_direction(raw.get("direction"), path, line)
     return row
 
@@ -138,23 +143,25 @@ class Judgments:
 
     @classmethod
     def read(cls, path: str | Path, *, format: str | None = None,  # noqa: A002
-             encoding: str | None = None) -> "Judgments":
+             encoding: str | None = None, scale: tuple[float, float] | None = None) -> "Judgments":
         """Read CSV, TSV or JSON lines (chosen by ``format`` or the file suffix); ``encoding``: of the file
-        (default: UTF-8, or :func:`~styleval.readers.text.inputs_encoded`'s)."""
+        (default: UTF-8, or :func:`~styleval.readers.text.inputs_encoded`'s); ``scale``: ``(low, high)`` of the
+        rating scale, a score outside it an :class:`InputError` naming the file and line."""
         path = Path(path)
         fmt = (format or path.suffix.lstrip(".")).lower()
         if not path.is_file():
             raise InputError("file not found", path)
         if fmt in ("csv", "tsv", "tab", "txt"):
-            rows = list(cls._read_delimited(path, "," if fmt == "csv" else "\t", encoding))
+            rows = list(cls._read_delimited(path, "," if fmt == "csv" else "\t", encoding, scale))
         elif fmt in ("jsonl", "ndjson", "json"):
-            rows = list(cls._read_jsonl(path, encoding))
+            rows = list(cls._read_jsonl(path, encoding, scale))
         else:
             raise InputError(f"unknown judgments format {fmt!r} (use csv, tsv or jsonl)", path)
         return cls(cls._frame_from_rows(rows), source=path, _validated=True)
 
     @staticmethod
-    def _read_delimited(path: Path, delimiter: str, encoding: str | None) -> Iterator[dict[str, Any]]:
+    def _read_delimited(path: Path, delimiter: str, encoding: str | None,
+                        scale: tuple[float, float] | None = None) -> Iterator[dict[str, Any]]:
         reader = csv.DictReader(io.StringIO(read_text(path, encoding), newline=""), delimiter=delimiter)
         header = [h.strip() for h in (reader.fieldnames or [])]
         reader.fieldnames = header
@@ -165,12 +172,13 @@ class Judgments:
             if col not in header:
                 raise InputError(f"missing column {col!r} (header: {', '.join(header) or 'empty'})", path, 1)
         for raw in reader:
-            yield _row(raw, str(path), reader.line_num)
+            yield _row(raw, str(path), reader.line_num, scale)
 
     @staticmethod
-    def _read_jsonl(path: Path, encoding: str | None) -> Iterator[dict[str, Any]]:
+    def _read_jsonl(path: Path, encoding: str | None,
+                    scale: tuple[float, float] | None = None) -> Iterator[dict[str, Any]]:
         for lineno, obj in iter_json_objects(path, encoding):
-            yield _row(obj, str(path), lineno)
+            yield _row(obj, str(path), lineno, scale)
 
     def write(self, path: str | Path, *, format: str | None = None) -> Path:  # noqa: A002
         """Write CSV, TSV or JSON lines (by ``format`` or suffix), atomically; ``read`` gives back an equal

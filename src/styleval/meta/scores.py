@@ -25,6 +25,7 @@ import pandas as pd
 
 from styleval.errors import InputError
 from styleval.readers.text import iter_json_objects, read_text
+from styleval.records import NAME_EDGE, canonical_name, name_problem
 
 from .judgments import direction_column
 
@@ -34,10 +35,10 @@ _MAX_EXAMPLES = 5
 
 
 def _ident(value: Any) -> str:
-    """Identifiers as strings; integral floats (``3.0`` from a numeric column) lose their ``.0``."""
+    """Identifiers as strings in NFC; integral floats (``3.0`` from a numeric column) lose their ``.0``."""
     if isinstance(value, float) and value.is_integer():
         value = int(value)
-    return str(value).strip()
+    return canonical_name(str(value).strip(NAME_EDGE))
 
 
 def normalise_metric_table(frame: pd.DataFrame, *, source: str | Path | None = None) -> pd.DataFrame:
@@ -57,6 +58,11 @@ def normalise_metric_table(frame: pd.DataFrame, *, source: str | Path | None = N
             raise InputError(f"{int(empty.sum())} row(s) with an empty {col!r} (first: row "
                              f"{int(np.flatnonzero(empty.to_numpy())[0]) + 1})", source)
         frame[col] = [_ident(v) for v in frame[col]]
+        if col in ("system", "segment"):
+            bad = next(((v, p) for v in dict.fromkeys(frame[col]) if (p := name_problem(v, col))), None)
+            if bad is not None:
+                row = list(frame[col]).index(bad[0])
+                raise InputError(f"{bad[1]} (row {row + 1})", source)
     scores = pd.to_numeric(frame["score"], errors="coerce")
     bad = scores.isna() & frame["score"].notna() & ~frame["score"].astype(str).str.strip().str.lower().isin(
         ("", "nan", "null", "none", "na"))

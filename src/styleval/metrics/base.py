@@ -281,6 +281,13 @@ class Metric(ABC):
         scores = self.scores_from_stats(stats)
         return float(np.mean(scores)) if len(scores) else float("nan")
 
+    def resample_stats(self, stats: np.ndarray) -> np.ndarray:
+        """The statistics intervals and paired tests resample, a segment left out when any of its values is not
+        finite (NaN marks an unscorable segment); by default ``stats`` themselves. A metric whose statistics hold NaN
+        in a column its :meth:`aggregate` does not read, for segments that are scored, gives them a finite value
+        here, so that the interval covers every segment the score is made of."""
+        return stats
+
     def sum_aggregate(self) -> "Callable[[np.ndarray], float] | None":
         """For metrics whose corpus score is a function of the column sums of their statistics (BLEU, chrF,
         TER): that function, so resampling can sum statistics by matrix products. ``None`` otherwise."""

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator, Sequence
 
 from ..errors import InputError
-from ..records import Direction, Record, name_problem
+from ..records import NAME_EDGE, Direction, Record, name_problem
 from .text import (StrPath, character_problem, forbidden_character, iter_json_objects, read_text,
                    split_lines)
 
@@ -211,13 +211,14 @@ def _text(value: Any, col: str, path: StrPath, line: int) -> str:
 
 
 def _optional(value: Any, col: str, path: StrPath, line: int) -> str | None:
-    """An optional cell as a string, or None when absent or blank (JSON numbers are accepted)."""
+    """An optional cell as a string, or None when absent or blank (JSON numbers are accepted); ASCII space is
+    stripped from its ends, any other (a no-break space) is left for :func:`~styleval.records.name_problem`."""
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, (str, int, float)):
         raise InputError(f"column {col!r} must be a string, got {type(value).__name__}", path, line)
-    text = str(value).strip()
-    return text or None
+    text = str(value).strip(NAME_EDGE)
+    return text if text.strip() else None
 
 
 def _references(row: dict[str, Any], cols: list[str], path: StrPath, line: int) -> tuple[list[str], list[str]]:

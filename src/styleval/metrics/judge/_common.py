@@ -14,7 +14,8 @@ T = TypeVar("T")
 
 #: parameters that change how requests are made or where answers are kept, never a score: left out of the
 #: signature and the label (as ``batch_tokens`` is for the LM metrics)
-RUN_ONLY = ("batch_tokens", "api_key_env", "concurrency", "timeout", "retries", "backoff", "request_cache", "price")
+RUN_ONLY = ("batch_tokens", "api_key_env", "concurrency", "timeout", "retries", "backoff", "request_cache", "price",
+            "max_reply_mb")
 
 
 #: what the parameters both judge metrics share mean (``styleval metrics llm_judge``, ``... logprop``)
@@ -26,7 +27,9 @@ SERVER_PARAMETER_HELP: dict[str, str] = {
     "template": "a prompt template file of one's own (default: the shipped one; docs/llm-judges.md)",
     "api_key_env": "the environment variable holding the server's API key (never written anywhere)",
     "concurrency": "server requests in flight at once",
-    "timeout": "seconds for one server request",
+    "timeout": "seconds for one server request as a whole (connecting, headers and body together)",
+    "max_reply_mb": "the longest server reply accepted, in MB (a compressed one counted as it inflates); a longer one "
+                    "fails the request and is never cached",
     "retries": "retries of a request that failed for a transient reason (connection, 429, 5xx)",
     "backoff": "seconds before the first retry, doubled for each further one",
     "request_cache": "SQLite file of server answers, so that a rerun or resumed run sends nothing twice "
@@ -65,12 +68,14 @@ class JudgeBackendParams:
     retries: int
     backoff: float
     request_cache: str
+    max_reply_mb: float
     price: str
     batch_tokens: int
     facts_add_up = True  # requests, tokens and costs (Metric.merge_facts)
 
     def _set_backend(self, *, model: str, base_url: str, api_key_env: str, concurrency: int, timeout: float,
-                     retries: int, backoff: float, request_cache: str, price: str, batch_tokens: int) -> None:
+                     retries: int, backoff: float, request_cache: str, price: str, batch_tokens: int,
+                     max_reply_mb: float = 16.0) -> None:
         self.model = str(model)
         if str(base_url).strip():
             check_base_url(str(base_url))  # before public_url: a refused credential never reaches a signature
@@ -78,6 +83,7 @@ class JudgeBackendParams:
         self.api_key_env = str(api_key_env)
         for param, value, low, integer in (("concurrency", concurrency, 1, True), ("timeout", timeout, 1e-3, False),
                                            ("retries", retries, 0, True), ("backoff", backoff, 0, False),
+                                           ("max_reply_mb", max_reply_mb, 1e-3, False),
                                            ("batch_tokens", batch_tokens, 1, True)):
             check_number(self.name, param, value, low=low, integer=integer)  # type: ignore[attr-defined]
         self.concurrency = int(concurrency)
@@ -85,6 +91,7 @@ class JudgeBackendParams:
         self.retries = int(retries)
         self.backoff = float(backoff)
         self.request_cache = str(request_cache)
+        self.max_reply_mb = float(max_reply_mb)
         self.price = str(price)
         self.batch_tokens = int(batch_tokens)
         self._prices = parse_price(self.price)
@@ -105,7 +112,7 @@ class JudgeBackendParams:
     def server_config(self) -> ServerConfig:
         return ServerConfig(base_url=self.base_url, model=self.model, api_key_env=self.api_key_env,
                             concurrency=self.concurrency, timeout=self.timeout, retries=self.retries,
-                            backoff=self.backoff, request_cache=self.request_cache)
+                            backoff=self.backoff, request_cache=self.request_cache, max_reply_mb=self.max_reply_mb)
 
     def run_facts(self, usage: Usage) -> dict[str, Any]:
         """Token counts and requests of one system's scoring, and the cost estimate when a price was given."""

@@ -87,7 +87,7 @@ class LLMJudge(JudgeBackendParams, Metric):
     def __init__(self, *, aspect: str = "style", model: str = "", base_url: str = "", template: str = "",
                  scoring: str = "auto", top_logprobs: int = 20, max_tokens: int = 3, unrated: str = "fail",
                  api_key_env: str = "OPENAI_API_KEY", concurrency: int = 4, timeout: float = 60.0, retries: int = 3,
-                 backoff: float = 0.5, request_cache: str = "", price: str = "",
+                 backoff: float = 0.5, request_cache: str = "", price: str = "", max_reply_mb: float = 16.0,
                  batch_tokens: int = local_backend.BATCH_TOKENS) -> None:
         if aspect not in JUDGE_ASPECTS:
             raise InputError(f"llm_judge: aspect must be one of {', '.join(JUDGE_ASPECTS)}, not {aspect!r}")
@@ -110,7 +110,7 @@ class LLMJudge(JudgeBackendParams, Metric):
         self.max_tokens = int(max_tokens)
         self._set_backend(model=model, base_url=base_url, api_key_env=api_key_env, concurrency=concurrency,
                           timeout=timeout, retries=retries, backoff=backoff, request_cache=request_cache,
-                          price=price, batch_tokens=batch_tokens)
+                          price=price, max_reply_mb=max_reply_mb, batch_tokens=batch_tokens)
 
     def get_params(self) -> dict[str, Any]:
         params = drop_run_only(super().get_params())
@@ -219,10 +219,16 @@ class LLMJudge(JudgeBackendParams, Metric):
                           for name, (n, ids) in list(unrated.items())[:3])
         more = f"; and {len(unrated) - 3} more systems" if len(unrated) > 3 else ""
         lo, hi = self._template.scale[0], self._template.scale[-1]
+        if not self.on_server:
+            rerun = "greedy decoding gives the same answers on a rerun"
+        elif self.server_config().cache_path is None:
+            rerun = "with request_cache=none a rerun asks the server for every answer again"
+        else:
+            rerun = "the answers are cached, so rerunning sends no request"
         raise UnratedSegmentsError(
             f"{self.display_name}: {count} of {total} segments got no rating on the scale {lo}-{hi} from the judge "
             f"({where}{more}); give unrated=skip to score the rated ones (the count then stands beside the score; "
-            "the answers are cached, so rerunning sends no request), or change the template or the model")
+            f"{rerun}), or change the template or the model")
 
     def summarise(self, system: str, stats: np.ndarray, *, ids: Sequence[str] | None, flags: dict[str, list[str]],
                   extra: dict[str, Any], signature: Signature, metric_id: MetricId | None = None) -> MetricResult:
@@ -237,6 +243,15 @@ class LLMJudge(JudgeBackendParams, Metric):
                                                                   "unrated": f"{missing}/{n}"})
         return super().summarise(system, stats, ids=ids, flags=flags, extra=extra, signature=signature,
                                  metric_id=metric_id)
+
+    def resample_stats(self, stats: np.ndarray) -> np.ndarray:
+        """The statistics with the probability mass and method of every rated segment made finite (a parsed rating
+        has no mass, NaN, and is still a rating; :meth:`aggregate` reads the rating only), so that the interval
+        covers all the rated segments the score is the mean of; unrated segments stay NaN and out."""
+        out = np.array(stats, dtype=float)
+        rated = np.isfinite(out[:, RATING])
+        out[rated, MASS:] = np.nan_to_num(out[rated, MASS:], nan=0.0)
+        return out
 
     def aggregate(self, stats: np.ndarray) -> float:
         scores = self.scores_from_stats(stats)

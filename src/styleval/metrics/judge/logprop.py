@@ -71,7 +71,8 @@ class LogProp(JudgeBackendParams, Metric):
     def __init__(self, *, part: str = "content", model: str = "", base_url: str = "", template: str = "",
                  chat_template: str = "", score_first_token: bool = False, api_key_env: str = "OPENAI_API_KEY",
                  concurrency: int = 4, timeout: float = 60.0, retries: int = 3, backoff: float = 0.5,
-                 request_cache: str = "", price: str = "", batch_tokens: int = local_backend.BATCH_TOKENS) -> None:
+                 request_cache: str = "", price: str = "", max_reply_mb: float = 16.0,
+                 batch_tokens: int = local_backend.BATCH_TOKENS) -> None:
         if part not in PARTS:
             raise InputError(f"logprop: part must be one of {', '.join(PARTS)}, not {part!r}")
         self.part = part
@@ -82,7 +83,7 @@ class LogProp(JudgeBackendParams, Metric):
         self.score_first_token = bool(score_first_token)
         self._set_backend(model=model, base_url=base_url, api_key_env=api_key_env, concurrency=concurrency,
                           timeout=timeout, retries=retries, backoff=backoff, request_cache=request_cache,
-                          price=price, batch_tokens=batch_tokens)
+                          price=price, max_reply_mb=max_reply_mb, batch_tokens=batch_tokens)
         if self.on_server and not self.chat_template.strip():
             raise InputError("logprop on a server renders its prompts here: give chat_template=FOLDER (a local "
                              "folder with the served model's chat_template.jinja or tokenizer_config.json) or a "
