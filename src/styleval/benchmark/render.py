@@ -38,9 +38,13 @@ def format_task(result: TaskResult, digits: int = 3) -> str:
     c = result.clusters
     test = (f"clusters: one-sided paired permutation tests, {c.n_permutations} resamples, p < {c.alpha:g}"
             if c.n_permutations else "ranks by figure (no significance test)")
-    lines = [f"== {bt.label} ==", f"task: {bt.name}", text_table(header, rows, align="rlrrrl"), test]
+    if result.degenerate:
+        test = f"NOT RANKED ({result.degenerate}); left out of the summary"
+    lines = [f"== {bt.label} ==", f"task: {bt.name}"] + ([result.inputs] if result.inputs else []) + [
+        text_table(header, rows, align="rlrrrl"), test]
     if notes:
-        lines.append("notes (* = some scores missing, left out):\n" + "\n".join(notes))
+        marked = any(r.partial and not r.failed for r in result.rows)
+        lines.append(("notes (* = some scores missing, left out):\n" if marked else "notes:\n") + "\n".join(notes))
     return "\n".join(lines)
 
 
@@ -51,11 +55,14 @@ def format_summary(result: BenchmarkResult, digits: int = 3) -> str:
         summary = [s for s in result.summary() if s.kind == kind]
         if not summary:
             continue
-        total = sum(1 for t in result.tasks if t.task.kind == kind)
+        total = sum(1 for t in result.tasks if t.task.kind == kind and not t.degenerate)
         rows = [[s.metric, _num(s.mean, digits), _num(s.mean_rank, 2), f"{s.wins}/{s.n_tasks}",
                  str(s.n_failed) if s.n_failed else ""] for s in summary]
         blocks.append(f"{kind} ({total} tasks):\n" + text_table(
             ["metric", "mean corr.", "mean rank", "top cluster", "failed"], rows))
+    left = result.left_out()
+    if left:
+        blocks.append("left out of the summary (too few systems or inputs to rank metrics): " + "; ".join(left))
     return "summary per aspect (means over the tasks each metric has a figure in):\n" + "\n\n".join(blocks)
 
 

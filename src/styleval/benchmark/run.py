@@ -4,7 +4,11 @@ the metrics in significance clusters per task and summarise per aspect across ta
 Per task every metric of the task's aspect kind takes part: the metrics asked for (each column they give, e.g.
 ``bleu/src`` and ``bleu/ref``), a user's own scores files, and the scores stored with the set (``stored=True``).
 A metric whose scoring failed on a set is listed as failed on each of that set's tasks of its kind, with the reason;
-a figure computed with missing scores left out carries that note and ``partial=True``.
+a figure computed with missing scores left out carries that note and ``partial=True``. A degenerate task (a
+system-level task with fewer than :data:`~styleval.benchmark.sets.MIN_SYSTEMS` systems, a segment-level one with
+fewer than :data:`~styleval.benchmark.sets.MIN_ITEMS` judged inputs) keeps its figures and notes but is not ranked,
+clustered or averaged into the summary (``TaskResult.degenerate`` says why). A per-input task says how many inputs
+it kept and dropped (``TaskResult.inputs``).
 """
 from __future__ import annotations
 
@@ -26,7 +30,7 @@ from ..scoring import build_metrics
 from .clusters import Clusters, significance_clusters
 from .scoring import (Failure, Scored, dry_run_estimate, joint_labels, read_user_scores, relabelled, score_metric,
                       user_scores_on)
-from .sets import KINDS, BenchSet, BenchTask, builtin_set, first_inputs
+from .sets import KINDS, MIN_ITEMS, MIN_SYSTEMS, BenchSet, BenchTask, builtin_set, first_inputs
 
 STORED, SCORED, USER = "stored", "scored", "user"
 
@@ -60,6 +64,8 @@ class TaskResult:
     task: BenchTask
     rows: list[Row]
     clusters: Clusters
+    degenerate: str = ""  # why the figures are not ranked nor averaged ("" for a task that is)
+    inputs: str = ""  # a per-input task: the inputs kept and dropped (every system judged and scored on them)
 
     def row(self, metric: str) -> Row:
         for r in self.rows:
@@ -103,7 +109,7 @@ class BenchmarkResult:
         for kind in KINDS:
             per: dict[str, list[Row]] = {}
             for t in self.tasks:
-                if t.task.kind == kind:
+                if t.task.kind == kind and not t.degenerate:
                     for r in t.rows:
                         per.setdefault(r.metric, []).append(r)
             for metric, rows in per.items():
@@ -113,6 +119,10 @@ class BenchmarkResult:
                                    float(np.mean(ranks)) if ranks else math.nan, sum(1 for r in ranks if r == 1),
                                    len(ok), sum(1 for r in rows if r.failed)))
         return sorted(out, key=lambda s: (KINDS.index(s.kind), -(s.mean if not math.isnan(s.mean) else -9)))
+
+    def left_out(self) -> list[str]:
+        """The degenerate tasks the summary leaves out, each with why (label: reason)."""
+        return [f"{t.task.label}: {t.degenerate}" for t in self.tasks if t.degenerate]
 
     def to_frame(self) -> pd.DataFrame:
         """One row per task and metric: set, kind, label, task name, every figure."""
@@ -126,7 +136,7 @@ class BenchmarkResult:
                              "metric": r.metric, "origin": r.origin, "statistic": r.statistic,
                              "ci_low": r.ci_low, "ci_high": r.ci_high, "n": r.n, "rank": r.rank,
                              "partial": r.partial, "failed": r.failed, "notes": "; ".join(r.notes),
-                             "task": t.task.name})
+                             "degenerate": t.degenerate, "task": t.task.name})
         return pd.DataFrame(rows)
 
     def to_dict(self) -> dict[str, Any]:
@@ -134,8 +144,10 @@ class BenchmarkResult:
             return None if math.isnan(x) else float(x)
 
         return {"settings": self.settings, "signatures": self.signatures, "skipped_tasks": self.skipped,
+                "left_out_of_summary": self.left_out(),
                 "tasks": [{"name": t.task.name, "label": t.task.label, "set": t.task.set, "kind": t.task.kind,
-                           "group": t.task.group, "subset": t.task.subset, "rows": [r.to_dict() for r in t.rows],
+                           "group": t.task.group, "subset": t.task.subset, "degenerate": t.degenerate or None,
+                           "inputs": t.inputs or None, "rows": [r.to_dict() for r in t.rows],
                            "clusters": {"alpha": t.clusters.alpha, "n_permutations": t.clusters.n_permutations,
                                         "pvalues": [{"better": a, "worse": b, "p": clean(p)}
                                                     for (a, b), p in t.clusters.pvalues.items()]}}
@@ -342,13 +354,56 @@ def _task(bt: BenchTask, bench_set: BenchSet, chosen: TaskMetrics, stats: BenchS
             row.notes.append(f"{missing} judged (system, segment) pair(s) without a score of this metric left out")
         row.partial = bool(used["n_nan_dropped"] or missing > 0)
         rows[metric] = row
-    if progress:
-        progress(f"significance clusters · {bt.label} [metrics]", len(names), len(names))
-    clusters = significance_clusters(per, n_permutations=stats.n_permutations, alpha=stats.alpha, seed=stats.seed)
+    degenerate = degenerate_reason(bt, per)
+    if degenerate:  # shown with its notes, never ranked: its figures say nothing about which metric is better
+        clusters = Clusters({}, alpha=stats.alpha, n_permutations=0)
+    else:
+        if progress:
+            progress(f"significance clusters · {bt.label} [metrics]", len(names), len(names))
+        clusters = significance_clusters(per, n_permutations=stats.n_permutations, alpha=stats.alpha,
+                                         seed=stats.seed)
     for metric, rank in clusters.ranks.items():
         rows[metric].rank = rank
     for f in failed:
         rows[f.spec] = Row(f.spec, SCORED, failed=f.reason)
     order = sorted(rows.values(), key=lambda r: (r.rank is None, r.rank or 0,
                                                  -(r.statistic if not math.isnan(r.statistic) else -9)))
-    return TaskResult(bt, order, clusters)
+    return TaskResult(bt, order, clusters, degenerate, inputs_kept(per))
+
+
+def _used(per: dict[str, MetaResult]) -> list[dict[str, Any]]:
+    return [res.options["metrics"][metric] for metric, res in per.items()]
+
+
+def degenerate_reason(bt: BenchTask, per: dict[str, MetaResult]) -> str:
+    """Why the task's figures cannot rank metrics ("" when they can): a system-level task over fewer than
+    :data:`MIN_SYSTEMS` systems, a segment-level one over fewer than :data:`MIN_ITEMS` judged inputs (a per-input
+    task: inputs kept)."""
+    used = _used(per)
+    if not used:
+        return ""
+    if bt.task.level == "system":
+        n = max(int(u["n_systems"]) for u in used)
+        return f"only {n} system(s) (fewer than {MIN_SYSTEMS}): not ranked nor averaged" if n < MIN_SYSTEMS else ""
+    n = max(int(u["inputs"]["kept"]) if "inputs" in u else int(u["n_segments"]) for u in used)
+    return f"only {n} judged input(s) (fewer than {MIN_ITEMS}): not ranked nor averaged" if n < MIN_ITEMS else ""
+
+
+def inputs_kept(per: dict[str, MetaResult]) -> str:
+    """A per-input task's completeness: the inputs kept (every system has a judgment and a score on them) and
+    dropped, and the systems lacking the dropped ones; "" for other tasks."""
+    got = [u["inputs"] for u in _used(per) if "inputs" in u]
+    if not got:
+        return ""
+    kept = sorted({g["kept"] for g in got})
+    total = max(g["kept"] + g["dropped"] for g in got)
+    lacking: dict[str, int] = {}
+    for g in got:
+        for system, n in g["lacking"].items():
+            lacking[system] = max(lacking.get(system, 0), n)
+    shown = str(kept[0]) if len(kept) == 1 else f"{kept[0]}-{kept[-1]} (by metric)"
+    text = (f"per input: {shown} of {total} inputs kept, {total - kept[-1] if len(kept) == 1 else 'the rest'} "
+            "dropped (an input counts only when every system has a judgment and a score on it)")
+    if lacking:
+        text += "; lacking inputs: " + ", ".join(f"{s} {n}" for s, n in sorted(lacking.items()))
+    return text

@@ -217,6 +217,10 @@ def detail_lines(name: str, width: int) -> list[str]:
     else:  # a property: the instance's parameters decide
         chunks = f"it depends on the parameters: {cls.batch_dependence}"
     lines += textwrap.wrap(f"scored in chunks (score --stream, --cache): {chunks}", width, subsequent_indent="  ")
+    if getattr(cls, "measures_novelty", False):
+        lines += textwrap.wrap("in the benchmark: a novelty measure (higher = further from what it "
+                               "compares against), negated against human judgments of its aspect, so a positive "
+                               "figure means agreement", width, subsequent_indent="  ")
     ref = reference(cls)
     if ref:
         lines += textwrap.wrap(f"reference implementation: {ref}", width, subsequent_indent="  ")

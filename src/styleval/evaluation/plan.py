@@ -94,10 +94,10 @@ FLUENCY_WHY = {
 #: Why evaluate's perplexity reads the outputs normalised (issue #46).
 PERPLEXITY_NORMALIZE_WHY = (
     "fluency: perplexity reads each system's outputs normalised as acceptability reads them (normalize=auto: "
-    "detokenized and true-cased only when the release lower-cased or tokenized them; the mode taken is in the "
-    "signature as normalized_as), so that the LM runs once per distinct output for both metrics instead of twice, "
-    "and so that perplexity measures the system rather than the release's tokenization; `styleval score -m "
-    "perplexity` keeps its default, normalize=none.")
+    "each output detokenized when it shows tokenization spaces and true-cased when it has no capital letter, "
+    "decided per text; the signature says normalized: per text), so that the LM runs once per distinct output "
+    "for both metrics instead of twice, and so that perplexity measures the system rather than the release's "
+    "tokenization; `styleval score -m perplexity` keeps its default, normalize=none.")
 
 
 #: Why a lower-cased output counts against formality in a cased release (docs/results.md, Lai et al. 2022).
