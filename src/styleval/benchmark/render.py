@@ -77,7 +77,7 @@ def subset_note(result: BenchmarkResult) -> str:
 
 def format_text(result: BenchmarkResult, digits: int = 3) -> str:
     note = subset_note(result)
-    blocks = ([note] if note else []) + [format_task(t, digits) for t in result.tasks]
+    blocks = ([note] if note else []) + result.repeated_ratings() + [format_task(t, digits) for t in result.tasks]
     if result.skipped:
         blocks.append("tasks without a metric of their kind: " + "; ".join(result.skipped))
     blocks.append(format_summary(result, digits))

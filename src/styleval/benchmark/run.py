@@ -28,8 +28,8 @@ from ..progress import Progress
 from ..readers.text import StrPath
 from ..scoring import build_metrics
 from .clusters import Clusters, significance_clusters
-from .scoring import (Failure, Scored, dry_run_estimate, joint_labels, read_user_scores, relabelled, score_metric,
-                      user_scores_on)
+from .scoring import (Failure, Scored, dry_run_estimate, is_cached, joint_labels, read_user_scores, relabelled,
+                      score_metric, user_scores_on)
 from .sets import KINDS, MIN_ITEMS, MIN_SYSTEMS, BenchSet, BenchTask, builtin_set, first_inputs
 
 STORED, SCORED, USER = "stored", "scored", "user"
@@ -119,6 +119,16 @@ class BenchmarkResult:
                                    float(np.mean(ranks)) if ranks else math.nan, sum(1 for r in ranks if r == 1),
                                    len(ok), sum(1 for r in rows if r.failed)))
         return sorted(out, key=lambda s: (KINDS.index(s.kind), -(s.mean if not math.isnan(s.mean) else -9)))
+
+    def repeated_ratings(self) -> list[str]:
+        """Per set whose judgments had several ratings of one key: how many, and the rule that made them one."""
+        out = []
+        for name, rep in (self.settings.get("repeated_ratings") or {}).items():
+            if rep.get("keys"):
+                out.append(f"{name}: {rep['ratings']:,} ratings of {rep['keys']:,} (system, segment, annotator, "
+                           f"aspect) key(s) rated more than once, aggregated by rule {rep['rule']!r} "
+                           "(benchmark.json \"repeated_ratings\")")
+        return out
 
     def left_out(self) -> list[str]:
         """The degenerate tasks the summary leaves out, each with why (label: reason)."""
@@ -230,12 +240,11 @@ def benchmark(metrics: Sequence[str] = (), sets: Sequence[str | BenchSet] | None
     results: list[TaskResult] = []
     skipped: list[str] = []
     log: list[dict[str, Any]] = []
-    for k, bench_set in enumerate(bench_sets):
-        if progress:
-            progress(f"benchmark · {bench_set.name} [sets]", k, len(bench_sets))
-        kinds_here = {bt.kind for bt in bench_set.tasks}
-        needed = [m for m in metrics if kinds_of[m] & kinds_here]  # a metric no task of the set judges: not scored
-        scored, failures = _scores_of(bench_set, needed, user, len(bench_sets), cache_dir, progress)
+    needed_on = {s.name: [m for m in metrics if kinds_of[m] & {bt.kind for bt in s.tasks}] for s in bench_sets}
+    work = ScoringWork.plan(bench_sets, needed_on, cache_dir)
+    for bench_set in bench_sets:
+        needed = needed_on[bench_set.name]  # a metric no task of the set judges: not scored
+        scored, failures = _scores_of(bench_set, needed, user, len(bench_sets), cache_dir, progress, work)
         scored = [relabelled(s, labels[s.spec]) if s.origin == SCORED else s for s in scored]
         log += [{"set": bench_set.name, "metric": s.spec, "origin": s.origin, "cached": s.cached,
                  "columns": list(s.kinds)} for s in scored]
@@ -268,10 +277,11 @@ def benchmark(metrics: Sequence[str] = (), sets: Sequence[str | BenchSet] | None
                 continue
             chosen = TaskMetrics(table[table["metric"].isin(names)], names, origin, lower, failed)
             results.append(_task(bt, bench_set, chosen, stats, progress))
-    if progress:
-        progress("benchmark [sets]", len(bench_sets), len(bench_sets))
+    if progress and work.total:
+        progress(f"benchmark: scored [{SCORING_UNIT}]", work.total, work.total)
     settings = {"metrics": list(metrics), "scores": list(scores), "sets": [s.name for s in bench_sets],
                 "subsets": {s.name: s.subset for s in bench_sets if s.subset},
+                "repeated_ratings": {s.name: s.repeated for s in bench_sets if s.repeated},
                 "stored": stored, "ci": stats.ci, "confidence": stats.confidence,
                 "n_permutations": stats.n_permutations, "alpha": stats.alpha, "seed": stats.seed, "scoring": log,
                 "clusters": "sorted by figure; a metric opens a new cluster when one of the current cluster is "
@@ -279,15 +289,46 @@ def benchmark(metrics: Sequence[str] = (), sets: Sequence[str | BenchSet] | None
     return BenchmarkResult(results, signatures, settings, skipped)
 
 
+#: what the benchmark's own progress counts: outputs scored by one metric spec (cached specs count nothing)
+SCORING_UNIT = "outputs x metrics"
+
+
+@dataclass
+class ScoringWork:
+    """The scoring a benchmark has to do, counted in outputs scored by one spec, so the time left comes from the
+    work done (a set of 10,000 pairs weighs what it holds, not one set of three), model loading included."""
+
+    todo: dict[tuple[str, str], int]  # (set, spec) -> outputs to score (0: cached)
+    total: int
+    done: int = 0
+
+    @classmethod
+    def plan(cls, bench_sets: Sequence[BenchSet], needed_on: dict[str, list[str]],
+             cache_dir: StrPath | None) -> "ScoringWork":
+        todo: dict[tuple[str, str], int] = {}
+        for bench_set in bench_sets:
+            if not needed_on[bench_set.name]:
+                continue
+            records = bench_set.records()
+            for spec in needed_on[bench_set.name]:
+                todo[(bench_set.name, spec)] = 0 if is_cached(spec, records, bench_set.name, cache_dir) \
+                    else len(records)
+        return cls(todo, sum(todo.values()))
+
+
 def _scores_of(bench_set: BenchSet, metrics: Sequence[str], user: Sequence[tuple[str, str, Path]], n_sets: int,
-               cache_dir: StrPath | None, progress: Progress | None) -> tuple[list[Scored], list[Failure]]:
+               cache_dir: StrPath | None, progress: Progress | None,
+               work: ScoringWork | None = None) -> tuple[list[Scored], list[Failure]]:
     scored: list[Scored] = []
     failures: list[Failure] = []
     records = bench_set.records() if metrics else []
     for spec in metrics:
-        if progress:
-            progress(f"scoring · {bench_set.name} · {spec} [metrics]", 0, 1)
+        size = work.todo.get((bench_set.name, spec), 0) if work is not None else 0
+        if progress and work is not None and work.total:
+            progress(f"benchmark: scoring {spec} on {bench_set.name} [{SCORING_UNIT}]", work.done, work.total)
         got = score_metric(spec, records, bench_set.name, cache_dir=cache_dir, progress=progress)
+        if work is not None:
+            work.done += size
         (failures if isinstance(got, Failure) else scored).append(got)  # type: ignore[arg-type]
     for name, kind, path in user:
         one = user_scores_on(name, kind, path, bench_set.name, n_sets)

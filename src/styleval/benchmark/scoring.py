@@ -96,6 +96,14 @@ def _write_cache(path: Path, scored: Scored, digest: str) -> None:
                                  "columns": columns, "rows": rows}) + "\n")
 
 
+def is_cached(spec: str, records: Sequence[Record], set_name: str, cache_dir: StrPath | None) -> bool:
+    """Whether the cache holds ``spec``'s scores of exactly these records (then scoring reads them, and costs
+    nothing)."""
+    if cache_dir is None:
+        return False
+    return _read_cache(cache_path(cache_dir, set_name, spec), spec, records_hash(records)) is not None
+
+
 def score_metric(spec: str, records: Sequence[Record], set_name: str, *, cache_dir: StrPath | None = None,
                  progress: Progress | None = None) -> Scored | Failure:
     """Score ``records`` with metric ``spec`` (every column it gives: ``bleu`` against the source and the
