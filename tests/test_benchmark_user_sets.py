@@ -221,7 +221,7 @@ def test_per_input_tasks_state_the_inputs_kept_and_name_the_systems_lacking_them
     outputs = pick(example)
     lacking = outputs[~((outputs["system"] == "tidy") & (outputs["id"].astype(int) <= 3))]
     manifest = {"aspects": {"meaning": "content"}, "scale": [1, 5], "convention": ["lai2022", "pearson"]}
-    folder = make_set(tmp_path / "holes", lacking, manifest, one_rating_each(lacking))
+    folder = make_set(tmp_path / "holes", lacking, manifest, one_rating_each(outputs))  # tidy 1-3 judged only
     result = benchmark(["bleu:against=references"], [user_set("holes", folder)], stored=False, ci=0,
                        n_permutations=0)
     per_input = next(t for t in result.tasks if t.task.task.average_by == "item")
@@ -231,6 +231,8 @@ def test_per_input_tasks_state_the_inputs_kept_and_name_the_systems_lacking_them
     assert per_input.row("bleu/ref").n == 7
     pooled = next(t for t in result.tasks if t.task.task.method == "pearson" and t.task.task.level == "segment")
     assert pooled.inputs == "" and pooled.row("bleu/ref").n == len(lacking)  # a pooled task keeps every pair
+    assert pooled.row("bleu/ref").partial  # 3 judged pairs without a score: a * and the header that explains it
+    assert "notes (* = some scores missing, left out):" in format_text(result)
 
     apart = outputs[~(((outputs["system"] == "tidy") & (outputs["id"].astype(int) <= 5))
                       | ((outputs["system"] == "copy") & (outputs["id"].astype(int) > 5)))]
@@ -260,6 +262,7 @@ def test_a_two_system_task_is_shown_but_not_ranked_bolded_or_averaged(example, t
         assert s.n_tasks == 1 and s.mean == pytest.approx(segment.row(s.metric).statistic, abs=1e-12)
     text = format_text(result)
     assert "NOT RANKED (only 2 system(s)" in text
+    assert "notes:\n" in text and "notes (* =" not in text  # no figure carries a *: the header says nothing of it
     assert f"left out of the summary (too few systems or inputs to rank metrics): {system.task.label}: " in text
     latex = to_latex(result)
     bold_rows = [line for line in latex.splitlines() if "\\textbf" in line]
