@@ -131,6 +131,10 @@ def test_a_user_set_figure_equals_styleval_score_with_and_without_cased_rows_in_
         else:  # the cased rows flip copy's decision: the signature says what each system got
             assert "normalized_as:truecase" not in signature and "normalized_as:none" in signature
     assert abs(corpus["plain"] - corpus["extended"]) > 1e-6  # the per-corpus decision moves a neighbour's scores
+    both = benchmark(["acceptability:normalize=auto-corpus"],
+                     [user_set("plain", plain), user_set("extended", extended)], stored=False, ci=0, n_permutations=0)
+    assert "normalized_as:truecase" in both.signatures["acceptability"]  # each set's own, system by system
+    assert "normalized_as:truecase" not in both.signatures["extended:acceptability"]
 
 
 # ------------------------------------------------------------------------------ 2. one row per rating

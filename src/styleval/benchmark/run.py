@@ -257,7 +257,9 @@ def benchmark(metrics: Sequence[str] = (), sets: Sequence[str | BenchSet] | None
             kinds.update(s.kinds)
             lower |= s.lower_is_better
             for c in s.kinds:
-                signatures.setdefault(c, s.signatures.get(c, ""))
+                sig = s.signatures.get(c, "")
+                if signatures.setdefault(c, sig) != sig:  # another set signs it otherwise (auto-corpus decisions)
+                    signatures[f"{bench_set.name}:{c}"] = sig
                 origin[c] = s.origin
         if stored:
             tables.append(bench_set.stored)
