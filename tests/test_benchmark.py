@@ -296,9 +296,10 @@ def test_a_failed_metric_is_reported_not_dropped(shared_data, tmp_path, capsys, 
 
 
 def _judge_run(shared_data, tmp_path, good_replies: int | None):
-    """llm_judge on the first 2 Lai inputs (16 requests) against the fault-injecting server, which answers a rating
-    (1-5, from the prompt's length) to the first ``good_replies`` requests and then drops every connection, as a
-    server killed mid-run does (None: it never fails)."""
+    """llm_judge on the first 5 Lai inputs (40 requests; fewer inputs make a degenerate task, not ranked) against
+    the fault-injecting server, which answers a rating (1-5, from the prompt's length) to the first
+    ``good_replies`` requests and then drops every connection, as a server killed mid-run does (None: it never
+    fails)."""
     from dataclasses import replace
 
     from styleval.judges.testing import FaultServer, Reply
@@ -319,7 +320,7 @@ def _judge_run(shared_data, tmp_path, good_replies: int | None):
             srv.on("", Reply(drop=True))
         spec = (f"llm_judge:aspect=content;base_url={srv.base_url};model=fault-judge;request_cache=none;retries=1;"
                 "backoff=0.01;concurrency=1")
-        result = benchmark([spec], [first_inputs(bench_set, 2)], cache_dir=tmp_path / "cache", ci=0,
+        result = benchmark([spec], [first_inputs(bench_set, 5)], cache_dir=tmp_path / "cache", ci=0,
                            n_permutations=0)
         return result, spec, len(srv.posts())
 
@@ -327,10 +328,10 @@ def _judge_run(shared_data, tmp_path, good_replies: int | None):
 def test_a_judge_server_dying_mid_benchmark_leaves_its_tasks_failed_not_a_figure(shared_data, tmp_path):
     healthy, _, sent = _judge_run(shared_data, tmp_path / "healthy", None)
     judged = [r for r in healthy.tasks[0].rows if r.metric.startswith("llm_judge")]
-    assert sent == 16 and len(judged) == 1 and not judged[0].failed and np.isfinite(judged[0].statistic)
+    assert sent == 40 and len(judged) == 1 and not judged[0].failed and np.isfinite(judged[0].statistic)
 
     result, spec, sent = _judge_run(shared_data, tmp_path / "dies", 6)
-    assert 6 < sent < 16 + 16  # it answered 6, then the run stopped at the first request that failed for good
+    assert 6 < sent < 40  # it answered 6, then the run stopped at the first request that failed for good
     for task in result.tasks:  # the segment and the system task of content: the judge failed on both
         row = task.row(spec)
         assert "failed after 2 attempts: APIConnectionError" in row.failed  # the dropped connection, retried once

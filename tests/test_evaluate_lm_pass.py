@@ -47,7 +47,7 @@ def test_evaluate_runs_the_lm_once_per_distinct_text(smollm):
     for r in records:
         by_system.setdefault(r.system, []).append(r.output)
     assert all(resolve_auto(outs) == "detok+truecase" for outs in by_system.values())
-    distinct = {t for outs in by_system.values() for t in normalize_all(outs, "detok+truecase") if t.strip()}
+    distinct = {t for outs in by_system.values() for t in normalize_all(outs, "auto") if t.strip()}  # per text
     raw = {t for outs in by_system.values() for t in outs if t.strip()}
     assert len(distinct) < sum(len(o) for o in by_system.values())  # shared outputs: fewer texts than records
     assert not raw & distinct  # perplexity on the raw text would need a pass of its own over every output
@@ -63,9 +63,9 @@ def test_evaluate_runs_the_lm_once_per_distinct_text(smollm):
 
     for system in ("copy", "tidy"):
         ppl = ev.result.get("perplexity", system)
-        assert ppl.signature.resources["normalized_as"] == "detok+truecase"
+        assert ppl.signature.resources["normalized"] == "per text"
         assert "|normalize:auto|" in str(ppl.signature)
-        assert ev.result.get("acceptability", system).signature.resources["normalized_as"] == "detok+truecase"
+        assert ev.result.get("acceptability", system).signature.resources["normalized"] == "per text"
     assert any("perplexity reads each system's outputs normalised as acceptability reads them" in line
                for line in ev.rationale)
     # where the time went: the LM's passes read each distinct text once; metrics and statistics are there too
@@ -94,7 +94,7 @@ def test_score_keeps_perplexity_on_the_raw_text(smollm):
     finally:
         hook.remove()
     assert sum(rows) == len({r.output for r in records if r.output.strip()})
-    assert "normalized_as" not in res.get("perplexity", "copy").signature.resources
+    assert not {"normalized_as", "normalized"} & set(res.get("perplexity", "copy").signature.resources)
 
 
 def test_time_log_counts_model_passes_once(monkeypatch):

@@ -181,14 +181,25 @@ def test_perplexity_normalisation_option(smollm):
 
 
 def test_auto_normalisation_follows_the_release(smollm):
-    """A lower-cased tokenized system is detokenized and true-cased; a cased, detokenized one is left alone."""
+    """A lower-cased tokenized text is detokenized and true-cased; a cased, detokenized one is left alone; ``auto``
+    decides per text, ``auto-corpus`` once per system (and names what it applied)."""
     from styleval.textnorm.readable import resolve_auto
 
     released = ["i did n't like it at all .", "the staff is great !"]
     auto = registry.create("slor").score(_batch(released))
     fixed = registry.create("slor", normalize="detok+truecase").score(_batch(released))
     np.testing.assert_allclose(auto.segment_scores, fixed.segment_scores, rtol=1e-9)
-    assert auto.signature.to_dict()["resources"]["normalized_as"] == "detok+truecase"
+    assert auto.signature.to_dict()["resources"]["normalized"] == "per text"
+    assert "normalized_as" not in auto.signature.to_dict()["resources"]
+    mixed = ["I didn't like it at all.", "the staff is great"]  # one cased row: a corpus decision reads both as is
+    per_text = registry.create("slor").score(_batch(mixed)).segment_scores
+    corpus = registry.create("slor", normalize="auto-corpus").score(_batch(mixed))
+    as_is = registry.create("slor", normalize="none").score(_batch(mixed)).segment_scores
+    cased = registry.create("slor", normalize="truecase").score(_batch(mixed)).segment_scores
+    assert per_text[0] == pytest.approx(as_is[0], rel=1e-9) and per_text[1] == pytest.approx(cased[1], rel=1e-9)
+    np.testing.assert_allclose(corpus.segment_scores, as_is, rtol=1e-9)
+    assert corpus.signature.to_dict()["resources"]["normalized_as"] == "none"
+    assert per_text[1] != pytest.approx(as_is[1], rel=1e-6)  # true-casing the lower-cased row moves its score
     assert resolve_auto(["It depends.", "i dont know lol"]) == "none"
     assert resolve_auto(["i dont know lol", "me too"]) == "truecase"
     assert resolve_auto(["It 's fine .", "Yes ."]) == "detok"

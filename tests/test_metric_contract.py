@@ -284,9 +284,7 @@ def _same(a: ScoreResult, b: ScoreResult, exact: bool) -> None:
 #: a parameter that makes a metric batch-independent, where its default is not (an ``auto`` decided per batch)
 STREAMABLE_WITH: dict[str, str] = {
     **{name: "case=sensitive" for name in ("style_accuracy", "style_probability", "style_emd", "style_regression")},
-    **{name: "normalize=none" for name in ("acceptability", "slor", "mean_logprob")},
-    **{name: 'style="style_accuracy:case=sensitive"' for name in ("hm", "gm")},
-    "j": 'style="style_accuracy:case=sensitive";fluency="acceptability:normalize=none"',
+    **{name: 'style="style_accuracy:case=sensitive"' for name in ("hm", "gm", "j")},
 }
 
 
@@ -315,6 +313,53 @@ def test_memory_chunks_stream_and_cache_agree(name, tmp_path):
     assert cached.cache_misses == 0 and cached.cache_hits > 0
     _same(first.result, cached.result, exact=True)
     _same(mem, cached.result, exact=False)
+
+
+# -- 3b. a batch-independent metric: a row's score never depends on the other rows of its system ----------------
+#: rows that change any decision taken over a whole system (casing, tokenization, idf, fitted classifiers)
+UNRELATED = ("This Sentence Was Written With Capitals, Carefully.", "it 's tokenized , is n't it ?",
+             "<UNK> <UNK> the the the", "I AM SHOUTING NOW!")
+
+
+def _with_unrelated(records: tuple[Record, ...]) -> tuple[Record, ...]:
+    """The first system's records, then rows of that system with new ids and unrelated outputs."""
+    first = [r for r in records if r.system == records[0].system]
+    extra = [replace(first[k % len(first)], id=f"extra{k}", output=text) for k, text in enumerate(UNRELATED)]
+    return (*first, *extra)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_unrelated_rows_leave_a_batch_independent_metrics_scores_alone(name):
+    _skip_not_scored(name)
+    spec = _spec(name)
+    built = _built(spec, has_refs=True)
+    if not all(m.batch_independent for m in built):
+        dependent = [m for m in built if not m.batch_independent]
+        assert all(m.batch_dependence for m in dependent), f"{name}: batch-dependent without saying why"
+        return
+    records = _with_unrelated(_records())
+    alone = _score(spec, records[:N_SEGMENTS])
+    joined = _score(spec, records)
+    for a, b in zip(alone.results, joined.results):
+        assert a.metric == b.metric and list(b.ids[:N_SEGMENTS]) == list(a.ids)
+        np.testing.assert_allclose(b.segment_scores[:N_SEGMENTS], a.segment_scores, rtol=1e-5, atol=1e-7,
+                                   equal_nan=True, err_msg=f"{a.metric}: unrelated rows moved other rows' scores")
+        assert str(a.signature) == str(b.signature), a.metric
+
+
+def test_every_auto_normalisation_decides_per_text_by_default_and_per_corpus_when_asked():
+    """Over every registered metric with a ``normalize`` parameter: the default is batch-independent, and
+    ``auto-corpus`` is not and says why (capabilities and ``styleval metrics NAME``)."""
+    from styleval.metrics.guide import parameter_help
+
+    with_normalize = [n for n in NAMES if "normalize" in registry.metric_class(n).param_names()
+                      and n not in UNAVAILABLE]
+    assert {"acceptability", "perplexity", "slor", "mean_logprob"} <= set(with_normalize)
+    for name in with_normalize:
+        assert _build(_spec(name)).batch_independent, name
+        corpus = _build(f"{name}:normalize=auto-corpus")
+        assert not corpus.batch_independent and "auto-corpus" in corpus.batch_dependence, name
+        assert "auto-corpus" in parameter_help(registry.metric_class(name), "normalize"), name
 
 
 # -- 4. empty and whitespace-only texts ------------------------------------------------------------------------

@@ -258,3 +258,27 @@ def test_a_library_s_bare_tqdm_bar_is_silenced_unless_verbose():
     assert reader.tqdm is tqdm and "Converting" in drawn()
     with library_output(True), plain_tqdm_silenced(reader):
         assert "Converting" in drawn()
+
+
+def test_a_silent_stage_such_as_loading_a_model_still_shows_its_time() -> None:
+    """--progress where stderr is not a terminal: a stage that reports nothing for ``interval`` seconds (loading a
+    model: 0 of 1 at its start, 1 of 1 at its end) gets a "still running" line with its time, and none once done."""
+    import io
+
+    from styleval.cli import progress as display
+
+    stream = io.StringIO()
+    bar = display.ProgressDisplay(stream=stream, force=True, interval=0.2)
+    try:
+        bar("loading language model smollm2-135m", 0, 1)
+        time.sleep(0.9)
+        bar("loading language model smollm2-135m", 1, 1)
+        done_at = len(stream.getvalue().splitlines())
+        time.sleep(0.6)
+    finally:
+        bar.close()
+    lines = [line.split("] ", 1)[1] for line in stream.getvalue().splitlines()]
+    assert lines[0] == "loading language model smollm2-135m"
+    still = [line for line in lines[1:] if line.startswith("loading language model smollm2-135m: still running (")]
+    assert len(still) >= 2 and len(still) == len(lines) - 1
+    assert len(lines) == done_at  # nothing more once the stage is done

@@ -85,7 +85,8 @@ def lm_jobs(n_dualrl: int, mir_raw: bool = False) -> list[tuple[str, list[str]]]
     mir = mir_records()
     mir_texts = [r.output for r in mir] + sorted({r.source for r in mir})
     dual = [r.output for r in dualrl_records(n_dualrl)]
-    jobs = [("none", lai), ("detok+truecase", lai), ("detok+truecase", dual), ("detok+truecase", mir_texts)]
+    jobs = [("none", lai), ("detok+truecase", lai), ("auto", lai), ("detok+truecase", dual), ("auto", dual),
+            ("detok+truecase", mir_texts), ("auto", mir_texts)]  # auto: per text, the metrics' default
     return jobs + ([("none", mir_texts)] if mir_raw else [])
 
 
@@ -198,11 +199,11 @@ def is_perplexity(name: str) -> bool:
 
 
 def metrics(lora: dict[str, dict[str, str]] | None = None, control: bool = False) -> dict[str, Any]:
-    """Figure label -> metric; ``+norm`` is detok+truecase always, ``auto`` the metrics' default (normalise only a
-    lower-cased or tokenized release), no suffix: the raw text; ``+lora``: each output scored by the LoRA LM of its
-    direction's target style (one mapping for both data sets: formal/informal, positive/negative); ``+lora-other``
-    (``control``): by the adapter of the other style of its data set, the control that separates what the adapters
-    learn of the domain and text format from what they learn of the style."""
+    """Figure label -> metric; ``+norm`` is detok+truecase always, ``auto`` the metrics' default (per text: a text
+    without capitals true-cased, a tokenized one detokenized), no suffix: the raw text; ``+lora``: each output
+    scored by the LoRA LM of its direction's target style (one mapping for both data sets: formal/informal,
+    positive/negative); ``+lora-other`` (``control``): by the adapter of the other style of its data set, the control
+    that separates what the adapters learn of the domain and text format from what they learn of the style."""
     from styleval.metrics import registry
 
     extra: dict[str, Any] = {}

@@ -44,9 +44,13 @@ def format_task(result: TaskResult, digits: int = 3) -> str:
     c = result.clusters
     test = (f"clusters: one-sided paired permutation tests, {c.n_permutations} resamples, p < {c.alpha:g}"
             if c.n_permutations else "ranks by figure (no significance test)")
-    lines = [f"== {bt.label} ==", f"task: {bt.name}", text_table(header, rows, align="rlrrrl"), test]
+    if result.degenerate:
+        test = f"NOT RANKED ({result.degenerate}); left out of the summary"
+    lines = [f"== {bt.label} ==", f"task: {bt.name}"] + ([result.inputs] if result.inputs else []) + [
+        text_table(header, rows, align="rlrrrl"), test]
     if notes:
-        lines.append("notes (* = some scores missing, left out):\n" + "\n".join(notes))
+        marked = any(r.partial and not r.failed for r in result.rows)
+        lines.append(("notes (* = some scores missing, left out):\n" if marked else "notes:\n") + "\n".join(notes))
     return "\n".join(lines + human_lines(result, digits))
 
 
@@ -76,16 +80,24 @@ def summary_tables(result: BenchmarkResult, digits: int = 3) -> list[tuple[str, 
         summary = [s for s in result.summary() if s.kind == kind]
         if not summary:
             continue
-        total = sum(1 for t in result.tasks if t.task.kind == kind)
+        total = sum(1 for t in result.tasks if t.task.kind == kind and not t.degenerate)
         rows = [[s.metric, _num(s.mean, digits), _num(s.mean_rank, 2), f"{s.wins}/{s.n_tasks}",
                  str(s.n_failed) if s.n_failed else ""] for s in summary]
         tables.append((f"{kind} ({total} tasks)", rows))
     return tables
 
 
+def left_out_line(result: BenchmarkResult) -> str:
+    """The tasks the summary leaves out (too few systems or inputs to rank metrics), or ""."""
+    left = result.left_out()
+    return ("left out of the summary (too few systems or inputs to rank metrics): " + "; ".join(left)) if left else ""
+
+
 def format_summary(result: BenchmarkResult, digits: int = 3) -> str:
     """Per aspect kind: each metric's mean figure and mean cluster rank over its tasks, and tasks won."""
     blocks = [f"{title}:\n" + text_table(SUMMARY_HEADER, rows) for title, rows in summary_tables(result, digits)]
+    if left_out_line(result):
+        blocks.append(left_out_line(result))
     return f"{SUMMARY_TITLE}:\n" + "\n\n".join(blocks)
 
 
@@ -100,7 +112,7 @@ def subset_note(result: BenchmarkResult) -> str:
 
 def format_text(result: BenchmarkResult, digits: int = 3) -> str:
     note = subset_note(result)
-    blocks = ([note] if note else []) + [format_task(t, digits) for t in result.tasks]
+    blocks = ([note] if note else []) + result.repeated_ratings() + [format_task(t, digits) for t in result.tasks]
     if result.skipped:
         blocks.append("tasks without a metric of their kind: " + "; ".join(result.skipped))
     blocks.append(format_summary(result, digits))

@@ -4,7 +4,11 @@ the metrics in significance clusters per task and summarise per aspect across ta
 Per task every metric of the task's aspect kind takes part: the metrics asked for (each column they give, e.g.
 ``bleu/src`` and ``bleu/ref``), a user's own scores files, and the scores stored with the set (``stored=True``).
 A metric whose scoring failed on a set is listed as failed on each of that set's tasks of its kind, with the reason;
-a figure computed with missing scores left out carries that note and ``partial=True``.
+a figure computed with missing scores left out carries that note and ``partial=True``. A degenerate task (a
+system-level task with fewer than :data:`~styleval.benchmark.sets.MIN_SYSTEMS` systems, a segment-level one with
+fewer than :data:`~styleval.benchmark.sets.MIN_ITEMS` judged inputs) keeps its figures and notes but is not ranked,
+clustered or averaged into the summary (``TaskResult.degenerate`` says why). A per-input task says how many inputs
+it kept and dropped (``TaskResult.inputs``).
 """
 from __future__ import annotations
 
@@ -25,9 +29,9 @@ from ..progress import Progress
 from ..readers.text import StrPath
 from ..scoring import build_metrics
 from .clusters import Clusters, significance_clusters
-from .scoring import (Failure, Scored, dry_run_estimate, joint_labels, read_user_scores, relabelled, score_metric,
-                      user_scores_on)
-from .sets import KINDS, BenchSet, BenchTask, builtin_set, first_inputs
+from .scoring import (Failure, Scored, dry_run_estimate, is_cached, joint_labels, read_user_scores, relabelled,
+                      score_metric, user_scores_on)
+from .sets import KINDS, MIN_ITEMS, MIN_SYSTEMS, BenchSet, BenchTask, builtin_set, first_inputs
 
 STORED, SCORED, USER = "stored", "scored", "user"
 
@@ -61,6 +65,8 @@ class TaskResult:
     task: BenchTask
     rows: list[Row]
     clusters: Clusters
+    degenerate: str = ""  # why the figures are not ranked nor averaged ("" for a task that is)
+    inputs: str = ""  # a per-input task: the inputs kept and dropped (every system judged and scored on them)
     ceiling: TaskCeiling | None = None  # the humans' own reliability (BenchStatistics.ceiling)
     strata: Strata | None = None  # the figures where raters agree and where they do not (BenchStatistics.strata)
 
@@ -110,7 +116,7 @@ class BenchmarkResult:
         for kind in KINDS:
             per: dict[str, list[Row]] = {}
             for t in self.tasks:
-                if t.task.kind == kind:
+                if t.task.kind == kind and not t.degenerate:
                     for r in t.rows:
                         per.setdefault(r.metric, []).append(r)
             for metric, rows in per.items():
@@ -120,6 +126,20 @@ class BenchmarkResult:
                                    float(np.mean(ranks)) if ranks else math.nan, sum(1 for r in ranks if r == 1),
                                    len(ok), sum(1 for r in rows if r.failed)))
         return sorted(out, key=lambda s: (KINDS.index(s.kind), -(s.mean if not math.isnan(s.mean) else -9)))
+
+    def repeated_ratings(self) -> list[str]:
+        """Per set whose judgments had several ratings of one key: how many, and the rule that made them one."""
+        out = []
+        for name, rep in (self.settings.get("repeated_ratings") or {}).items():
+            if rep.get("keys"):
+                out.append(f"{name}: {rep['ratings']:,} ratings of {rep['keys']:,} (system, segment, annotator, "
+                           f"aspect) key(s) rated more than once, aggregated by rule {rep['rule']!r} "
+                           "(benchmark.json \"repeated_ratings\")")
+        return out
+
+    def left_out(self) -> list[str]:
+        """The degenerate tasks the summary leaves out, each with why (label: reason)."""
+        return [f"{t.task.label}: {t.degenerate}" for t in self.tasks if t.degenerate]
 
     def to_frame(self) -> pd.DataFrame:
         """One row per task and metric: set, kind, label, task name, every figure."""
@@ -133,7 +153,7 @@ class BenchmarkResult:
                              "metric": r.metric, "origin": r.origin, "statistic": r.statistic,
                              "ci_low": r.ci_low, "ci_high": r.ci_high, "n": r.n, "rank": r.rank,
                              "partial": r.partial, "failed": r.failed, "notes": "; ".join(r.notes),
-                             "task": t.task.name, **_ceiling_columns(t, r)})
+                             "degenerate": t.degenerate, "task": t.task.name, **_ceiling_columns(t, r)})
         return pd.DataFrame(rows)
 
     def to_dict(self) -> dict[str, Any]:
@@ -141,8 +161,10 @@ class BenchmarkResult:
             return None if math.isnan(x) else float(x)
 
         return {"settings": self.settings, "signatures": self.signatures, "skipped_tasks": self.skipped,
+                "left_out_of_summary": self.left_out(),
                 "tasks": [{"name": t.task.name, "label": t.task.label, "set": t.task.set, "kind": t.task.kind,
-                           "group": t.task.group, "subset": t.task.subset,
+                           "group": t.task.group, "subset": t.task.subset, "degenerate": t.degenerate or None,
+                           "inputs": t.inputs or None,
                            "rows": [{**r.to_dict(), **_share(t, r)} for r in t.rows], **_human_parts(t),
                            "clusters": {"alpha": t.clusters.alpha, "n_permutations": t.clusters.n_permutations,
                                         "pvalues": [{"better": a, "worse": b, "p": clean(p)}
@@ -251,12 +273,11 @@ def benchmark(metrics: Sequence[str] = (), sets: Sequence[str | BenchSet] | None
     results: list[TaskResult] = []
     skipped: list[str] = []
     log: list[dict[str, Any]] = []
-    for k, bench_set in enumerate(bench_sets):
-        if progress:
-            progress(f"benchmark · {bench_set.name} [sets]", k, len(bench_sets))
-        kinds_here = {bt.kind for bt in bench_set.tasks}
-        needed = [m for m in metrics if kinds_of[m] & kinds_here]  # a metric no task of the set judges: not scored
-        scored, failures = _scores_of(bench_set, needed, user, len(bench_sets), cache_dir, progress)
+    needed_on = {s.name: [m for m in metrics if kinds_of[m] & {bt.kind for bt in s.tasks}] for s in bench_sets}
+    work = ScoringWork.plan(bench_sets, needed_on, cache_dir)
+    for bench_set in bench_sets:
+        needed = needed_on[bench_set.name]  # a metric no task of the set judges: not scored
+        scored, failures = _scores_of(bench_set, needed, user, len(bench_sets), cache_dir, progress, work)
         scored = [relabelled(s, labels[s.spec]) if s.origin == SCORED else s for s in scored]
         log += [{"set": bench_set.name, "metric": s.spec, "origin": s.origin, "cached": s.cached,
                  "columns": list(s.kinds)} for s in scored]
@@ -269,7 +290,9 @@ def benchmark(metrics: Sequence[str] = (), sets: Sequence[str | BenchSet] | None
             kinds.update(s.kinds)
             lower |= s.lower_is_better
             for c in s.kinds:
-                signatures.setdefault(c, s.signatures.get(c, ""))
+                sig = s.signatures.get(c, "")
+                if signatures.setdefault(c, sig) != sig:  # another set signs it otherwise (auto-corpus decisions)
+                    signatures[f"{bench_set.name}:{c}"] = sig
                 origin[c] = s.origin
         if stored:
             tables.append(bench_set.stored)
@@ -289,10 +312,11 @@ def benchmark(metrics: Sequence[str] = (), sets: Sequence[str | BenchSet] | None
                 continue
             chosen = TaskMetrics(table[table["metric"].isin(names)], names, origin, lower, failed)
             results.append(_task(bt, bench_set, chosen, stats, progress))
-    if progress:
-        progress("benchmark [sets]", len(bench_sets), len(bench_sets))
+    if progress and work.total:
+        progress(f"benchmark: scored [{SCORING_UNIT}]", work.total, work.total)
     settings = {"metrics": list(metrics), "scores": list(scores), "sets": [s.name for s in bench_sets],
                 "subsets": {s.name: s.subset for s in bench_sets if s.subset},
+                "repeated_ratings": {s.name: s.repeated for s in bench_sets if s.repeated},
                 "stored": stored, "ci": stats.ci, "confidence": stats.confidence,
                 "n_permutations": stats.n_permutations, "alpha": stats.alpha, "seed": stats.seed, "scoring": log,
                 **({"ceiling": True} if stats.ceiling else {}), **({"strata": True} if stats.strata else {}),
@@ -301,15 +325,46 @@ def benchmark(metrics: Sequence[str] = (), sets: Sequence[str | BenchSet] | None
     return BenchmarkResult(results, signatures, settings, skipped)
 
 
+#: what the benchmark's own progress counts: outputs scored by one metric spec (cached specs count nothing)
+SCORING_UNIT = "outputs x metrics"
+
+
+@dataclass
+class ScoringWork:
+    """The scoring a benchmark has to do, counted in outputs scored by one spec, so the time left comes from the
+    work done (a set of 10,000 pairs weighs what it holds, not one set of three), model loading included."""
+
+    todo: dict[tuple[str, str], int]  # (set, spec) -> outputs to score (0: cached)
+    total: int
+    done: int = 0
+
+    @classmethod
+    def plan(cls, bench_sets: Sequence[BenchSet], needed_on: dict[str, list[str]],
+             cache_dir: StrPath | None) -> "ScoringWork":
+        todo: dict[tuple[str, str], int] = {}
+        for bench_set in bench_sets:
+            if not needed_on[bench_set.name]:
+                continue
+            records = bench_set.records()
+            for spec in needed_on[bench_set.name]:
+                todo[(bench_set.name, spec)] = 0 if is_cached(spec, records, bench_set.name, cache_dir) \
+                    else len(records)
+        return cls(todo, sum(todo.values()))
+
+
 def _scores_of(bench_set: BenchSet, metrics: Sequence[str], user: Sequence[tuple[str, str, Path]], n_sets: int,
-               cache_dir: StrPath | None, progress: Progress | None) -> tuple[list[Scored], list[Failure]]:
+               cache_dir: StrPath | None, progress: Progress | None,
+               work: ScoringWork | None = None) -> tuple[list[Scored], list[Failure]]:
     scored: list[Scored] = []
     failures: list[Failure] = []
     records = bench_set.records() if metrics else []
     for spec in metrics:
-        if progress:
-            progress(f"scoring · {bench_set.name} · {spec} [metrics]", 0, 1)
+        size = work.todo.get((bench_set.name, spec), 0) if work is not None else 0
+        if progress and work is not None and work.total:
+            progress(f"benchmark: scoring {spec} on {bench_set.name} [{SCORING_UNIT}]", work.done, work.total)
         got = score_metric(spec, records, bench_set.name, cache_dir=cache_dir, progress=progress)
+        if work is not None:
+            work.done += size
         (failures if isinstance(got, Failure) else scored).append(got)  # type: ignore[arg-type]
     for name, kind, path in user:
         one = user_scores_on(name, kind, path, bench_set.name, n_sets)
@@ -376,16 +431,21 @@ def _task(bt: BenchTask, bench_set: BenchSet, chosen: TaskMetrics, stats: BenchS
             row.notes.append(f"{missing} judged (system, segment) pair(s) without a score of this metric left out")
         row.partial = bool(used["n_nan_dropped"] or missing > 0)
         rows[metric] = row
-    if progress:
-        progress(f"significance clusters · {bt.label} [metrics]", len(names), len(names))
-    clusters = significance_clusters(per, n_permutations=stats.n_permutations, alpha=stats.alpha, seed=stats.seed)
+    degenerate = degenerate_reason(bt, per)
+    if degenerate:  # shown with its notes, never ranked: its figures say nothing about which metric is better
+        clusters = Clusters({}, alpha=stats.alpha, n_permutations=0)
+    else:
+        if progress:
+            progress(f"significance clusters · {bt.label} [metrics]", len(names), len(names))
+        clusters = significance_clusters(per, n_permutations=stats.n_permutations, alpha=stats.alpha,
+                                         seed=stats.seed)
     for metric, rank in clusters.ranks.items():
         rows[metric].rank = rank
     for f in failed:
         rows[f.spec] = Row(f.spec, SCORED, failed=f.reason)
     order = sorted(rows.values(), key=lambda r: (r.rank is None, r.rank or 0,
                                                  -(r.statistic if not math.isnan(r.statistic) else -9)))
-    out = TaskResult(bt, order, clusters)
+    out = TaskResult(bt, order, clusters, degenerate=degenerate, inputs=inputs_kept(per))
     _add_human_parts(out, bench_set, per, stats)
     return out
 
@@ -403,3 +463,41 @@ def _add_human_parts(out: TaskResult, bench_set: BenchSet, per: dict[str, MetaRe
                                    seed=stats.seed)
         except InputError:  # one score per item: no strata, the ceiling says so
             out.strata = None
+
+
+def _used(per: dict[str, MetaResult]) -> list[dict[str, Any]]:
+    return [res.options["metrics"][metric] for metric, res in per.items()]
+
+
+def degenerate_reason(bt: BenchTask, per: dict[str, MetaResult]) -> str:
+    """Why the task's figures cannot rank metrics ("" when they can): a system-level task over fewer than
+    :data:`MIN_SYSTEMS` systems, a segment-level one over fewer than :data:`MIN_ITEMS` judged inputs (a per-input
+    task: inputs kept)."""
+    used = _used(per)
+    if not used:
+        return ""
+    if bt.task.level == "system":
+        n = max(int(u["n_systems"]) for u in used)
+        return f"only {n} system(s) (fewer than {MIN_SYSTEMS}): not ranked nor averaged" if n < MIN_SYSTEMS else ""
+    n = max(int(u["inputs"]["kept"]) if "inputs" in u else int(u["n_segments"]) for u in used)
+    return f"only {n} judged input(s) (fewer than {MIN_ITEMS}): not ranked nor averaged" if n < MIN_ITEMS else ""
+
+
+def inputs_kept(per: dict[str, MetaResult]) -> str:
+    """A per-input task's completeness: the inputs kept (every system has a judgment and a score on them) and
+    dropped, and the systems lacking the dropped ones; "" for other tasks."""
+    got = [u["inputs"] for u in _used(per) if "inputs" in u]
+    if not got:
+        return ""
+    kept = sorted({g["kept"] for g in got})
+    total = max(g["kept"] + g["dropped"] for g in got)
+    lacking: dict[str, int] = {}
+    for g in got:
+        for system, n in g["lacking"].items():
+            lacking[system] = max(lacking.get(system, 0), n)
+    shown = str(kept[0]) if len(kept) == 1 else f"{kept[0]}-{kept[-1]} (by metric)"
+    text = (f"per input: {shown} of {total} inputs kept, {total - kept[-1] if len(kept) == 1 else 'the rest'} "
+            "dropped (an input counts only when every system has a judgment and a score on it)")
+    if lacking:
+        text += "; lacking inputs: " + ", ".join(f"{s} {n}" for s, n in sorted(lacking.items()))
+    return text

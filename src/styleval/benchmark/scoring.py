@@ -27,7 +27,7 @@ from ..readers.text import StrPath
 from ..records import Record
 from ..scoring import score
 
-CACHE_FORMAT = 1
+CACHE_FORMAT = 2  # 2: acceptability/LM metrics' normalize=auto decides per text
 #: the model-output store in a cache folder (sentence embeddings, LM log-probabilities), shared by every spec
 MODEL_OUTPUTS = "model-outputs.sqlite"
 
@@ -96,6 +96,14 @@ def _write_cache(path: Path, scored: Scored, digest: str) -> None:
                                  "columns": columns, "rows": rows}) + "\n")
 
 
+def is_cached(spec: str, records: Sequence[Record], set_name: str, cache_dir: StrPath | None) -> bool:
+    """Whether the cache holds ``spec``'s scores of exactly these records (then scoring reads them, and costs
+    nothing)."""
+    if cache_dir is None:
+        return False
+    return _read_cache(cache_path(cache_dir, set_name, spec), spec, records_hash(records)) is not None
+
+
 def score_metric(spec: str, records: Sequence[Record], set_name: str, *, cache_dir: StrPath | None = None,
                  progress: Progress | None = None) -> Scored | Failure:
     """Score ``records`` with metric ``spec`` (every column it gives: ``bleu`` against the source and the
@@ -114,11 +122,34 @@ def score_metric(spec: str, records: Sequence[Record], set_name: str, *, cache_d
     table = pd.DataFrame({"system": frame["system"].astype(str), "segment": frame["id"].astype(str),
                           "metric": frame["metric"].astype(str), "score": frame["score"].astype(float)})
     kinds = {r.metric: r.aspect.value for r in result.results}
-    lower = frozenset(r.metric for r in result.results if not r.higher_is_better)
-    scored = Scored(spec, table, kinds, lower, result.signatures())
+    lower = frozenset(r.metric for r in result.results if not r.higher_is_better or novelty(r.signature.metric))
+    scored = Scored(spec, table, kinds, lower, signatures_by_system(result))
     if path is not None:
         _write_cache(path, scored, digest)
     return scored
+
+
+def novelty(name: str) -> bool:
+    """Whether the registered metric ``name`` measures novelty or distance (:attr:`Metric.measures_novelty`): the
+    benchmark orients it like a lower-is-better metric, so that a positive figure means agreement."""
+    from ..metrics import registry
+
+    try:
+        return bool(getattr(registry.metric_class(name), "measures_novelty", False))
+    except StyleEvalError:  # a plugin that is gone: its declared orientation stands
+        return False
+
+
+def signatures_by_system(result: Any) -> dict[str, str]:
+    """Per column the signature of its scores: one string when every system's reads the same, else each distinct
+    one with the systems it signs (``[a, b] SIG; [c] SIG``), so a decision taken per system (``normalize=auto-corpus``'s
+    ``normalized_as``) is named as applied to each."""
+    per: dict[str, dict[str, list[str]]] = {}
+    for r in result.results:
+        per.setdefault(r.metric, {}).setdefault(str(r.signature), []).append(r.system)
+    return {metric: next(iter(sigs)) if len(sigs) == 1 else
+            "; ".join(f"[{', '.join(systems)}] {sig}" for sig, systems in sigs.items())
+            for metric, sigs in per.items()}
 
 
 SIDES = ("source", "references")

@@ -40,8 +40,13 @@ from ..records import Record
 from .manifest_schema import check_excluded, check_manifest
 
 KINDS = ("style", "content", "fluency")
-#: conventions a user's set may name in its manifest
-CONVENTIONS = ("lai2022", "mir2019", "sgdd-tst", "pearson", "spearman", "kendall")
+#: conventions a user's set may name in its manifest (one, or a list: their tasks side by side)
+CONVENTIONS = ("lai2022", "mir2019", "sgdd-tst", "pearson", "spearman", "kendall", "system-pearson",
+               "system-spearman", "system-kendall")
+#: the fewest judged inputs (segments) a segment-level task needs for its figure to be ranked and averaged
+MIN_ITEMS = 5
+#: the fewest systems a system-level task needs for its figure to be ranked and averaged (2 points: always +-1)
+MIN_SYSTEMS = 3
 MANIFEST = "benchmark.json"
 
 
@@ -89,6 +94,7 @@ class BenchSet:
     about: str = ""
     inputs: tuple[str, ...] | None = None  # the inputs (segments) kept by first_inputs; None: every input
     subset: str = ""  # what first_inputs kept ("first 10 of 80 inputs"), "" for the whole set
+    repeated: dict[str, Any] = field(default_factory=dict)  # repeated ratings aggregated (Judgments.repeated)
 
 
 def first_inputs(bench_set: BenchSet, n: int) -> BenchSet:
@@ -226,10 +232,38 @@ def convention_tasks(set_name: str, aspect: str, kind: str, convention: str, *, 
             tasks = [MetaTask(aspect, level="segment", method="spearman", exclude=exclude, direction=direction)]
         elif convention == "kendall":
             tasks = [MetaTask(aspect, level="segment", method="kendall", exclude=exclude, direction=direction)]
+        elif convention.startswith("system-") and convention in CONVENTIONS:
+            tasks = [MetaTask(aspect, level="system", method=convention.removeprefix("system-"), exclude=exclude,
+                              direction=direction, orientation="abs", human="mean")]
         else:
             raise InputError(f"unknown convention {convention!r}; conventions: {', '.join(CONVENTIONS)}")
         out += [BenchTask(set_name, kind, t) for t in tasks]
     return out
+
+
+def manifest_conventions(data: dict[str, Any], where: Path) -> tuple[str, ...]:
+    """The manifest's ``convention``: one name or a list of names of :data:`CONVENTIONS` (default ``pearson``)."""
+    value = data.get("convention", "pearson")
+    names = [value] if isinstance(value, str) else value
+    if not isinstance(names, list) or not names or not all(isinstance(n, str) for n in names):
+        raise InputError(f'"convention" must be a name or a list of names ({", ".join(CONVENTIONS)}), not '
+                         f"{json.dumps(value)}", where)
+    for n in names:
+        if n not in CONVENTIONS:
+            raise InputError(f'"convention": unknown convention {n!r}; conventions: {", ".join(CONVENTIONS)}', where)
+    return tuple(dict.fromkeys(names))
+
+
+def manifest_repeated(data: dict[str, Any], where: Path) -> str:
+    """The manifest's ``repeated_ratings``: the rule for several ratings of one (system, segment, annotator,
+    aspect) key (:data:`~styleval.meta.judgments.REPEATED_RULES`; ``mean`` by default)."""
+    from ..meta.judgments import REPEATED_RULES
+
+    rule = data.get("repeated_ratings", "mean")
+    if rule not in REPEATED_RULES:
+        raise InputError(f'"repeated_ratings" must be one of {", ".join(REPEATED_RULES)}, not {json.dumps(rule)}',
+                         where)
+    return str(rule)
 
 
 def _manifest(folder: Path) -> dict[str, Any]:
@@ -263,10 +297,10 @@ def user_set(name: str, folder: StrPath) -> BenchSet:
     human_path = _file(folder, data, "human", "human.csv")
     stored_path = _file(folder, data, "stored", "stored.csv") if "stored" in data or (folder / "stored.csv").is_file() \
         else None
-    judgments = Judgments.read(human_path)
+    conventions = manifest_conventions(data, where)
+    judgments = Judgments.read(human_path, repeated=manifest_repeated(data, where))
     frame = judgments.frame
     check_excluded(data.get("exclude", []), frame["system"], where, lambda: {r.system for r in read_table(outputs)})
-    convention = str(data.get("convention", "pearson"))
     exclude = tuple(str(s) for s in data.get("exclude", []))
     directions = tuple(data.get("directions", ["both"]))
     scale = data.get("scale")
@@ -286,7 +320,9 @@ def user_set(name: str, folder: StrPath) -> BenchSet:
                 raise InputError(f"{len(bad)} {aspect} score(s) outside the scale {low:g}..{high:g} of {MANIFEST}, "
                                  f"e.g. {row['score']:g} (system {row['system']!r}, segment {row['segment']!r})",
                                  human_path)
-        tasks += convention_tasks(name, aspect, kind, convention, exclude=exclude, directions=directions)
+        for convention in conventions:
+            tasks += convention_tasks(name, aspect, kind, convention, exclude=exclude, directions=directions)
+    tasks = list({t.name: t for t in tasks}.values())  # lai2022 and system-pearson share a task: once
     if stored_path is not None:
         stored = read_metric_table(stored_path)[["system", "segment", "metric", "score"]]
         stored_kinds = _stored_kinds(data, stored, where)
@@ -298,7 +334,8 @@ def user_set(name: str, folder: StrPath) -> BenchSet:
     def records() -> list[Record]:
         return [r for r in read_table(path) if r.system not in exclude]
 
-    return BenchSet(name, judgments, records, tasks, stored, stored_kinds, lower, str(data.get("about", "")))
+    return BenchSet(name, judgments, records, tasks, stored, stored_kinds, lower, str(data.get("about", "")),
+                    repeated=dict(judgments.repeated))
 
 
 def _stored_kinds(data: dict[str, Any], stored: pd.DataFrame, where: Path) -> dict[str, str]:

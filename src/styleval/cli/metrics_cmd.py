@@ -239,6 +239,10 @@ def detail_lines(name: str, width: int) -> list[str]:
                                initial_indent="  ", subsequent_indent="      ")
     lines += textwrap.wrap(f"scored in chunks (score --stream, --cache): {chunks_text(cls)}", width,
                            subsequent_indent="  ")
+    if getattr(cls, "measures_novelty", False):
+        lines += textwrap.wrap("in the benchmark: a novelty measure (higher = further from what it "
+                               "compares against), negated against human judgments of its aspect, so a positive "
+                               "figure means agreement", width, subsequent_indent="  ")
     ref = reference(cls)
     if ref:
         lines += textwrap.wrap(f"reference implementation: {ref}", width, subsequent_indent="  ")

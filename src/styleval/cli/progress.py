@@ -4,7 +4,8 @@ On a terminal (stderr is a tty) one tqdm line shows the current stage and its co
 ``scoring 3/15 sentence_cosine/src · rewrite: encoding texts  42%|████▏     | 840/2,000 texts [00:09<00:12]``; it
 is redrawn twice a second, so the elapsed time moves during a long batch, and erased when the work ends. Where
 stderr is not a terminal (a CI log, a file) nothing is shown unless ``--progress`` asks, and then one plain line
-per stage, printed when it starts. ``--no-progress`` and ``--quiet`` turn it off. :func:`configure` takes those
+per stage, printed when it starts, and a "still running" line every ``LINE_INTERVAL`` seconds while a stage (loading
+a model, a long batch) says nothing. ``--no-progress`` and ``--quiet`` turn it off. :func:`configure` takes those
 flags once per command (:func:`styleval.cli.main.main` calls it); a verb asks for its display with :func:`make`
 and runs its work inside ``with make(...) as bar:``, which erases the line before the results print.
 """
@@ -69,6 +70,7 @@ class ProgressDisplay:
         self._started = time.monotonic()
         self._scopes: list[Any] = []
         self._printed: set[str] = set()
+        self._current: tuple[str, str, int, int, float] | None = None  # the stage heard last, and since when
 
     # -- the callback -----------------------------------------------------------------------------------
     def __call__(self, description: str, done: int, total: int) -> None:
@@ -85,6 +87,12 @@ class ProgressDisplay:
         """A plain line when a stage is first heard of, and again, with its counts, share and time left, every
         ``interval`` seconds while a counted stage runs (a long stage is not one unchanging line)."""
         now = time.monotonic()
+        if self._current is None or self._current[0] != stage:
+            self._current = (stage, unit, done, total, now)
+        else:
+            self._current = (stage, unit, done, total, self._current[4])
+        if self._ticker is None:
+            self._start_ticker()
         counted = bool(unit) and total > 1
         if counted:  # the rate behind "time left": since this count began (it restarts when it goes back)
             began = self._series.get((unit, total))
@@ -106,6 +114,21 @@ class ProgressDisplay:
             if done:
                 text += f" ({done / total:.0%}{_time_left(self._series[(unit, total)], now, done, total)})"
         self.stream.write(f"styleval: [{now - self._started:6.1f}s] {text}\n")
+        self.stream.flush()
+
+    def _still_running(self) -> None:
+        """A plain line for a stage that has said nothing for ``interval`` seconds (loading a model, one long
+        batch): a silent stage is still a stage, and its time shows."""
+        if self._current is None:
+            return
+        stage, unit, done, total, since = self._current
+        now = time.monotonic()
+        if done >= total or now - self._last_at < self.interval:
+            return
+        counts = f", {done:,}/{total:,} {unit}" if unit and total > 1 else ""
+        self._last_stage, self._last_at = stage, now
+        self.stream.write(f"styleval: [{now - self._started:6.1f}s] {stage}: still running ({now - since:.0f} s"
+                          f"{counts})\n")
         self.stream.flush()
 
     def _draw(self, stage: str, unit: str, done: int, total: int) -> None:
@@ -148,10 +171,12 @@ class ProgressDisplay:
         self._stop.clear()
 
         def tick() -> None:
-            while not self._stop.wait(0.5):
+            while not self._stop.wait(min(0.5, self.interval)):
                 with self._lock:
                     if self._bar is not None:
                         self._bar.refresh()
+                    elif self.mode == "lines":
+                        self._still_running()
 
         self._ticker = threading.Thread(target=tick, name="styleval-progress", daemon=True)
         self._ticker.start()
@@ -172,6 +197,7 @@ class ProgressDisplay:
             if self in _open:
                 _open.remove(self)
             self._unit = ""
+            self._current = None
 
     def __enter__(self) -> "ProgressDisplay":
         """Inside the block the display also hears what models report without being handed a callback

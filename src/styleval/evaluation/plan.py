@@ -78,14 +78,13 @@ RECOMMENDED: dict[str, tuple[str, str]] = {
 #: Why each fluency metric may give J its fluency factor (figures: docs/results.md, "Fluency that follows human
 #: judgments").
 FLUENCY_WHY = {
-    "acceptability": "fluency in j: acceptability (P(acceptable English) from the shipped classifier on SmolLM2 "
-                     "token statistics, detokenized and true-cased when the release lower-cased or tokenized the "
-                     "text), because a perplexity threshold fails on released TST outputs: on yelp-dualrl 92-98 % "
-                     "of the human references pass acceptability but only a few percent of outputs pass "
-                     "perplexity ≤ 200 (on the text as released), and acceptability passes fewer outputs of the "
-                     "systems with broken grammar (72-82 %); it also follows human fluency at system level on Lai "
-                     "et al. 2022 (Pearson .944 vs .611 for corpus perplexity; per input perplexity is better, "
-                     "Kendall .492 vs .374), "
+    "acceptability": "fluency in j: acceptability (P(acceptable English) from the shipped classifier on SmolLM2 token "
+                     "statistics, each output detokenized when tokenized and true-cased when it has no capital "
+                     "letter), because a perplexity threshold fails on released TST outputs: on yelp-dualrl 92-98 % of"
+                     " the human references pass acceptability but only a few percent of outputs pass perplexity ≤ 200"
+                     " (on the text as released), and acceptability passes fewer outputs of the systems with broken "
+                     "grammar (72-82 %); it also follows human fluency at system level on Lai et al. 2022 (Pearson "
+                     ".944 vs .611 for corpus perplexity; per input perplexity is better, Kendall .492 vs .355), "
                      "docs/results.md. Perplexity is still reported.",
     "perplexity": "fluency in j: perplexity threshold, as asked (fluency='perplexity'); on lower-cased tokenized "
                   "text it rejects most human-written sentences too.",
@@ -94,10 +93,10 @@ FLUENCY_WHY = {
 #: Why evaluate's perplexity reads the outputs normalised (issue #46).
 PERPLEXITY_NORMALIZE_WHY = (
     "fluency: perplexity reads each system's outputs normalised as acceptability reads them (normalize=auto: "
-    "detokenized and true-cased only when the release lower-cased or tokenized them; the mode taken is in the "
-    "signature as normalized_as), so that the LM runs once per distinct output for both metrics instead of twice, "
-    "and so that perplexity measures the system rather than the release's tokenization; `styleval score -m "
-    "perplexity` keeps its default, normalize=none.")
+    "each output detokenized when it shows tokenization spaces and true-cased when it has no capital letter, "
+    "decided per text; the signature says normalized: per text), so that the LM runs once per distinct output "
+    "for both metrics instead of twice, and so that perplexity measures the system rather than the release's "
+    "tokenization; `styleval score -m perplexity` keeps its default, normalize=none.")
 
 
 #: Why a lower-cased output counts against formality in a cased release (docs/results.md, Lai et al. 2022).

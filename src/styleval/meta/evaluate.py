@@ -445,6 +445,9 @@ def run(task: MetaTask, human_table: Judgments | pd.DataFrame, metric_table: pd.
                         "n_points": len(merged), "negated": flip, "n_nan_dropped": n_nan,
                         "n_unmatched": int(stray_counts.get(metric, 0)),
                         "n_human_without_score": int(len(hum) - len(merged))}
+        inputs = input_completeness(task, merged)
+        if inputs is not None:
+            used[metric]["inputs"] = inputs
         notes[metric] = _notes(task, results[metric], used[metric])
     recorded: dict[str, Any] = {"systems": sorted(set(human["system"])), "metrics": used,
                                "method_kwargs": task.method_kwargs, "unmatched": unmatched, "nan": nan}
@@ -579,9 +582,30 @@ def paired_matrices(task: MetaTask, a: pd.DataFrame, b: pd.DataFrame) -> tuple[n
     return ma, mb, h
 
 
+def input_completeness(task: MetaTask, merged: pd.DataFrame) -> dict[str, Any] | None:
+    """For a per-input task (segment level, ``average_by="item"``): the inputs kept (every system the task keeps has
+    a judgment and a score on them), those dropped, and per system how many of the dropped it lacks; None for
+    other tasks. ``merged``: the (system, segment) cells with both a human and a metric score."""
+    if task.level != "segment" or task.average_by != "item" or merged.empty:
+        return None
+    present = pd.crosstab(merged["system"], merged["segment"]) > 0
+    complete = present.all(axis=0)
+    lacking = (~present.loc[:, ~complete]).sum(axis=1)
+    return {"kept": int(complete.sum()), "dropped": int((~complete).sum()), "systems": int(len(present)),
+            "lacking": {str(s): int(n) for s, n in lacking.items() if n}}
+
+
 def _correlate(task: MetaTask, merged: pd.DataFrame) -> Any:
     (m,), h = _matrices(task, merged, ["metric"])
     if h.size == 0 or np.isnan(h).all():
+        inputs = input_completeness(task, merged)
+        if inputs and inputs["lacking"]:
+            total = inputs["kept"] + inputs["dropped"]
+            who = ", ".join(f"{s} lacks {n} of {total}" for s, n in sorted(inputs["lacking"].items()))
+            raise InputError(f"no complete data left for task {task.name}: a per-input task keeps only the inputs "
+                             f"every system has (a judgment and a score), and no input of the {total} has all "
+                             f"{inputs['systems']} systems ({who}); leave the incomplete systems out (exclude) or "
+                             f"use a pooled convention (pearson, spearman, kendall)")
         raise InputError(f"no complete data left for task {task.name}")
     return _statistic_fn(task)(m, h)
 

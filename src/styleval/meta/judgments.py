@@ -5,6 +5,11 @@ Columns: ``system``, ``segment``, ``annotator``, ``aspect`` (all strings), ``sco
 table that was written. A judgment set is valid when every score is a finite number and no
 (system, segment, annotator, aspect) appears twice.
 
+Crowd-sourcing exports hold one row per rating, and one worker may rate the same key twice (two systems produced
+the same text). :meth:`Judgments.read` with ``repeated=`` aggregates such repeats by a rule of
+:data:`REPEATED_RULES` (``mean``, ``median``, ``first``, ``last``; ``error``, the default, refuses them) and counts
+them in :attr:`Judgments.repeated`.
+
 Files: CSV (``.csv``), TSV (``.tsv``/``.tab``) with a header row, or JSON lines (``.jsonl``/``.ndjson``), one object
 per line with the same keys. ``direction`` may be absent; the other five columns are required.
 """
@@ -28,6 +33,8 @@ REQUIRED = KEY + ("score",)
 COLUMNS = REQUIRED + ("direction",)
 
 _MISSING = {"", "na", "nan", "none", "null"}
+#: how several ratings of one (system, segment, annotator, aspect) key become one (``error``: refuse them)
+REPEATED_RULES = ("mean", "median", "first", "last", "error")
 
 
 def _is_missing(value: Any) -> bool:
@@ -105,10 +112,15 @@ def _row(raw: Mapping[str, Any], path: str | None, line: int | None,
 class Judgments:
     """Human judgments in long format (see the module docstring); immutable once built."""
 
-    def __init__(self, frame: pd.DataFrame, *, source: str | Path | None = None, _validated: bool = False) -> None:
+    def __init__(self, frame: pd.DataFrame, *, source: str | Path | None = None, _validated: bool = False,
+                 repeated: str = "error") -> None:
         self.source = None if source is None else str(source)
         if not _validated:
             frame = self._normalise(frame, self.source)
+        #: the repeated ratings aggregated (``rule``, ``keys`` rated more than once, the ``ratings`` they had)
+        self.repeated: dict[str, Any] = {"rule": check_repeated(repeated), "keys": 0, "ratings": 0}
+        if repeated != "error":
+            frame, self.repeated["keys"], self.repeated["ratings"] = aggregate_repeats(frame, repeated)
         self._frame = frame.reset_index(drop=True)
         self._check_duplicates()
 
@@ -143,10 +155,12 @@ class Judgments:
 
     @classmethod
     def read(cls, path: str | Path, *, format: str | None = None,  # noqa: A002
-             encoding: str | None = None, scale: tuple[float, float] | None = None) -> "Judgments":
+             encoding: str | None = None, scale: tuple[float, float] | None = None,
+             repeated: str = "error") -> "Judgments":
         """Read CSV, TSV or JSON lines (chosen by ``format`` or the file suffix); ``encoding``: of the file
         (default: UTF-8, or :func:`~styleval.readers.text.inputs_encoded`'s); ``scale``: ``(low, high)`` of the
-        rating scale, a score outside it an :class:`InputError` naming the file and line."""
+        rating scale, a score outside it an :class:`InputError` naming the file and line; ``repeated``: the rule for
+        several ratings of one key (:data:`REPEATED_RULES`; ``error`` refuses them)."""
         path = Path(path)
         fmt = (format or path.suffix.lstrip(".")).lower()
         if not path.is_file():
@@ -157,7 +171,7 @@ class Judgments:
             rows = list(cls._read_jsonl(path, encoding, scale))
         else:
             raise InputError(f"unknown judgments format {fmt!r} (use csv, tsv or jsonl)", path)
-        return cls(cls._frame_from_rows(rows), source=path, _validated=True)
+        return cls(cls._frame_from_rows(rows), source=path, _validated=True, repeated=repeated)
 
     @staticmethod
     def _read_delimited(path: Path, delimiter: str, encoding: str | None,
@@ -208,7 +222,9 @@ class Judgments:
                 f"system={r.system!r} segment={r.segment!r} annotator={r.annotator!r} aspect={r.aspect!r}"
                 for r in keys.head(5).itertuples())
             more = f" (and {len(keys) - 5} more)" if len(keys) > 5 else ""
-            raise InputError(f"duplicate judgment(s) for {len(keys)} key(s): {shown}{more}", self.source)
+            raise InputError(f"duplicate judgment(s) for {len(keys)} key(s): {shown}{more}; several ratings of one "
+                             f"key are aggregated when a rule is given ({', '.join(REPEATED_RULES[:-1])})",
+                             self.source)
 
     # ---------------------------------------------------------------- access
     @property
@@ -273,3 +289,29 @@ class Judgments:
         if annotators is not None:
             mask &= f["annotator"].isin([str(a) for a in annotators])
         return Judgments(f.loc[mask], source=self.source, _validated=True)
+
+
+def check_repeated(rule: str) -> str:
+    """``rule`` when it is one of :data:`REPEATED_RULES`, else an :class:`InputError` naming them."""
+    if rule not in REPEATED_RULES:
+        raise InputError(f"repeated ratings: the rule must be one of {', '.join(REPEATED_RULES)}, not {rule!r}")
+    return rule
+
+
+def aggregate_repeats(frame: pd.DataFrame, rule: str) -> tuple[pd.DataFrame, int, int]:
+    """``frame`` with the ratings of each (system, segment, annotator, aspect) key made one by ``rule``
+    (``mean``, ``median``, ``first`` or ``last`` in file order; the key keeps its first row's direction), the
+    number of keys rated more than once and the number of ratings they had."""
+    check_repeated(rule)
+    counts = frame.groupby(list(KEY), sort=False)["score"].transform("size")
+    repeated = counts > 1
+    if not repeated.any():
+        return frame, 0, 0
+    n_keys = int(frame.loc[repeated, list(KEY)].drop_duplicates().shape[0])
+    n_ratings = int(repeated.sum())
+    grouped = frame.groupby(list(KEY), sort=False)
+    if rule in ("first", "last"):
+        out = grouped.nth(0 if rule == "first" else -1)
+    else:
+        out = grouped.agg(score=("score", rule), direction=("direction", "first")).reset_index()
+    return out[list(COLUMNS)].reset_index(drop=True), n_keys, n_ratings

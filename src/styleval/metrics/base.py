@@ -168,6 +168,10 @@ class Metric(ABC):
     facts_add_up: ClassVar[bool] = False
     #: parameter -> what it means (``styleval metrics NAME``); inherited, and shared meanings live in ``guide.COMMON``
     parameter_help: ClassVar[dict[str, str]] = {}
+    #: True for a novelty or distance measure filed as higher-is-better (PINC: higher = further from the source):
+    #: against human judgments of its aspect (content preservation) agreement reads as a negative correlation, so
+    #: the benchmark negates it, as it negates lower-is-better metrics, and a positive figure means agreement
+    measures_novelty: ClassVar[bool] = False
     #: the implementation this metric's scores equal, and the test that checks it ('' when none)
     reference: ClassVar[str] = ""
     #: True when a segment's statistics depend on that segment alone, not on the others scored with it (an

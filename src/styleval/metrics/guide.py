@@ -24,8 +24,10 @@ COMMON: dict[str, str] = {
     "oov": "words without a vector: 'mean' uses the mean vector (nlg-eval), 'drop' leaves them out",
     "style_lms": "target-style LMs, 'formal=DIR;informal=DIR': each output is scored under its target style's LM, "
                  "else under `model`",
-    "normalize": "text normalisation before the LM: none, detok, truecase, detok+truecase, or auto (only lower-cased "
-                 "or tokenized releases are normalised)",
+    "normalize": "text normalisation before the LM: auto (each text alone: true-cased when it has no capital letter, "
+                 "detokenized when it shows tokenization spaces), auto-corpus (decided once per system from all its "
+                 "outputs, named per system in the signature as normalized_as), none, detok, truecase or "
+                 "detok+truecase",
     "batch_tokens": "tokens per LM batch (speed and memory only)",
     "max_tokens": "truncate each text to this many tokens (0: no limit)",
     "calibrated": "decide with the model card's calibration (threshold and probability map) when it has one",

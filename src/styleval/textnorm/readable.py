@@ -11,11 +11,17 @@ grammar. :func:`normalize` maps them back towards ordinary text:
   raises letters; text that already has capitals keeps them.
 
 :data:`MODES` names the choices a metric's ``normalize=`` parameter takes; the chosen mode is part of its
-signature (``none``, ``detok``, ``truecase``, ``detok+truecase``, ``auto``). ``auto`` decides per system (batch),
-from the texts, what their release did to them (:func:`resolve_auto`): true-casing only when no output has a capital
-letter (a lower-cased release: the casing carries no information), detokenizing only when at least a fifth of the
-outputs show PTB tokenization (`` n't``, `` 's``, a space before ``. , ! ?``). Text that writers cased and spaced
-themselves is left alone, so a lower-case ``i`` in informal writing still counts against it.
+signature (``none``, ``detok``, ``truecase``, ``detok+truecase``, ``auto``, ``auto-corpus``):
+
+* ``auto`` decides per text, from that text alone, so a text's score never depends on the texts scored with it: a
+  text with no capital letter is true-cased, one that shows PTB tokenization (`` n't``, `` 's``, a space before
+  ``. , ! ?``) is detokenized;
+* ``auto-corpus`` decides once for all the texts given together (one system's outputs, :func:`resolve_auto`):
+  true-casing only when no text has a capital letter (a lower-cased release: the casing carries no information),
+  detokenizing only when at least a fifth of the texts show PTB tokenization. Text that writers cased and spaced
+  themselves is then left alone as a whole, so a lower-case ``i`` in informal writing still counts against it, but
+  one cased row added to a lower-cased system changes how every other row is read; a metric names the mode it
+  applied to each system in its signature (``normalized_as``).
 """
 from __future__ import annotations
 
@@ -25,8 +31,9 @@ from typing import Sequence
 
 from ..errors import InputError
 
-MODES = ("none", "detok", "truecase", "detok+truecase", "auto")
-#: ``auto`` detokenizes when at least this share of a system's outputs shows PTB tokenization: short tokenized
+AUTO, AUTO_CORPUS = "auto", "auto-corpus"
+MODES = ("none", "detok", "truecase", "detok+truecase", AUTO, AUTO_CORPUS)
+#: ``auto-corpus`` detokenizes when at least this share of a system's outputs shows PTB tokenization: short tokenized
 #: sentences often show none (``very good``), while text its writers spaced themselves almost never does.
 TOKENIZED_SHARE = 0.2
 
@@ -82,7 +89,8 @@ def truecase(text: str) -> str:
 
 
 def resolve_auto(texts: Sequence[str]) -> str:
-    """The fixed mode that ``auto`` means for these texts (one system's outputs): see the module doc."""
+    """The fixed mode that ``auto-corpus`` means for these texts (one system's outputs), and ``auto`` for one text:
+    see the module doc."""
     texts = [t for t in texts if t.strip()]
     if not texts:
         return "none"
@@ -93,9 +101,10 @@ def resolve_auto(texts: Sequence[str]) -> str:
 
 
 def normalize(text: str, mode: str = "detok+truecase") -> str:
-    """``text`` under normalisation ``mode`` (one of :data:`MODES`; ``auto`` decides from this text alone)."""
+    """``text`` under normalisation ``mode`` (one of :data:`MODES`; ``auto`` and ``auto-corpus`` decide from this text
+    alone)."""
     check_mode(mode)
-    if mode == "auto":
+    if mode in (AUTO, AUTO_CORPUS):
         mode = resolve_auto([text])
     if mode in ("detok", "detok+truecase"):
         text = detokenize(text)
@@ -105,9 +114,10 @@ def normalize(text: str, mode: str = "detok+truecase") -> str:
 
 
 def normalize_all(texts: Sequence[str], mode: str = "detok+truecase") -> list[str]:
-    """:func:`normalize` of each text (identical texts are normalised once; ``auto`` decides once for all)."""
+    """:func:`normalize` of each text (identical texts are normalised once; ``auto`` decides per text,
+    ``auto-corpus`` once for all)."""
     check_mode(mode)
-    if mode == "auto":
+    if mode == AUTO_CORPUS:
         mode = resolve_auto(texts)
     if mode == "none":
         return list(texts)

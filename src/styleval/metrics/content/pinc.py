@@ -48,6 +48,7 @@ class PINC(ContentMetric):
     reference = "Chen & Dolan 2011, written here"
     version = "1"
     higher_is_better = True
+    measures_novelty = True  # higher = less of the source kept: the benchmark negates it against content judgments
     value_range = (0.0, 1.0)
     description = ("PINC (Chen & Dolan 2011): share of output n-grams (n=1..4, sets) not in the source, "
                    "averaged over orders; always against the source; higher = more novel")

@@ -1,8 +1,9 @@
 """``acceptability``: the shipped classifier's probability that each output is acceptable English.
 
 Segment score: P(acceptable) from :mod:`styleval.acceptability.model` (SmolLM2 token statistics of the output
-after ``normalize``: by default ``auto``, which detokenizes and true-cases a system's outputs only when their
-release lower-cased or tokenized them, see :mod:`styleval.textnorm.readable`; a logistic regression trained on
+after ``normalize``: by default ``auto``, which decides per text: a text with no capital letter is true-cased, one
+showing tokenization spaces detokenized, so a score never depends on the other rows of its system; ``auto-corpus``
+decides once per system, see :mod:`styleval.textnorm.readable`; a logistic regression trained on
 detok+truecase human-written sentences of four registers against automatically corrupted copies). The model's
 decision threshold is folded into it: an output is acceptable when its score is >= 0.5, and the corpus score is the
 share of acceptable outputs (the FL of ParaDetox, Logacheva et al. 2022). Statistics ``[p, acceptable, truncated]``;
@@ -26,7 +27,8 @@ from ...models import catalog as cat
 from ..base import Aspect, Batch, Metric, SegmentStats
 from ..content._common import check_number
 from ..registry import register
-from .lm_shared import scored_texts
+from .lm_shared import (CORPUS_NORMALISATION, applied_normalisation, normalisation_resources,
+                        scored_texts)
 
 P, ACCEPTABLE, TRUNC = 0, 1, 2
 PASS = 0.5  # an output is acceptable when P >= PASS
@@ -39,14 +41,12 @@ class Acceptability(Metric):
     name = "acceptability"
     parameter_help: ClassVar[dict[str, str]] = {
         "model": "the acceptability classifier: shipped name or model folder",
-        "normalize": "auto: detokenize and true-case only lower-cased or tokenized releases; detok+truecase "
-                     "always; none",
         "acceptable_label": "a transformers classifier's label (name or index) that means acceptable (default: the "
                             "id2label name 'acceptable')",
         "batch_size": "texts per batch of a transformers classifier, sorted by length (does not change scores)",
     }
     n_stats = 3
-    version = "1"
+    version = "2"  # 2: normalize=auto decides per text (1: per system, now auto-corpus)
     aspect = Aspect.FLUENCY
     higher_is_better = True
     value_range = (0.0, 1.0)
@@ -78,12 +78,11 @@ class Acceptability(Metric):
             self._model = load_acceptability(model)
         self.progress: Callable[[str, int, int], None] | None = None
 
-    batch_dependence = ("normalize=auto decides the text normalisation from each batch's outputs; give normalize=none, "
-                        "detok, truecase or detok+truecase to score in chunks")
+    batch_dependence = CORPUS_NORMALISATION
 
     @property
     def batch_independent(self) -> bool:  # type: ignore[override]
-        return self.normalize != "auto"
+        return self.normalize != "auto-corpus"
 
     def get_params(self) -> dict[str, Any]:
         params = super().get_params()
@@ -102,30 +101,28 @@ class Acceptability(Metric):
         return clf, acceptable_index(clf, self.acceptable_label)
 
     def segment_stats(self, batch: Batch) -> SegmentStats:
-        from ...textnorm.readable import resolve_auto
-
         backends: set[str] = set()
-        mode = resolve_auto(batch.outputs) if self.normalize == "auto" else self.normalize
+        mode, applied = applied_normalisation(self.normalize, batch.outputs)
         if self._model is None:
-            return self._classifier_stats(batch, mode)
+            return self._classifier_stats(batch, mode, applied)
         scored, _ = scored_texts(self._model.lm, batch.outputs, normalize=mode,
                                  batch_tokens=self.batch_tokens, progress=self.progress, backends=backends)
         p = self._model.predict_scored(scored)
         stats = np.column_stack([p, (p >= PASS).astype(float), scored.truncated.astype(float)])
         return SegmentStats(values=stats, flags={"truncated": [int(i) for i in np.flatnonzero(stats[:, TRUNC])]},
                             resources={**({"lm_backend": ",".join(sorted(backends))} if backends else {}),
-                                       **({"normalized_as": mode} if self.normalize == "auto" else {})})
+                                       **applied})
 
-    def _classifier_stats(self, batch: Batch, mode: str) -> SegmentStats:
+    def _classifier_stats(self, batch: Batch, mode: str, applied: dict[str, str]) -> SegmentStats:
         """The statistics from a transformers classifier, on the outputs normalised as ``mode`` says."""
         from ...acceptability.transformers_model import p_acceptable
         from ...textnorm.readable import normalize_all
 
         clf, index = self._classifier()
         p, truncated = p_acceptable(clf, index, normalize_all(batch.outputs, mode), self.batch_size)
-        stats = np.column_stack([p, (p >= 0.5).astype(float), truncated.astype(float)])
+        stats = np.column_stack([p, (p >= PASS).astype(float), truncated.astype(float)])
         return SegmentStats(values=stats, flags={"truncated": [int(i) for i in np.flatnonzero(truncated)]},
-                            resources={"normalized_as": mode} if self.normalize == "auto" else {})
+                            resources=applied)
 
     def aggregate(self, stats: np.ndarray) -> float:
         stats = np.asarray(stats, dtype=float)
@@ -144,4 +141,5 @@ class Acceptability(Metric):
         out.update(resolve_causal_lm(self._model.lm).identity())
         out.update(load_unigram(self._model.unigram).identity())
         out["trained_on"] = f"normalize={self._model.normalize}"
+        out.update(normalisation_resources(self.normalize))
         return out

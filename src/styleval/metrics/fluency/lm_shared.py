@@ -55,6 +55,7 @@ class StyleLMs:
             ident = resolve_causal_lm(path).identity()
             out[f"lm[{style}]"] = ident["lm"]
             out[f"lm[{style}]_hash"] = ident["lm_hash"]
+        out.update(normalisation_resources(getattr(self, "normalize", "none")))
         return out
 
     def signature(self, batch: Batch | None = None, resolved: dict[str, str] | None = None):  # type: ignore
@@ -67,6 +68,31 @@ class StyleLMs:
         if missing and self._style_lms:
             res["lm_fallback"] = ",".join(missing) + "->generic"
         return replace(sig, resources=res) if res != sig.resources else sig
+
+
+#: why ``normalize=auto-corpus`` makes an LM metric batch-dependent (capabilities, ``styleval metrics NAME``)
+CORPUS_NORMALISATION = ("normalize=auto-corpus decides the text normalisation once from all of a system's outputs, so "
+                        "one row can change how the others are read; normalize=auto (per text), none, "
+                        "detok, truecase or detok+truecase score each text alone and in chunks")
+
+
+def normalisation_resources(normalize: str) -> dict[str, str]:
+    """What the signature says of a normalisation decided per text (the same for any batch, so a cached or
+    streamed run signs alike): ``normalized: per text`` for ``auto``; nothing for a fixed mode (a parameter)."""
+    from ...textnorm.readable import AUTO
+
+    return {"normalized": "per text"} if normalize == AUTO else {}
+
+
+def applied_normalisation(normalize: str, outputs: Sequence[str]) -> tuple[str, dict[str, str]]:
+    """The mode :func:`scored_texts` applies to one batch (one system's outputs) and the resources that name it:
+    ``auto-corpus`` resolved once for the batch (``normalized_as``), any other mode as given."""
+    from ...textnorm.readable import AUTO_CORPUS, resolve_auto
+
+    if normalize == AUTO_CORPUS:
+        mode = resolve_auto(outputs)
+        return mode, {"normalized_as": mode}
+    return normalize, {}
 
 
 def scored_texts(lm_name: str, texts: Sequence[str], *, normalize: str = "none", batch_tokens: int = 4096,

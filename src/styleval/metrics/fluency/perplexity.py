@@ -11,9 +11,9 @@ direction) fall back to ``model``, and the signature says so (``lm_fallback:<sty
 
 ``normalize`` (``none``, ``detok``, ``truecase``, ``detok+truecase``, ``auto``; :mod:`styleval.textnorm.readable`)
 rewrites each output before the LM sees it (lower-cased tokenized releases read as ordinary text); it is a signature
-parameter unless ``none``. ``auto`` decides per system batch from all its outputs, as ``acceptability`` does, and
-names the mode it took in the signature (``normalized_as``); with the same LM the two metrics then read one LM pass
-(``evaluate`` asks for it, issue #46).
+parameter unless ``none``. ``auto`` decides per text, as ``acceptability`` does (``auto-corpus``: once per system
+batch from all its outputs, the mode it took named in the signature as ``normalized_as``); with the same LM the two
+metrics then read one LM pass (``evaluate`` asks for it, issue #46).
 """
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ from ...models.catalog import DEFAULT_CAUSAL_LM
 from ..content._common import check_number
 from ..base import Aspect, Batch, Metric, SegmentStats
 from ..registry import register
-from .lm_shared import StyleLMs, scored_texts
+from .lm_shared import CORPUS_NORMALISATION, StyleLMs, applied_normalisation, scored_texts
 
 NLL, NTOK, TRUNC = 0, 1, 2
 
@@ -57,6 +57,7 @@ class Perplexity(StyleLMs, Metric):
         "corpus": "corpus score: tokens (exp of total NLL / total tokens) or mean of segments",
         "model": "the generic causal LM: catalog name or folder",
     }
+    batch_dependence = CORPUS_NORMALISATION
     reference = ("transformers causal LM loop: corpus perplexity within 1.4e-5 (relative; "
                  "benchmarks/bench_perplexity.py)")
     n_stats = 3
@@ -85,6 +86,10 @@ class Perplexity(StyleLMs, Metric):
         self._style_lms = parse_style_lms(style_lms)
         self.normalize = check_mode(normalize)  # text normalisation before the LM (styleval.textnorm.readable)
 
+    @property
+    def batch_independent(self) -> bool:  # type: ignore[override]
+        return self.normalize != "auto-corpus"
+
     def get_params(self) -> dict[str, Any]:
         params = super().get_params()
         params.pop("batch_tokens", None)  # does not change scores
@@ -94,13 +99,11 @@ class Perplexity(StyleLMs, Metric):
         return params
 
     def segment_stats(self, batch: Batch) -> SegmentStats:
-        from ...textnorm.readable import resolve_auto
-
         groups = self._groups(batch)
         stats = np.zeros((len(batch), 3))
         backends: set[str] = set()  # the code that ran each LM ("native" or "transformers")
-        # auto decides from the whole batch (not per LM group), as acceptability does, so both read the same texts
-        mode = resolve_auto(batch.outputs) if self.normalize == "auto" else self.normalize
+        # auto-corpus decides from the whole batch (not per LM group), as acceptability does: both read the same texts
+        mode, applied = applied_normalisation(self.normalize, batch.outputs)
         for lm_name, rows in groups.items():
             # the LM pass slor, mean_logprob and acceptability share (sums equal lm.causal.token_nll's)
             scored, _ = scored_texts(lm_name, [batch.outputs[i] for i in rows], normalize=mode,
@@ -110,7 +113,7 @@ class Perplexity(StyleLMs, Metric):
             stats[rows, TRUNC] = scored.truncated
         return SegmentStats(values=stats, flags={"truncated": [int(i) for i in np.flatnonzero(stats[:, TRUNC])]},
                             resources={**({"lm_backend": ",".join(sorted(backends))} if backends else {}),
-                                       **({"normalized_as": mode} if self.normalize == "auto" else {})})
+                                       **applied})
 
     def scores_from_stats(self, stats: np.ndarray) -> np.ndarray:
         stats = np.asarray(stats, dtype=float)

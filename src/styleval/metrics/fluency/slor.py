@@ -9,8 +9,9 @@ For an output ``s`` of ``n`` LM tokens (after the ``normalize`` option, see :mod
   :mod:`styleval.acceptability.unigram`), so rare words do not count as disfluency. Statistics
   ``[logprob_sum, unigram_logprob_sum, n_tokens, truncated]``.
 
-``normalize`` defaults to ``auto``: each system's outputs are detokenized and/or true-cased only when their release
-lower-cased or tokenized them (the mode chosen is in the signature as ``normalized_as``).
+``normalize`` defaults to ``auto``: each output is detokenized when it shows tokenization spaces and true-cased when
+it has no capital letter, decided per text (``auto-corpus``: once per system, the mode in the signature as
+``normalized_as``).
 Log-probabilities are those of :mod:`styleval.lm.causal` (BOS prefix, every text token scored). Corpus score: the
 mean of the segment scores (empty outputs, which have no score, are left out and flagged). Higher is better.
 Target-style LMs (``style_lms``) work as in ``perplexity``.
@@ -26,7 +27,8 @@ from ...models.catalog import DEFAULT_CAUSAL_LM
 from ..content._common import check_number
 from ..base import Aspect, Batch, Metric, SegmentStats
 from ..registry import register
-from .lm_shared import StyleLMs, lm_params, scored_texts
+from .lm_shared import (CORPUS_NORMALISATION, StyleLMs, applied_normalisation, lm_params,
+                        scored_texts)
 from .perplexity import parse_style_lms
 
 
@@ -37,12 +39,11 @@ class _LMScore(StyleLMs, Metric):
     higher_is_better = True
     value_range = (-math.inf, math.inf)
     libraries = ("torch", "sacremoses")
-    batch_dependence = ("normalize=auto decides the text normalisation from each batch's outputs; give normalize=none, "
-                        "detok, truecase or detok+truecase to score in chunks")
+    batch_dependence = CORPUS_NORMALISATION
 
     @property
     def batch_independent(self) -> bool:  # type: ignore[override]
-        return self.normalize != "auto"
+        return self.normalize != "auto-corpus"
 
     def __init__(self, *, model: str = DEFAULT_CAUSAL_LM, style_lms: "str | dict[str, str] | None" = None,
                  normalize: str = "auto", batch_tokens: int = 4096, max_tokens: int = 0) -> None:
@@ -63,10 +64,8 @@ class _LMScore(StyleLMs, Metric):
 
     def _per_lm(self, batch: Batch, stats: np.ndarray, fill: Callable[[list[int], Any], None]) -> SegmentStats:
         """Run each LM on its rows, let ``fill`` write their statistics (truncation in the last column)."""
-        from ...textnorm.readable import resolve_auto
-
         backends: set[str] = set()
-        mode = resolve_auto(batch.outputs) if self.normalize == "auto" else self.normalize
+        mode, applied = applied_normalisation(self.normalize, batch.outputs)
         for lm_name, rows in self._groups(batch).items():
             scored, _ = scored_texts(lm_name, [batch.outputs[i] for i in rows], normalize=mode,
                                      batch_tokens=self.batch_tokens, max_tokens=self.max_tokens,
@@ -75,7 +74,7 @@ class _LMScore(StyleLMs, Metric):
             stats[rows, -1] = scored.truncated
         return SegmentStats(values=stats, flags={"truncated": [int(i) for i in np.flatnonzero(stats[:, -1])]},
                             resources={**({"lm_backend": ",".join(sorted(backends))} if backends else {}),
-                                       **({"normalized_as": mode} if self.normalize == "auto" else {})})
+                                       **applied})
 
     def aggregate(self, stats: np.ndarray) -> float:
         scores = self.scores_from_stats(stats)
@@ -92,7 +91,7 @@ class MeanLogprob(_LMScore):
     }
     reference = "the same LM pass as perplexity"
     n_stats = 3
-    version = "1"
+    version = "2"  # 2: normalize=auto decides per text (1: per system, now auto-corpus)
     description = "mean token log-probability log P_LM(s)/|s| (natural log); corpus: mean over segments"
 
     def segment_stats(self, batch: Batch) -> SegmentStats:
@@ -122,7 +121,7 @@ class Slor(_LMScore):
     }
     reference = "Kann et al. 2018's formula over the LM's tokens"
     n_stats = 4
-    version = "1"
+    version = "2"  # 2: normalize=auto decides per text (1: per system, now auto-corpus)
     description = ("SLOR (Kann et al. 2018): (log P_LM(s) - log P_unigram(s)) / |s| with a unigram model over the "
                    "LM's tokens from a named corpus; corpus: mean over segments")
 
