@@ -98,7 +98,8 @@ def load_classifier(spec: ModelSpec) -> SequenceClassifier:
 
     _need("transformers", "neural")
     local = spec.local()
-    return get_pool().get("seq-classifier:" + local.key, lambda: _load(local), f"classifier {local.display}")
+    key = f"seq-classifier:{local.key}:{local.content_hash()}"  # a folder retrained in place loads again
+    return get_pool().get(key, lambda: _load(local), f"classifier {local.display}")
 
 
 def _load(spec: ModelSpec) -> SequenceClassifier:
