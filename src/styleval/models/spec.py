@@ -170,13 +170,13 @@ def model_spec(name: str | os.PathLike[str], *, expect: str | tuple[str, ...] | 
             raise (InputError(f"{label} folder not found", path) if label else
                    InputError(f"model path {text!r} does not exist"))
         elif hub_allowed(allow_hub) and _HUB_ID.match(text):
-            kinds = (expect,) if isinstance(expect, str) else tuple(expect or ())
-            kind = next((k for k in kinds if k in (cat.SENTENCE_TRANSFORMERS, cat.TRANSFORMERS)), None)
-            if kind is None and kinds:
-                raise ResourceUnavailableError(f"{kinds[0]} models cannot be fetched from a model hub; give a "
+            asked = (expect,) if isinstance(expect, str) else tuple(expect or ())
+            hub_kind = next((k for k in asked if k in (cat.SENTENCE_TRANSFORMERS, cat.TRANSFORMERS)), None)
+            if hub_kind is None and asked:
+                raise ResourceUnavailableError(f"{asked[0]} models cannot be fetched from a model hub; give a "
                                                f"local path or one of: {', '.join(cat.names())}")
             repo, _, revision = text.partition("@")
-            spec = ModelSpec(name=text, kind=kind or cat.TRANSFORMERS, path=None, source="hub", hub_id=repo,
+            spec = ModelSpec(name=text, kind=hub_kind or cat.TRANSFORMERS, path=None, source="hub", hub_id=repo,
                              revision=revision or None)
         elif label and ("/" in text or "\\" in text):
             raise InputError(f"{label} folder not found (a hub id needs STYLEVAL_ALLOW_HUB=1)", path)
