@@ -370,3 +370,27 @@ def test_benchmark_takes_classifier_folders_and_rescoring_follows_the_model(shar
     build_classifier(style, "roberta", max_length=64, seed=11)  # retrained in place
     third = score_metric(spec, records, "lai2022", cache_dir=tmp_path / "cache")
     assert not third.cached and not np.allclose(third.table["score"], first.table["score"])
+
+
+def test_the_evaluate_command_takes_the_classifier_options(tmp_path, capsys):
+    from styleval.cli.main import main
+
+    style = _model("roberta", ("LABEL_0", "LABEL_1"), seed=7)
+    (tmp_path / "src.txt").write_text("\n".join(SOURCES[:6]) + "\n", encoding="utf-8")
+    (tmp_path / "out.txt").write_text("\n".join(OUTPUTS[:6]) + "\n", encoding="utf-8")
+    base = ["evaluate", "--source", str(tmp_path / "src.txt"), "--system", str(tmp_path / "out.txt"),
+            "--direction", "informal:formal", "--bootstrap", "0", "--fast", "-q"]
+    out = tmp_path / "ev.json"
+    assert main([*base, "--style-model", str(style), "--style-labels", "LABEL_0=informal,LABEL_1=formal",
+                 "--json", str(out)]) in (0, None)
+    import json
+
+    data = json.loads(out.read_text(encoding="utf-8"))
+    assert any(str(style) in line and "transformers sequence classifier" in line for line in data["rationale"])
+    assert 'labels="LABEL_0=informal,LABEL_1=formal"' in " ".join(data["metric_specs"])
+    capsys.readouterr()
+    assert main([*base, "--style-model", str(style)]) == 2  # generic labels, not mapped: one line naming labels=
+    err = capsys.readouterr().err.strip()
+    assert "labels=" in err and "LABEL_0, LABEL_1" in err and len(err.splitlines()) == 1
+    assert main([*base, "--fluency-model", str(style)]) == 2  # fast mode has no fluency model
+    assert "fast" in capsys.readouterr().err
