@@ -8,13 +8,13 @@ so lengths are those of real transfer outputs.
 * ``styleval``: ``styleval.score(records, ["style_probability:model=DIR;case=sensitive"], bootstrap=0)``, the whole
   user path (the model loaded and hashed once beforehand, as a later run finds it, since the load is not what is
   compared): texts in batches of similar length, longest first (``batch_size=32``);
-* ``plain``: the loop a user writes with transformers: batches of 32 texts in the given order, padded to the
-  longest, truncated at the model's length, ``softmax(logits)[:, 1]``.
+* ``plain``: the loop a user writes with transformers (the model loaded beforehand too): batches of 32 texts in the
+  given order, padded to the longest, truncated at the model's length, ``softmax(logits)[:, 1]``.
 
 Both run in this process with the same torch threads, on the GPU when torch sees one. The per-text probabilities
 must agree within ``--tolerance`` (float32 arithmetic on different paddings); the figure is the ratio of texts per
-second, styleval over plain (each the median of ``--repeat`` runs). Run:
-    .venv/bin/python benchmarks/bench_hf_classifier.py [--texts 64] [--repeat 1] [--layers 12]
+second, styleval over plain (each the median of ``--repeat`` runs, the two sides alternating). Run:
+    .venv/bin/python benchmarks/bench_hf_classifier.py [--texts 128] [--repeat 3] [--layers 12]
 """
 from __future__ import annotations
 
@@ -43,15 +43,20 @@ def lai_outputs(n: int) -> list[str]:
     return texts[:n]
 
 
-def plain_loop(folder: Path, texts: list[str], max_length: int) -> np.ndarray:
-    """P(label 1) of each text, as a plain transformers loop computes it."""
+def plain_model(folder: Path) -> tuple[object, object]:
+    """(tokenizer, model) loaded by transformers, once, outside the timing (as styleval's pool holds its copy)."""
     import torch
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
-    tok = AutoTokenizer.from_pretrained(folder)
     model = AutoModelForSequenceClassification.from_pretrained(folder).eval()
-    device = "cuda" if torch.cuda.is_available() else "cpu"
-    model.to(device)
+    return AutoTokenizer.from_pretrained(folder), model.to("cuda" if torch.cuda.is_available() else "cpu")
+
+
+def plain_loop(tok, model, texts: list[str], max_length: int) -> np.ndarray:
+    """P(label 1) of each text, as a plain transformers loop computes it."""
+    import torch
+
+    device = next(model.parameters()).device
     out = []
     with torch.inference_mode():
         for start in range(0, len(texts), BATCH):
@@ -74,8 +79,9 @@ def through_styleval(folder: Path, texts: list[str]) -> np.ndarray:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--texts", type=int, default=64, help="distinct texts scored (default 64)")
-    ap.add_argument("--repeat", type=int, default=1, help="runs of each side; the median counts (default 1)")
+    ap.add_argument("--texts", type=int, default=128, help="distinct texts scored (default 128)")
+    ap.add_argument("--repeat", type=int, default=3,
+                    help="runs of each side, alternating; the median counts (default 3)")
     ap.add_argument("--layers", type=int, default=12, help="encoder layers (default 12, RoBERTa-base)")
     ap.add_argument("--max-length", type=int, default=512, help="the model's maximum length in tokens")
     ap.add_argument("--tolerance", type=float, default=1e-5, help="largest difference of a probability allowed")
@@ -95,11 +101,12 @@ def main() -> None:
                                   hidden=768, layers=args.layers, heads=12, intermediate=3072, vocab_size=8000,
                                   corpus=texts, initializer_range=0.02)
         clf = load_classifier(model_spec(str(folder)))  # loaded and hashed once, as a later run finds it
+        tok, model = plain_model(folder)
         lengths = clf.token_counts(texts)
         times: dict[str, list[float]] = {"styleval": [], "plain": []}
         results: dict[str, np.ndarray] = {}
         for _ in range(args.repeat):
-            for name, run in (("plain", lambda: plain_loop(folder, texts, clf.max_length)),
+            for name, run in (("plain", lambda: plain_loop(tok, model, texts, clf.max_length)),
                               ("styleval", lambda: through_styleval(folder, texts))):
                 t = time.perf_counter()
                 results[name] = run()
