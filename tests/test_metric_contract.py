@@ -303,6 +303,10 @@ def test_memory_chunks_stream_and_cache_agree(name, tmp_path):
             return
         spec = f"{spec}{';' if ':' in spec else ':'}{STREAMABLE_WITH[name]}"
         assert _built(spec, has_refs=True)[0].streamable, spec
+    _memory_chunks_stream_and_cache(spec, records, table, tmp_path)
+
+
+def _memory_chunks_stream_and_cache(spec: str, records: tuple[Record, ...], table: Path, tmp_path: Path) -> None:
     mem = _score(spec, records)
     # a chunk holds 3 records, so systems and chunks cross; two runs: the same numbers and signatures
     streamed = score_stream(table, [spec], bootstrap=0, stream=StreamOptions(chunk_size=3, keep_stats=True))
@@ -593,3 +597,68 @@ def test_equals_reference_implementation(name):
         np.testing.assert_allclose(res.segment_scores, seg, rtol=0, atol=tol, err_msg=res.metric)
         assert res.corpus_score == pytest.approx(corpus, abs=tol), res.metric
 
+
+
+# -- 7. transformers classifiers as style and fluency models: the model parameters ----------------------------------
+@lru_cache(maxsize=None)
+def _classifier(labels: tuple[str, ...] | None) -> Path:
+    """A small transformers classifier in a folder whose name needs quoting in a spec (';' and ',')."""
+    from tiny_classifiers import build_classifier
+
+    folder = Path(tempfile.mkdtemp(prefix="contract-clf-")) / f"clf;{'-'.join(labels or ('score',))},x"
+    return build_classifier(folder, "roberta", labels=labels, max_length=16)
+
+
+def _classifier_specs() -> dict[str, str]:
+    """One spec per metric that takes a transformers classifier, with every new model parameter set."""
+    generic = quote(str(_classifier(("LABEL_0", "LABEL_1"))))
+    score = quote(str(_classifier(None)))
+    return {
+        "style_accuracy": f'style_accuracy:model={generic};labels="LABEL_0=informal,LABEL_1=formal";batch_size=3',
+        "style_probability": f'style_probability:model={score};labels="informal,formal";threshold=0.125',
+        "style_emd": f'style_emd:model={generic};labels="informal,formal";batch_size=2',
+        "acceptability": f"acceptability:model={generic};acceptable_label=LABEL_1;batch_size=4",
+    }
+
+
+CLASSIFIER_METRICS = ("style_accuracy", "style_probability", "style_emd", "acceptability")
+
+
+@pytest.mark.parametrize("name", CLASSIFIER_METRICS)
+def test_classifier_parameters_round_trip(name):
+    spec = _classifier_specs()[name]
+    metric = _build(spec)
+    again = _build(metric.metric_id.spec())
+    assert again.metric_id == metric.metric_id and again.metric_id.spec() == metric.metric_id.spec()
+    assert str(again.signature()) == str(metric.signature())
+    params = dict(metric.metric_id.params)
+    assert "batch_size" not in params  # it does not change scores
+    assert {k for k in ("labels", "threshold", "acceptable_label") if f"{k}=" in spec} <= params.keys()
+    other = _build(spec.replace("batch_size=", "batch_size=1") if "batch_size=" in spec else spec + ";batch_size=7")
+    assert other.metric_id == metric.metric_id
+
+
+@pytest.mark.parametrize("name", CLASSIFIER_METRICS)
+def test_classifier_memory_chunks_stream_and_cache_agree(name, tmp_path):
+    spec = _classifier_specs()[name] + (";normalize=none" if name == "acceptability" else ";case=sensitive")
+    records = _records()
+    _memory_chunks_stream_and_cache(spec, records, _write_table(list(records), tmp_path / "t.jsonl"), tmp_path)
+    result = _score(spec, records)
+    for res in result.results:
+        assert res.signature.resources.get("style_model_hash", res.signature.resources.get("acceptability_hash"))
+        lo, hi = _build(spec).value_range
+        assert np.all((res.segment_scores >= lo) & (res.segment_scores <= hi)), res.metric
+
+
+@pytest.mark.parametrize("name", CLASSIFIER_METRICS)
+def test_classifier_empty_outputs_get_the_documented_value(name):
+    spec = _classifier_specs()[name] + (";normalize=none" if name == "acceptability" else ";case=sensitive")
+    cell = documented_empty_values()[name]["output"]
+    got = _score(spec, _emptied("output"))
+    metric = _build(spec)
+    for res in got.results:
+        if res.system != _records()[0].system:
+            continue
+        for k in range(len(BLANKS)):
+            _check_cell(cell, float(res.segment_scores[k]), metric, f"{res.metric}, {BLANKS[k]!r}")
+        assert res.flags.get("empty_output") == [r.id for r in _records()[:len(BLANKS)]]

@@ -310,3 +310,87 @@ def test_the_score_command_takes_a_classifier_folder(tmp_path):
 
     data = json.loads(out.read_text())
     assert "style_model_hash" in json.dumps(data)
+
+
+# -- evaluate with the user's style and fluency classifiers ---------------------------------------------------------
+def test_evaluate_takes_a_style_and_a_fluency_classifier():
+    """J's STA and FL come from the given classifiers: j per segment is STA x SIM x FL computed from a direct
+    forward pass of each, and the rationale names both models and says no human figures are known for them."""
+    style = _model("roberta", ("LABEL_0", "LABEL_1"), seed=7)
+    cola = _model("bert", ("unacceptable", "acceptable"), seed=8)
+    outputs, sources = OUTPUTS[:12], SOURCES[:12]
+    records = _records(outputs, sources) + [Record(id=r.id, source=r.source, output=r.source, system="copy",
+                                                   direction=r.direction) for r in _records(outputs, sources)]
+    from styleval.evaluation import evaluate
+
+    ev = evaluate(records, style_model=str(style), style_labels="LABEL_0=informal,LABEL_1=formal",
+                  fluency_model=str(cola), bootstrap=0, anchor=False)
+    assert ev.settings["style_model"] == str(style) and ev.settings["fluency_model"] == str(cola)
+    text = " ".join(ev.rationale)
+    assert f"{str(style)!r}" in text and f"{str(cola)!r}" in text
+    assert text.count("no human figures known for this model") == 2
+    sta = (_softmax(_direct_logits(style, outputs, 64))[:, 1] > 0.5).astype(float)
+    fl = (_softmax(_direct_logits(cola, outputs, 64))[:, 1] >= 0.5).astype(float)
+    sim = np.clip(ev.result.get(ev.roles["similarity"], "sys").segment_scores, 0, 1)
+    j = np.array([ev.overall_segments["j"]["sys"][str(i)] for i in range(len(outputs))])
+    np.testing.assert_allclose(j, sta * sim * fl, atol=1e-9)
+    from styleval.models.hashing import content_hash
+
+    assert ev.result.get(ev.roles["style"], "sys").signature.resources["style_model_hash"] == content_hash(style)[:12]
+
+
+# -- benchmark on the human sets -------------------------------------------------------------------------------------
+def test_benchmark_takes_classifier_folders_and_rescoring_follows_the_model(shared_data, tmp_path):
+    """``benchmark -m "style_accuracy:model=DIR"`` and ``-m "acceptability:model=DIR"`` run on Lai 2022's human
+    judgments; the cache is keyed by the folder's content, so a model retrained in place is scored again."""
+    from styleval.benchmark.scoring import score_metric
+    from styleval.benchmark.sets import first_inputs, lai2022_set
+    from styleval.cli import main as cli_main
+
+    style = build_classifier(tmp_path / "style", "roberta", max_length=64)
+    cola = build_classifier(tmp_path / "cola", "bert", labels=("unacceptable", "acceptable"), max_length=64)
+    out = tmp_path / "bench.json"
+    specs = f"style_probability:model={style},acceptability:model={cola}"
+    assert cli_main.main(["benchmark", "-m", specs, "--sets", "lai2022", "--root", str(shared_data), "--inputs", "6",
+                          "--no-stored", "--ci", "0", "--permutations", "0", "--json", str(out), "-q"]) == 0
+    import json
+
+    data = json.loads(out.read_text(encoding="utf-8"))
+    scored = {(t["label"].split("] ")[1].split()[0], r["metric"]) for t in data["tasks"] for r in t["rows"]
+              if r.get("statistic") is not None}
+    assert {("style", "style_probability"), ("fluency", "acceptability")} <= scored
+    assert "style_model_hash" in data["signatures"]["style_probability"]
+
+    records = first_inputs(lai2022_set(shared_data), 3).records()
+    spec = f"style_probability:model={style};case=sensitive"
+    first = score_metric(spec, records, "lai2022", cache_dir=tmp_path / "cache")
+    again = score_metric(spec, records, "lai2022", cache_dir=tmp_path / "cache")
+    assert not first.cached and again.cached
+    shutil.rmtree(style)
+    build_classifier(style, "roberta", max_length=64, seed=11)  # retrained in place
+    third = score_metric(spec, records, "lai2022", cache_dir=tmp_path / "cache")
+    assert not third.cached and not np.allclose(third.table["score"], first.table["score"])
+
+
+def test_the_evaluate_command_takes_the_classifier_options(tmp_path, capsys):
+    from styleval.cli.main import main
+
+    style = _model("roberta", ("LABEL_0", "LABEL_1"), seed=7)
+    (tmp_path / "src.txt").write_text("\n".join(SOURCES[:6]) + "\n", encoding="utf-8")
+    (tmp_path / "out.txt").write_text("\n".join(OUTPUTS[:6]) + "\n", encoding="utf-8")
+    base = ["evaluate", "--source", str(tmp_path / "src.txt"), "--system", str(tmp_path / "out.txt"),
+            "--direction", "informal:formal", "--bootstrap", "0", "--fast", "-q"]
+    out = tmp_path / "ev.json"
+    assert main([*base, "--style-model", str(style), "--style-labels", "LABEL_0=informal,LABEL_1=formal",
+                 "--json", str(out)]) in (0, None)
+    import json
+
+    data = json.loads(out.read_text(encoding="utf-8"))
+    assert any(str(style) in line and "transformers sequence classifier" in line for line in data["rationale"])
+    assert 'labels="LABEL_0=informal,LABEL_1=formal"' in " ".join(data["metric_specs"])
+    capsys.readouterr()
+    assert main([*base, "--style-model", str(style)]) == 2  # generic labels, not mapped: one line naming labels=
+    err = capsys.readouterr().err.strip()
+    assert "labels=" in err and "LABEL_0, LABEL_1" in err and len(err.splitlines()) == 1
+    assert main([*base, "--fluency-model", str(style)]) == 2  # fast mode has no fluency model
+    assert "fast" in capsys.readouterr().err

@@ -115,11 +115,11 @@ def train_tokenizer(folder: str | Path, arch: str = "bert", *, max_length: int =
 
 
 def _config(arch: str, tokenizer, *, max_length: int, num_labels: int, hidden: int, layers: int,
-            initializer_range: float, extra: dict):
-    common = dict(vocab_size=len(tokenizer), hidden_size=hidden, num_hidden_layers=layers, num_attention_heads=2,
-                  intermediate_size=2 * hidden, initializer_range=initializer_range, num_labels=num_labels,
-                  pad_token_id=tokenizer.pad_token_id, hidden_dropout_prob=0.0, attention_probs_dropout_prob=0.0,
-                  **extra)
+            initializer_range: float, extra: dict, heads: int = 2, intermediate: int | None = None):
+    common = dict(vocab_size=len(tokenizer), hidden_size=hidden, num_hidden_layers=layers, num_attention_heads=heads,
+                  intermediate_size=intermediate or 2 * hidden, initializer_range=initializer_range,
+                  num_labels=num_labels, pad_token_id=tokenizer.pad_token_id, hidden_dropout_prob=0.0,
+                  attention_probs_dropout_prob=0.0, **extra)
     if arch == "bert":
         from transformers import BertConfig
 
@@ -134,15 +134,18 @@ def _config(arch: str, tokenizer, *, max_length: int, num_labels: int, hidden: i
 def build_classifier(folder: str | Path, arch: str = "bert", *,
                      labels: Sequence[str] | None = ("informal", "formal"), max_length: int = 64, seed: int = 0,
                      hidden: int = 32, layers: int = 2, initializer_range: float = 0.2,
-                     corpus: Sequence[str] = CORPUS) -> Path:
+                     corpus: Sequence[str] = CORPUS, vocab_size: int | None = None, heads: int = 2,
+                     intermediate: int | None = None) -> Path:
     """A sequence-classification model of ``arch`` (``bert`` or ``roberta``) in ``folder``: ``labels`` in
     ``config.id2label`` order (``None``: a single-output regression head, ``problem_type="regression"``), a
     tokenizer trained here whose ``model_max_length`` and the model's positions are ``max_length``, weights drawn
     from ``seed`` (``initializer_range`` wider than BERT's 0.02, so that texts get distinct probabilities, and narrow
-    enough that float32 padding noise stays well below 1e-6). Returns the folder."""
+    enough that float32 padding noise stays well below 1e-6). ``hidden``, ``layers``, ``heads`` and
+    ``intermediate`` size the model (RoBERTa-base: 768, 12, 12, 3072), ``corpus`` and ``vocab_size`` the tokenizer.
+    Returns the folder."""
     _check_arch(arch)
     folder = Path(folder)
-    tokenizer = train_tokenizer(folder, arch, max_length=max_length, corpus=corpus)
+    tokenizer = train_tokenizer(folder, arch, max_length=max_length, corpus=corpus, vocab_size=vocab_size)
     if labels is None:
         extra: dict = {"problem_type": "regression"}
         num_labels = 1
@@ -152,7 +155,7 @@ def build_classifier(folder: str | Path, arch: str = "bert", *,
                  "problem_type": "single_label_classification"}
         num_labels = len(labels)
     config = _config(arch, tokenizer, max_length=max_length, num_labels=num_labels, hidden=hidden, layers=layers,
-                     initializer_range=initializer_range, extra=extra)
+                     initializer_range=initializer_range, extra=extra, heads=heads, intermediate=intermediate)
     import torch
     from transformers import AutoModelForSequenceClassification
 

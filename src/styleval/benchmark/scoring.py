@@ -2,8 +2,9 @@
 a user's scores file.
 
 The cache is a folder with one JSON file per (set, metric spec): the rows (system, segment, column, score), each
-column's aspect kind, orientation and signature, and a hash of the records scored, so a changed set is scored
-again and adding a metric scores only that metric. The folder also holds a model-output store
+column's aspect kind, orientation and signature, and a hash of the records scored and of the model folders the spec
+names (``style_accuracy:model=DIR``), so a changed set or a model retrained in place is scored again and adding a
+metric scores only that metric. The folder also holds a model-output store
 (:data:`MODEL_OUTPUTS`), active while each spec is scored, so specs over one model run it once per text. A metric
 whose scoring fails on a set gives a
 :class:`Failure` (the one-line reason) instead of rows: the benchmark reports it as failed on that set's tasks.
@@ -65,6 +66,26 @@ def records_hash(records: Sequence[Record]) -> str:
     return digest.hexdigest()
 
 
+def models_hash(spec: str) -> str:
+    """The content hashes of the local files or folders a spec's parameters name (its model folders), in one
+    hash; empty when it names none."""
+    from ..metrics.registry import parse_spec
+    from ..models.hashing import content_hash
+
+    try:
+        _, params = parse_spec(spec)
+    except StyleEvalError:
+        return ""  # scoring reports the bad spec
+    named = sorted((key, value) for key, value in params.items()
+                   if isinstance(value, str) and ("/" in value or "\\" in value) and Path(value).expanduser().exists())
+    if not named:
+        return ""
+    digest = hashlib.sha256()
+    for key, value in named:
+        digest.update(f"{key}={content_hash(Path(value).expanduser())}\n".encode())
+    return digest.hexdigest()
+
+
 def cache_path(cache_dir: StrPath, set_name: str, spec: str) -> Path:
     slug = re.sub(r"[^A-Za-z0-9_.-]+", "_", spec)[:60]
     return Path(cache_dir) / set_name / f"{slug}-{hashlib.sha256(spec.encode()).hexdigest()[:12]}.json"
@@ -109,7 +130,7 @@ def score_metric(spec: str, records: Sequence[Record], set_name: str, *, cache_d
     """Score ``records`` with metric ``spec`` (every column it gives: ``bleu`` against the source and the
     references), from the cache when it holds this spec on these records. A :class:`StyleEvalError` while scoring
     (an unrated judge segment, a missing model) is returned as a :class:`Failure`."""
-    digest = records_hash(records)
+    digest = records_hash(records) + (f"+{m}" if (m := models_hash(spec)) else "")
     path = cache_path(cache_dir, set_name, spec) if cache_dir is not None else None
     if path is not None and (hit := _read_cache(path, spec, digest)) is not None:
         return hit

@@ -53,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from ..errors import InputError
-    from ..style_models import load_style_model, read_labelled
+    from ..style_models import StyleModel, load_style_model, read_labelled
     from ..training.calibration import calibrate_style_model
     from ..training.options import CalibrationOptions
     from ..style_models.data import read_style_files
@@ -77,6 +77,9 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(f"--bootstrap must be at least 1, got {args.bootstrap}")
     with make_progress(not args.no_progress) as bar:
         model = load_style_model(args.model)
+        if not isinstance(model, StyleModel):
+            raise InputError(f"calibrate-style fits a styleval style model's calibration; {args.model!r} is a "
+                             "transformers classifier (give it threshold= in the style metrics instead)")
         out = calibrate_style_model(model, data, positive=args.positive, name=args.name or Path(args.output).name,
                                     note=args.note, progress=bar,
                                     options=CalibrationOptions(method=args.method, threshold_rule=args.threshold_rule,

@@ -27,8 +27,21 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     b.add_argument("--fast", action="store_true",
                    help="leave out the neural content and fluency models (lexical metrics and the style classifier)")
     b.add_argument("--style-model", default="auto",
-                   help="style classifier: shipped name or model folder "
-                        "(default: auto, the one covering the direction)")
+                   help="style classifier: shipped name, model folder, transformers classifier folder, or hub id "
+                        "with STYLEVAL_ALLOW_HUB=1 (default: auto, the shipped one covering the direction)")
+    b.add_argument("--style-labels", default=None, metavar="LABELS",
+                   help="a transformers style classifier's labels as styles, e.g. 'LABEL_0=informal,LABEL_1=formal' "
+                        "(default: its config's id2label); for a single-output head LOW,HIGH")
+    b.add_argument("--style-threshold", type=float, default=None, metavar="T",
+                   help="a single-output style head's decision: the score from which an output counts for the "
+                        "high style")
+    b.add_argument("--fluency-model", default=None, metavar="MODEL",
+                   help="acceptability classifier for J's fluency factor: a CoLA-style transformers classifier "
+                        "folder, a hub id with STYLEVAL_ALLOW_HUB=1, or an acceptability folder (default: the "
+                        "shipped acceptability-smollm2)")
+    b.add_argument("--acceptable-label", default=None, metavar="LABEL",
+                   help="the --fluency-model label (name or index) that means acceptable (default: the label "
+                        "named 'acceptable')")
     from ..evaluation.plan import CONTENT_MODELS, DEFAULT_CONTENT_MODEL
 
     b.add_argument("--content-model", choices=tuple(CONTENT_MODELS), default=DEFAULT_CONTENT_MODEL,
@@ -117,7 +130,9 @@ def run(args: argparse.Namespace) -> int:
         human = Judgments.read(args.human)  # read before the long evaluation, so a bad file fails fast
     records = score_cmd.load_records(args)
     with progress.make(not (args.no_progress or args.quiet)) as bar:
-        ev = evaluate(records, style_model=args.style_model, content_model=args.content_model, lm=args.lm,
+        ev = evaluate(records, style_model=args.style_model, content_model=args.content_model,
+                      fluency_model=args.fluency_model, style_labels=args.style_labels,
+                      style_threshold=args.style_threshold, acceptable_label=args.acceptable_label, lm=args.lm,
                       style_lms=style_lms or None, fluency=args.fluency, fluency_threshold=args.fluency_threshold,
                       fast=args.fast, naturalness=args.naturalness, options=statistics_options(args), progress=bar,
                       anchor=args.anchor)

@@ -24,8 +24,8 @@ from ..results import Comparison, ScoreResult
 from .overall import OVERALL_COLUMNS, overall_metrics, split_overall
 from .anchor import anchor_line, anchor_records, anchor_settings, wants_anchor
 from .texts import segment_texts
-from .plan import (DEFAULT_CONTENT_MODEL, DEFAULT_FLUENCY, DEFAULT_LM, BatteryChoices, CorpusFacts, ModelCardFacts,
-                   StyleModelFacts, plan_evaluation)
+from .plan import (DEFAULT_CONTENT_MODEL, DEFAULT_FLUENCY, DEFAULT_LM, BatteryChoices, CorpusFacts,
+                   FluencyModelFacts, ModelCardFacts, StyleModelFacts, plan_evaluation)
 from ..progress import Progress, reporting
 
 FORMAT = "styleval-evaluation/1"
@@ -170,21 +170,65 @@ def as_dict(evaluation: "Evaluation | Mapping[str, Any]") -> dict[str, Any]:
 
 
 # ------------------------------------------------------------------------------------------ facts for the plan
-def style_model_facts(style_model: str, styles: frozenset[str]) -> StyleModelFacts:
+def style_model_facts(style_model: str, styles: frozenset[str], labels: str | None = None,
+                      threshold: float | None = None) -> StyleModelFacts:
     """The style classifier the battery will use (the one named, or the shipped one covering ``styles`` for
-    ``auto``), described from its card for the plan."""
+    ``auto``), described from its card for the plan; ``labels`` and ``threshold`` read a transformers classifier
+    (:mod:`styleval.style_models.transformers_model`)."""
+    from ..metrics.spec import render_token
     from ..models import registry
     from ..style_models.model import CLASSIFIER
     from ..style_models.pretrained import AUTO, choose_shipped, load_style_model
+    from ..style_models.transformers_model import TransformersStyleModel
 
     chosen = style_model == AUTO
     name = choose_shipped(CLASSIFIER, styles) if chosen else style_model
-    model = load_style_model(name)
+    model = load_style_model(name, labels=labels, threshold=threshold)
+    if isinstance(model, TransformersStyleModel):
+        params = "".join(f";{key}={render_token(value)}" for key, value in (("labels", labels),
+                                                                            ("threshold", threshold))
+                         if value is not None)
+        ident = model.classifier.identity()
+        decides = (" An output counts for the target when P(target) beats P(source) (softmax over its labels)."
+                   if threshold is None else f" An output counts for {model.labels[1]!r} when its score is at least "
+                   f"{threshold:g}, with P = sigmoid(score - {threshold:g}).")
+        return StyleModelFacts(name=name, chosen=False, labels=tuple(model.labels), feature_blocks="transformers",
+                               calibration_note=decides + " It has no styleval calibration.", card=None,
+                               cased=model.cased, params=params,
+                               what=f"a transformers sequence classifier ({ident['model_hash']})")
     blocks = ", ".join(str(getattr(b, "kind", None) or b.config().get("kind", type(b).__name__))
                        for b in getattr(model, "blocks", ())) or "see the model card"
     return StyleModelFacts(name=name, chosen=chosen, labels=tuple(model.labels), feature_blocks=blocks,
                            calibration_note=_calibration_note(model), card=card_facts(getattr(model, "card", None)),
                            cased=model.cased, cased_slot=registry.cased_slot(registry.STYLE, name))
+
+
+def fluency_model_facts(fluency_model: str, acceptable_label: str | None = None) -> FluencyModelFacts:
+    """The acceptability classifier the user gave, for the plan: a transformers classifier (checked now: its
+    acceptable label must be known) or a styleval acceptability folder (with its card's figures)."""
+    from ..acceptability.transformers_model import acceptable_index
+    from ..metrics.spec import render_token
+    from ..models import catalog as cat
+    from ..models import registry
+    from ..models.spec import model_spec
+
+    spec = model_spec(fluency_model, shipped=registry.ACCEPTABILITY, expect=(cat.STYLEVAL, cat.TRANSFORMERS))
+    if spec.kind != cat.TRANSFORMERS:
+        from ..acceptability.model import load_acceptability
+
+        if acceptable_label is not None:
+            raise InputError(f"--acceptable-label reads a transformers classifier; {fluency_model!r} is a styleval "
+                             "acceptability model")
+        return FluencyModelFacts(name=fluency_model, what="a styleval acceptability model",
+                                 card=card_facts(load_acceptability(fluency_model).card))
+    from ..models.classifier import load_classifier
+
+    clf = load_classifier(spec)
+    index = acceptable_index(clf, acceptable_label)
+    params = f";acceptable_label={render_token(acceptable_label)}" if acceptable_label is not None else ""
+    return FluencyModelFacts(name=fluency_model, params=params,
+                             what=f"a transformers sequence classifier ({clf.identity()['model_hash']}; acceptable "
+                                  f"label {clf.labels[index]!r})")
 
 
 def card_facts(card: Mapping[str, Any] | None) -> ModelCardFacts | None:
@@ -249,19 +293,24 @@ def _fluency_warning(result: Any, metric: str, threshold: float, systems: Sequen
 
 
 def evaluate(records: Sequence[Record], *, style_model: str = "auto", content_model: str = DEFAULT_CONTENT_MODEL,
-             lm: str = DEFAULT_LM, style_lms: "str | Mapping[str, str] | None" = None,
+             fluency_model: str | None = None, style_labels: str | None = None, style_threshold: float | None = None,
+             acceptable_label: str | None = None, lm: str = DEFAULT_LM,
+             style_lms: "str | Mapping[str, str] | None" = None,
              fluency: str = DEFAULT_FLUENCY, fluency_threshold: float | None = None, fast: bool = False,
              naturalness: "str | bool | None" = None, options: StatisticsOptions | None = None,
              progress: Progress | None = None, anchor: bool | None = None, **statistics: Any) -> Evaluation:
     """Score ``records`` with the battery recommended for their transfer direction(s).
 
     * style: ``style_accuracy`` and ``style_emd`` with the best style classifier for the direction
-      (``style_model="auto"``: the shipped classifier whose labels cover the direction's styles);
+      (``style_model="auto"``: the shipped classifier whose labels cover the direction's styles), or the one given:
+      a shipped name, a ``train-style`` folder, a transformers classifier folder or an allowed hub id, read with
+      ``style_labels`` and ``style_threshold`` (the style metrics' ``labels`` and ``threshold``);
     * content: ``content_model`` (a name of ``plan.CONTENT_MODELS``; the default is the similarity rule's choice,
       docs/results.md) against the source, J's SIM, and ``bleu``,
       ``chrf``, ``meteor`` against the source and, when records have references, against all references;
-    * fluency: ``acceptability`` (the shipped classifier's P(acceptable English)) and ``perplexity`` under
-      ``lm``, or under a target-style LM per style in ``style_lms``;
+    * fluency: ``acceptability`` (the shipped classifier's P(acceptable English), or that of ``fluency_model``:
+      a CoLA-style transformers classifier or an acceptability folder, with ``acceptable_label``) and
+      ``perplexity`` under ``lm``, or under a target-style LM per style in ``style_lms``;
     * overall: ``hm``/``gm`` of corpus style accuracy and content (BLEU/ref ÷ 100 when references exist, else the
       source-side similarity) and ``j`` = mean over segments of STA·SIM·FL (ParaDetox), FL from the ``fluency``
       metric: 1[acceptability ≥ ``fluency_threshold``] (default 0.5) or, with ``fluency="perplexity"``,
@@ -302,7 +351,10 @@ def evaluate(records: Sequence[Record], *, style_model: str = "auto", content_mo
                                  fluency=fluency, fluency_threshold=fluency_threshold, fast=fast,
                                  naturalness="unigram" if naturalness is True else (naturalness or None),
                                  seed=opts.seed)
-        evaluation = _evaluate(list(records), style_model, choices, opts, progress, anchor)
+        if fast and fluency_model is not None:
+            raise InputError("fast mode leaves the fluency models out: drop fast or the fluency model")
+        models = _Models(style_model, style_labels, style_threshold, fluency_model, acceptable_label)
+        evaluation = _evaluate(list(records), models, choices, opts, progress, anchor)
         evaluation.timing = timing_facts(log, time.perf_counter() - started, time.process_time() - cpu_started)
     return evaluation
 
@@ -320,7 +372,18 @@ def timing_facts(log: Any, total: float, total_cpu: float) -> dict[str, Any]:
             "statistics": {k: t.to_dict() for k, t in log.of_kind("statistics").items()}}
 
 
-def _evaluate(records: list[Record], style_model: str, choices: BatteryChoices, opts: StatisticsOptions,
+@dataclass(frozen=True)
+class _Models:
+    """The style and fluency models ``evaluate`` was given, with their classifier parameters."""
+
+    style: str = "auto"
+    style_labels: str | None = None
+    style_threshold: float | None = None
+    fluency: str | None = None
+    acceptable_label: str | None = None
+
+
+def _evaluate(records: list[Record], models: _Models, choices: BatteryChoices, opts: StatisticsOptions,
               progress: Progress | None, anchor: bool | None) -> Evaluation:
     from ..scoring import build_metrics, score_records
 
@@ -333,7 +396,10 @@ def _evaluate(records: list[Record], style_model: str, choices: BatteryChoices, 
         records = records + anchored
     texts = segment_texts(records)
     with reporting(progress):  # a model loaded while planning is reported too
-        plan = plan_evaluation(corpus, choices, style_model_facts(style_model, corpus.styles), shipped_model_cards())
+        style = style_model_facts(models.style, corpus.styles, models.style_labels, models.style_threshold)
+        fluency = (fluency_model_facts(models.fluency, models.acceptable_label)
+                   if models.fluency is not None and not choices.fast else None)
+        plan = plan_evaluation(corpus, choices, style, shipped_model_cards(), fluency)
         built = build_metrics(plan.specs, ("source", "references"), corpus.has_references)
     by_id = {m.metric_id: m for m in built}
     threshold = choices.threshold

@@ -173,9 +173,15 @@ class ModelCardFacts:
     figures: tuple[str, ...]
 
 
+#: What the rationale says of a model the user gave that has no styleval model card.
+NO_FIGURES = "no human figures known for this model"
+
+
 @dataclass(frozen=True)
 class StyleModelFacts:
-    """The style classifier the battery uses, as its card describes it."""
+    """The style classifier the battery uses, as its card describes it (``params``: the transformers classifier
+    parameters, ``labels``/``threshold``, its style metrics are built with, as spec text; ``what``: what kind of
+    model it is, for the rationale)."""
 
     name: str
     chosen: bool  # True when picked automatically for the corpus's styles, False when the user named it
@@ -185,6 +191,18 @@ class StyleModelFacts:
     card: ModelCardFacts | None = None  # read from its card (None: not read)
     cased: bool = False  # whether the model itself reads case
     cased_slot: str | None = None  # the cased model shipped under its name (a pair), used when case counts
+    params: str = ""  # e.g. ';labels="LABEL_0=informal,LABEL_1=formal"' for a transformers classifier
+    what: str = ""  # e.g. "a transformers sequence classifier"
+
+
+@dataclass(frozen=True)
+class FluencyModelFacts:
+    """The acceptability classifier the user gave for J's fluency factor (None in the plan: the shipped one)."""
+
+    name: str
+    params: str = ""  # e.g. ";acceptable_label=LABEL_1"
+    what: str = "a transformers sequence classifier"
+    card: ModelCardFacts | None = None
 
 
 @dataclass(frozen=True)
@@ -260,8 +278,8 @@ class _Built:
 
 def _style_reason(style: StyleModelFacts, styles: frozenset[str], fast: bool) -> str:
     if not style.chosen:
-        return (f"style: classifier {style.name!r} as given (labels {', '.join(style.labels)})."
-                + style.calibration_note)
+        return (f"style: classifier {style.name!r} as given{f', {style.what}' if style.what else ''} (labels "
+                f"{', '.join(style.labels)})." + style.calibration_note)
     return (f"style: shipped classifier {style.name!r} is the one covering the styles {', '.join(sorted(styles))} "
             f"(features: {style.feature_blocks}); style accuracy is the share of outputs it labels as the target "
             "style, and the direction-corrected EMD (Mir et al. 2019) credits moving the style distribution from "
@@ -282,9 +300,11 @@ def model_of(spec: str) -> str | None:
     return str(model) if model else model_parameter_default(registry.metric_class(name))
 
 
-def figures_reason(aspect: str, model: str | None, card: ModelCardFacts | None) -> list[str]:
-    """A rationale sentence quoting ``model``'s figures on human judgments from its card, good or bad; nothing
-    when the model has no card (``card`` None)."""
+def figures_reason(aspect: str, model: str | None, card: ModelCardFacts | None, given: bool = False) -> list[str]:
+    """A rationale sentence quoting ``model``'s figures on human judgments from its card, good or bad; when the
+    model has no card (``card`` None), :data:`NO_FIGURES` for a model the user gave (``given``), else nothing."""
+    if model is not None and card is None and given:
+        return [f"{aspect}: {model!r} has no styleval model card: {NO_FIGURES}."]
     if model is None or card is None:
         return []
     name = f"{model!r} (model version {card.version})"
@@ -309,10 +329,14 @@ def _case_reason(style: StyleModelFacts, case: CaseEvidence) -> str:
 
 
 def plan_evaluation(corpus: CorpusFacts, choices: BatteryChoices, style: StyleModelFacts,
-                    model_cards: Mapping[str, ModelCardFacts] | None = None) -> EvaluationPlan:
+                    model_cards: Mapping[str, ModelCardFacts] | None = None,
+                    fluency_model: FluencyModelFacts | None = None) -> EvaluationPlan:
     """The battery for ``corpus``: style, content, fluency and (optionally) naturalness metrics, their roles in the
     overall scores and a rationale sentence for each choice. ``model_cards``: shipped model name -> its card's
-    version and figures on human judgments, quoted in the rationale of the metric that uses the model."""
+    version and figures on human judgments, quoted in the rationale of the metric that uses the model;
+    ``fluency_model``: the acceptability classifier the user gave (None: the shipped one)."""
+    from ..metrics.spec import render_token
+
     from ..metrics import registry
     from ..metrics.fluency.perplexity import parse_style_lms
 
@@ -327,14 +351,15 @@ def plan_evaluation(corpus: CorpusFacts, choices: BatteryChoices, style: StyleMo
     rationale.append(_case_reason(style, corpus.case))
     used = style.cased_slot if style.cased_slot and corpus.case.decision != BLIND else style.name
     card = style.card if used == style.name else (model_cards or {}).get(used)
-    rationale += figures_reason("style", used, card)
+    rationale += figures_reason("style", used, card, given=not style.chosen)
     if corpus.lowercased_systems:
         sees = style.cased or bool(style.cased_slot)
         rationale.append(f"warning: the outputs of {', '.join(corpus.lowercased_systems)} are lower-cased while their "
                          f"sources are cased, and {LOWERCASE_WHY}"
                          + ("; the cased style model counts it against them." if sees
                             else "; the case-blind style model cannot see it."))
-    style_metrics = [_create(f"style_accuracy:model={style.name}"), _create(f"style_emd:model={style.name}")]
+    style_model = f"model={render_token(style.name)}{style.params}"
+    style_metrics = [_create(f"style_accuracy:{style_model}"), _create(f"style_emd:{style_model}")]
     metrics: list[Metric] = list(style_metrics)
     aspects: dict[str, list[Metric]] = {"style": list(style_metrics), "content": [], "fluency": []}
     roles: dict[str, Metric] = {"style": style_metrics[0]}
@@ -395,13 +420,23 @@ def plan_evaluation(corpus: CorpusFacts, choices: BatteryChoices, style: StyleMo
                              "(pass style_lms / --style-lm STYLE=DIR for one, which measures fluency in the target "
                              "style); lower is better.")
         rationale.append(PERPLEXITY_NORMALIZE_WHY)
-        acceptability = _create("acceptability")
+        if fluency_model is None:
+            acceptability = _create("acceptability")
+        else:
+            acceptability = _create(f"acceptability:model={render_token(fluency_model.name)}{fluency_model.params}")
         metrics += [perplexity, acceptability]
         aspects["fluency"] += [acceptability, perplexity]
         roles["fluency"] = acceptability if choices.fluency == "acceptability" else perplexity
-        rationale.append(FLUENCY_WHY[choices.fluency])
-        fluency_model = model_of("acceptability")
-        rationale += figures_reason("fluency", fluency_model, cards.get(fluency_model or ""))
+        if fluency_model is None or choices.fluency != "acceptability":
+            rationale.append(FLUENCY_WHY[choices.fluency])
+        if fluency_model is None:
+            shipped_fluency = model_of("acceptability")
+            rationale += figures_reason("fluency", shipped_fluency, cards.get(shipped_fluency or ""))
+        else:
+            rationale.append(f"fluency{' in j' if choices.fluency == 'acceptability' else ''}: acceptability from "
+                             f"the classifier {fluency_model.name!r} as given, {fluency_model.what} (P(acceptable) "
+                             "of each output; acceptable when at or above the threshold).")
+            rationale += figures_reason("fluency", fluency_model.name, fluency_model.card, given=True)
     if choices.naturalness is not None:
         naturalness = _create(f"naturalness:classifier={choices.naturalness},seed={choices.seed}")
         metrics.append(naturalness)
@@ -419,7 +454,9 @@ def plan_evaluation(corpus: CorpusFacts, choices: BatteryChoices, style: StyleMo
         roles["content"], content_note = similarity, f"{similarity.metric_id.label} clipped to [0, 1]"
     roles["similarity"] = similarity if similarity is not None else lexical_src["chrf"]
 
-    settings = {"fast": fast, "style_model": style.name, "content_model": None if fast else choices.content_model,
+    settings = {"fast": fast, "style_model": style.name,
+                **({"fluency_model": fluency_model.name} if fluency_model is not None and not fast else {}),
+                "content_model": None if fast else choices.content_model,
                 "lm": None if fast else choices.lm, "style_lms": lm_map or None,
                 "fluency": None if fast else choices.fluency, "fluency_threshold": choices.threshold,
                 "directions": list(corpus.directions), "has_references": corpus.has_references,

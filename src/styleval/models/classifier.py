@@ -70,22 +70,33 @@ class SequenceClassifier:
         encoded = self.tokenizer(list(texts), add_special_tokens=True, truncation=False, verbose=False)
         return np.array([len(ids) for ids in encoded["input_ids"]], dtype=int)
 
+    def _encode(self, texts: list[str]) -> tuple[dict[str, list[Any]], np.ndarray]:
+        """Every text tokenized once, cut at :attr:`max_length` (no padding yet), and which texts were cut: only a
+        text that fills the limit can have been, so only those are counted again in full."""
+        encoded = self.tokenizer(texts, truncation=True, max_length=self.max_length, verbose=False)
+        full = [i for i, ids in enumerate(encoded["input_ids"]) if len(ids) >= self.max_length]
+        truncated = np.zeros(len(texts), dtype=bool)
+        if full:
+            truncated[full] = self.token_counts([texts[i] for i in full]) > self.max_length
+        return dict(encoded), truncated
+
     def _run(self, texts: list[str], batch_size: int) -> np.ndarray:
         import torch
 
         from ..progress import report
         from .passes import timed
 
-        counts = self.token_counts(texts)
-        order = np.argsort(-counts, kind="stable")  # longest first: similar lengths share a batch
+        encoded, truncated = self._encode(texts)
+        lengths = np.array([len(ids) for ids in encoded["input_ids"]])
+        order = np.argsort(-lengths, kind="stable")  # longest first: similar lengths share a batch
         out = np.empty((len(texts), self.n_outputs + 1), dtype=np.float64)
-        out[:, -1] = counts > self.max_length
+        out[:, -1] = truncated
         device = next(self.model.parameters()).device
         with timed("model", f"classifier {self.name}", len(texts)), torch.inference_mode():
             for start in range(0, len(texts), batch_size):
                 rows = order[start:start + batch_size]
-                x = self.tokenizer([texts[i] for i in rows], padding=True, truncation=True,
-                                   max_length=self.max_length, return_tensors="pt").to(device)
+                batch = {key: [values[i] for i in rows] for key, values in encoded.items()}
+                x = self.tokenizer.pad(batch, padding=True, return_tensors="pt").to(device)
                 out[rows, :-1] = self.model(**x).logits.float().cpu().numpy()
                 report("classifying texts [texts]", min(start + batch_size, len(texts)), len(texts))
         return out
@@ -98,7 +109,8 @@ def load_classifier(spec: ModelSpec) -> SequenceClassifier:
 
     _need("transformers", "neural")
     local = spec.local()
-    return get_pool().get("seq-classifier:" + local.key, lambda: _load(local), f"classifier {local.display}")
+    key = f"seq-classifier:{local.key}:{local.content_hash()}"  # a folder retrained in place loads again
+    return get_pool().get(key, lambda: _load(local), f"classifier {local.display}")
 
 
 def _load(spec: ModelSpec) -> SequenceClassifier:

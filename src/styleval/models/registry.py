@@ -142,6 +142,22 @@ def read_manifest(folder: str | Path, label: str) -> tuple[dict[str, Any], Path]
     return data, path
 
 
+def resolve_model_folder(name: str | Path, directory: Path, kind: str) -> Path:
+    """A shipped model's name (a sub-folder of ``directory``), or a path to a model folder -> the folder; ``kind``
+    (e.g. "style model") names the model in errors."""
+    folders = shipped_folders(directory)
+    if str(name) in folders:
+        return folders[str(name)]
+    path = Path(name).expanduser()
+    if path.is_dir():
+        if not (path / MANIFEST).is_file():
+            raise InputError(f"not a styleval {kind} folder (no {MANIFEST})", path)
+        return path.resolve()
+    if any(sep in str(name) for sep in ("/", "\\")) or str(name).startswith("."):
+        raise InputError(f"{kind} folder not found", path)
+    raise UnknownNameError(kind, str(name), list(folders))
+
+
 def resolve(kind: str, name: str | Path | None = None) -> Path:
     """The folder (or file) of model ``name`` of ``kind`` (its default when ``None``): a shipped model's name or a
     model folder for shipped kinds, a catalog name for installed ones (an error naming the pip package when it is
@@ -151,12 +167,7 @@ def resolve(kind: str, name: str | Path | None = None) -> Path:
     if chosen is None:
         raise InputError(f"{kind} models have no default; name one of {', '.join(names(kind))}")
     if kind in SHIPPED:
-        from .spec import model_spec
-
-        path = model_spec(chosen, shipped=kind, expect=cat.STYLEVAL).path
-        if path is None or not (path / MANIFEST).is_file():  # a transformers folder is not a styleval model folder
-            raise InputError(f"not a styleval {SHIPPED[kind].label} folder (no {MANIFEST})", Path(chosen))
-        return path
+        return resolve_model_folder(chosen, SHIPPED[kind].path, SHIPPED[kind].label)
     entry = cat.lookup(str(chosen))
     if entry is None or entry.kind != INSTALLED[kind][0]:
         raise UnknownNameError(kind, str(chosen), names(kind))

@@ -7,7 +7,7 @@ from typing import ClassVar
 import numpy as np
 
 from ...errors import InputError
-from ...style_models.model import REGRESSOR
+from ...style_models.model import REGRESSOR, StyleModel
 from ..base import Aspect, Batch, Metric
 from ..registry import register
 from ._model import AUTO, StyleModelMetric, check_case
@@ -52,6 +52,8 @@ class StyleRegression(StyleModelMetric):
     def segment_stats(self, batch: Batch) -> np.ndarray:
         choice = self.case_choice(batch)
         reg = self.load(batch, choice)
+        if not isinstance(reg, StyleModel):  # a transformers classifier: its kind is checked in load()
+            raise InputError(f"metric {self.name!r} reads a styleval regressor, not {reg.name!r}")
         outputs = self.seen(reg, batch.outputs, choice)
         sources = self.seen(reg, batch.sources, choice) if self.relative else []
         sign = np.where(self.target_index(reg, batch.directions) == 1, 1.0, -1.0)
