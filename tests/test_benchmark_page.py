@@ -49,9 +49,12 @@ def _terminal_notes(text: str) -> list[tuple[str, str, str]]:
     out = []
     for block in text.split("\n\n"):
         label = re.match(r"== (.*) ==", block)
-        if not label or "notes (* = some scores missing, left out):" not in block:
+        header = re.search(r"^notes(?: \(\* = some scores missing, left out\))?:\n", block, re.M)
+        if not label or not header:  # the header explains '*' only where a figure carries one
             continue
-        for line in block.split("notes (* = some scores missing, left out):\n", 1)[1].splitlines():
+        for line in block[header.end():].splitlines():
+            if not line.startswith("  "):
+                break
             metric, note = line.strip().split(": ", 1)
             out.append((label.group(1), metric, note))
     return out

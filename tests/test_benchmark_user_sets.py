@@ -65,7 +65,7 @@ def direct_scores(outputs: pd.DataFrame, spec: str, column: str) -> pd.Series:
     records = read_table(path) if path else None
     assert records is not None
     frame = styleval.score(records, [spec], bootstrap=0).to_dataframe("segment")
-    frame = frame[frame["metric"] == column]
+    frame = frame[frame["metric"] == column].assign(id=lambda f: f["id"].astype(str))  # the judgments' ids are text
     return frame.set_index(["system", "id"])["score"].astype(float)
 
 
@@ -213,7 +213,7 @@ def test_a_list_of_conventions_gives_each_task_with_system_spearman_and_kendall(
             continue  # Lai et al.'s tau-like: tests/test_benchmark.py and the meta tests check it
         assert figure == pytest.approx(want, abs=1e-12), t.name
 
-    for bad, problem in (("spearmann", "unknown convention 'spearmann'"), (["spearman", 3], "a name or a list")):
+    for bad, problem in (("spearmann", "unknown convention 'spearmann'"), (["spearman", 3], "or a list of them")):
         (folder / "benchmark.json").write_text(json.dumps({**manifest, "convention": bad}), encoding="utf-8")
         with pytest.raises(InputError) as error:
             user_set("many", folder)
