@@ -20,7 +20,7 @@ import pandas as pd
 from ..errors import InputError
 from ..records import Record
 from ..engine.options import StatisticsOptions
-from ..results import Comparison, ScoreResult
+from ..results import Comparison, ScoreResult, read_json
 from .overall import OVERALL_COLUMNS, overall_metrics, split_overall
 from .anchor import anchor_line, anchor_records, anchor_settings, wants_anchor
 from .texts import segment_texts
@@ -148,13 +148,8 @@ class Evaluation:
 def load_evaluation(path: str | Path) -> dict[str, Any]:
     """Read the JSON written by :meth:`Evaluation.write_json` (``styleval evaluate --json``)."""
     p = Path(path)
-    try:
-        data = json.loads(p.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise InputError("file not found", p) from None
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise InputError(f"not a JSON file: {exc}", p) from None
-    if not isinstance(data, dict) or data.get("format") != FORMAT:
+    data = read_json(p)
+    if data.get("format") != FORMAT:
         raise InputError(f"not a styleval evaluation (expected format {FORMAT!r}; write one with "
                          "`styleval evaluate --json FILE`)", p)
     return data

@@ -9,13 +9,12 @@ higher-is-better content metric when the run has both; the explorer shows the te
 """
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any, Mapping
 
 from ..errors import InputError
 from ..evaluation.battery import FORMAT, Evaluation
-from ..results import ScoreResult
+from ..results import ScoreResult, read_json
 
 #: ``settings["source"]`` of a score run's view: the report says "scores" where it would say "evaluation"
 SCORE_SOURCE = "score"
@@ -104,13 +103,8 @@ def load_report_data(path: str | Path) -> dict[str, Any]:
     """Read a file written by ``styleval evaluate --json`` or ``styleval score --json`` as :func:`report_data`
     returns it; a one-line :class:`InputError` naming the file when it is neither."""
     p = Path(path)
-    try:
-        data = json.loads(p.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise InputError("file not found", p) from None
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise InputError(f"not a JSON file: {exc}", p) from None
-    if not (isinstance(data, Mapping) and (data.get("format") == FORMAT or is_score_dict(data))):
+    data = read_json(p)
+    if not (data.get("format") == FORMAT or is_score_dict(data)):
         raise InputError(f"neither a styleval evaluation (format {FORMAT!r}, written by `styleval evaluate --json`) "
                          "nor styleval scores (`styleval score --json`: keys corpus, segments, settings)", p)
     return report_data(data)
