@@ -131,25 +131,26 @@ def _from_long(frame, args: argparse.Namespace):
                          "human": human.to_numpy(dtype=float)})
 
 
-def _scores_by_system(path: str, metric: str, system: str | None) -> dict[str, float]:
-    """``system:segment`` -> score of ``metric`` for every system of a ``score --json`` file (or ``system``)."""
+def _segment_blocks(path: str, metric: str, system: str | None) -> list[dict]:
+    """The segment-score blocks of ``metric`` (of ``system``, when given) in a ``score --json`` file; none is an
+    error listing the file's metrics."""
     data = json.loads(read_text(path, "utf-8"))
     blocks = [b for b in data.get("segments", [])
               if b["metric"] == metric and (system is None or b["system"] == system)]
     if not blocks:
         names = sorted({b["metric"] for b in data.get("segments", [])})
         raise InputError(f"metric {metric!r} not in the file; metrics: {', '.join(names)}", path)
+    return blocks
+
+
+def _scores_by_system(path: str, metric: str, system: str | None) -> dict[str, float]:
+    """``system:segment`` -> score of ``metric`` for every system of a ``score --json`` file (or ``system``)."""
     return {f"{b['system']}:{k}": (float("nan") if v is None else float(v))
-            for b in blocks for k, v in b["scores"].items()}
+            for b in _segment_blocks(path, metric, system) for k, v in b["scores"].items()}
 
 
 def _scores_from_json(path: str, metric: str, system: str | None) -> dict[str, float]:
-    data = json.loads(read_text(path, "utf-8"))
-    blocks = [b for b in data.get("segments", [])
-              if b["metric"] == metric and (system is None or b["system"] == system)]
-    if not blocks:
-        names = sorted({b["metric"] for b in data.get("segments", [])})
-        raise InputError(f"metric {metric!r} not in the file; metrics: {', '.join(names)}", path)
+    blocks = _segment_blocks(path, metric, system)
     if len(blocks) > 1:
         raise InputError(f"{len(blocks)} systems have {metric!r}; choose one with --system", path)
     return {k: (float("nan") if v is None else float(v)) for k, v in blocks[0]["scores"].items()}

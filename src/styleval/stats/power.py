@@ -32,8 +32,8 @@ import numpy as np
 
 from styleval.errors import InputError
 
-from .correlation import SegmentStatistic, _as_float
-from .reliability import as_cube
+from .correlation import SegmentStatistic
+from .reliability import _figure, as_cube
 from .significance import _index_blocks, _mask_blocks
 
 #: the paired tests styleval runs between systems (``score --significance``), by their option names
@@ -197,7 +197,7 @@ def interval_widths(metric: Any, human: Any, statistic: Callable[[np.ndarray, np
         idx = rng.integers(0, m.shape[1], size=(n_studies, int(n)))
         got = fast.bootstrap_items(m, h, idx) if fast is not None else None
         values = np.asarray(got, dtype=float) if got is not None else np.array(
-            [_safe(statistic, m[:, sel], h[:, sel]) for sel in idx])
+            [_figure(statistic, m[:, sel], h[:, sel]) for sel in idx])
         values = values[~np.isnan(values)]
         if len(values) < 2:
             out[int(n)] = math.nan
@@ -205,12 +205,3 @@ def interval_widths(metric: Any, human: Any, statistic: Callable[[np.ndarray, np
         low, high = np.quantile(values, [(1 - confidence) / 2, (1 + confidence) / 2])
         out[int(n)] = float(high - low)
     return out
-
-
-def _safe(statistic: Callable[[np.ndarray, np.ndarray], Any], m: np.ndarray, h: np.ndarray) -> float:
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            return _as_float(statistic(m, h))
-    except InputError:
-        return math.nan
