@@ -103,14 +103,13 @@ class SequenceClassifier:
 
 
 def load_classifier(spec: ModelSpec) -> SequenceClassifier:
-    """The classifier of a resolved spec (a transformers folder or a hub id, fetched first), loaded once per
+    """The classifier of a resolved spec (a transformers folder, or a hub id's fetched snapshot), loaded once per
     process; an :class:`InputError` naming the folder when it is not a usable sequence classifier."""
     from .pool import _need, get_pool
 
     _need("transformers", "neural")
-    local = spec.local()
-    key = f"seq-classifier:{local.key}:{local.content_hash()}"  # a folder retrained in place loads again
-    return get_pool().get(key, lambda: _load(local), f"classifier {local.display}")
+    key = f"seq-classifier:{spec.key}:{spec.content_hash()}"  # a folder retrained in place loads again
+    return get_pool().get(key, lambda: _load(spec), f"classifier {spec.display}")
 
 
 def _load(spec: ModelSpec) -> SequenceClassifier:

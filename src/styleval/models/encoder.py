@@ -34,13 +34,11 @@ def sentence_encoder(name: str = cat.DEFAULT_ENCODER, *, allow_hub: bool | None 
         configure_torch()
         from sentence_transformers import SentenceTransformer
 
-        target = str(spec.path) if spec.path is not None else spec.hub_id
-        kwargs = {"local_files_only": True} if spec.path is not None else {}
         with quiet_transformers():
             try:
-                return SentenceTransformer(target, **kwargs)
+                return SentenceTransformer(str(spec.path), local_files_only=True)
             except TypeError:  # older sentence-transformers without local_files_only
-                return SentenceTransformer(target)
+                return SentenceTransformer(str(spec.path))
 
     return get_pool().get("st:" + spec.key, load, f"sentence encoder {spec.display}")
 
@@ -73,11 +71,10 @@ def transformer(name: str = cat.DEFAULT_ENCODER, *, allow_hub: bool | None = Non
         configure_torch()
         from transformers import AutoModel, AutoTokenizer
 
-        target = str(transformers_dir(spec)) if spec.path is not None else spec.hub_id
-        local = spec.path is not None
+        target = str(transformers_dir(spec))
         with quiet_transformers():  # its "Loading weights" bar would print from library code
-            tok = AutoTokenizer.from_pretrained(target, use_fast=False, local_files_only=local)
-            model = AutoModel.from_pretrained(target, local_files_only=local)
+            tok = AutoTokenizer.from_pretrained(target, use_fast=False, local_files_only=True)
+            model = AutoModel.from_pretrained(target, local_files_only=True)
         model.eval()
         if hasattr(model, "decoder") and hasattr(model, "encoder"):  # encoder-decoder: use the encoder
             model = model.encoder
@@ -135,7 +132,6 @@ def quiet_transformers() -> Iterator[None]:
 
 def transformers_dir(spec: ModelSpec) -> Path:
     """The folder with ``config.json``: the folder itself, or a sentence-transformers module's path."""
-    assert spec.path is not None  # noqa: S101
     if (spec.path / "config.json").is_file():
         return spec.path
     modules = spec.path / "modules.json"
@@ -149,17 +145,9 @@ def transformers_dir(spec: ModelSpec) -> Path:
 
 
 # -- local encoder folders (learned models) ----------------------------------------------------------------
-def local_spec(model: str, what: str = "preservation models") -> ModelSpec:
-    """The resolved spec of a local encoder folder (catalog name or path); ``what`` names the user in errors."""
-    spec = model_spec(model)
-    if spec.path is None:
-        raise InputError(f"{what} need a local encoder folder, not {model!r}")
-    return spec
-
-
 def load_tokenizer(model: str) -> Any:
     """The fast tokenizer of a local encoder folder, loaded once per process (without the encoder's weights)."""
-    spec = local_spec(model)
+    spec = model_spec(model)
 
     def load() -> Any:
         from transformers import AutoTokenizer
@@ -183,7 +171,7 @@ def _from_folder(spec: ModelSpec) -> Any:
 def load_encoder(model: str) -> tuple[Any, Any]:
     """(fast tokenizer, torch encoder in eval mode) for a local encoder folder, loaded once per process and shared:
     callers that change weights take a copy (or :func:`private_encoder`)."""
-    spec = local_spec(model)
+    spec = model_spec(model)
     return get_pool().get("preservation-encoder:" + spec.key,
                           lambda: (load_tokenizer(model), _from_folder(spec).eval()), f"encoder {spec.display}")
 
@@ -191,7 +179,7 @@ def load_encoder(model: str) -> tuple[Any, Any]:
 def load_onnx(model: str) -> tuple[Any, Any]:
     """(fast tokenizer, ONNX Runtime encoder) for a local encoder folder, exported once per machine."""
     from .onnx_encoder import load_onnx_encoder
-    spec = local_spec(model)
+    spec = model_spec(model)
 
     def load() -> tuple[Any, Any]:  # the torch encoder is loaded only to export it, once per machine
         return load_tokenizer(model), load_onnx_encoder(spec.name, spec.content_hash(), lambda: load_encoder(model))
@@ -204,10 +192,10 @@ def load_for_backend(model: str, backend: str) -> tuple[Any, Any]:
     return load_onnx(model) if backend == "onnx" else load_encoder(model)
 
 
-def private_encoder(model: str, what: str = "fine-tuned style models") -> tuple[Any, Any]:
+def private_encoder(model: str) -> tuple[Any, Any]:
     """A fresh (tokenizer, torch encoder) loaded from the folder, private to the caller (its weights get adapted),
     so the model pool's shared copy is not touched."""
-    spec = local_spec(model, what)
+    spec = model_spec(model)
     enc = _from_folder(spec)
     from transformers import AutoTokenizer
 

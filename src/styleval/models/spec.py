@@ -41,7 +41,7 @@ class ModelSpec:
 
     name: str  # as the user gave it
     kind: str  # one of catalog.KINDS
-    path: Path | None  # local files (a hub id's: its snapshot in the hub cache)
+    path: Path  # local files (a hub id's: its snapshot in the hub cache)
     source: str  # "shipped", "catalog", "path" or "hub"
     vector_format: str | None = None
     hub_id: str | None = None
@@ -51,8 +51,7 @@ class ModelSpec:
     @property
     def key(self) -> str:
         """Identity used by the pool: the same files give the same key."""
-        where = str(self.path) if self.path is not None else f"hub:{self.hub_id}"
-        return f"{self.kind}:{self.vector_format or ''}:{where}"
+        return f"{self.kind}:{self.vector_format or ''}:{self.path}"
 
     @property
     def display(self) -> str:
@@ -66,16 +65,13 @@ class ModelSpec:
 
     def content_hash(self) -> str:
         """sha256 of the files (cached on disk); a hub id's snapshot is hashed like any folder."""
-        if self.path is None:
-            return f"hub:{self.hub_id}"
         from .hashing import content_hash
 
         return content_hash(self.path)
 
     def identity(self, n: int = 12) -> dict[str, str]:
         """For signatures: model name and a short content hash; a hub model adds the commit it resolved to."""
-        h = self.content_hash()
-        out = {"model": self.display, "model_hash": h if h.startswith("hub:") else h[:n]}
+        out = {"model": self.display, "model_hash": self.content_hash()[:n]}
         if self.commit:
             out["model_commit"] = self.commit
         return out
@@ -87,10 +83,6 @@ class ModelSpec:
         if "model_commit" in ident:
             out[f"{prefix}_commit"] = ident["model_commit"]
         return out
-
-    def local(self) -> "ModelSpec":
-        """This spec with local files (every resolved spec has them: a hub id is fetched when resolved)."""
-        return self
 
 
 def hub_allowed(allow_hub: bool | None = None) -> bool:
